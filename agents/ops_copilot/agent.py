@@ -1,0 +1,59 @@
+"""The ops copilot ADK agent: `root_agent`, built from the declared tools and the instruction."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from google.adk.agents import LlmAgent  # noqa: E402
+from google.adk.tools.base_tool import BaseTool  # noqa: E402
+from google.adk.tools.function_tool import FunctionTool  # noqa: E402
+from google.adk.tools.tool_context import ToolContext  # noqa: E402
+
+from .prompt import INSTRUCTION  # noqa: E402
+from .registry import ToolSpec, tool_specs  # noqa: E402
+from .tools import precheck_guarded  # noqa: E402
+from .workspace import workspace_for  # noqa: E402
+
+AGENT_NAME = "ops_copilot"
+DESCRIPTION = "Incident-response copilot over a fixed seed of services, incidents and runbooks."
+
+
+def build_tools(specs: dict[str, ToolSpec] | None = None) -> list[FunctionTool]:
+    """One ADK FunctionTool per declared tool; guarded writes get `require_confirmation`."""
+    specs = dict(specs or tool_specs())
+    return [FunctionTool(s.func, require_confirmation=s.confirm) for s in specs.values()]
+
+
+def refuse_doomed_writes(
+    tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
+) -> dict[str, Any] | None:
+    """Answer a guarded write that cannot run (unknown target, writes disabled, nothing to do)
+    before a human is asked to approve it. Runs again when an approval arrives."""
+    spec = tool_specs().get(tool.name)
+    if spec is None or not spec.confirm:
+        return None
+    return precheck_guarded(tool.name, args, workspace_for(tool_context))
+
+
+def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) -> LlmAgent:
+    """The agent with `model` (default: from OPS_AGENT_MODEL and friends)."""
+    if model is None:
+        from .model import build_model
+
+        model = build_model()
+    settings: dict[str, Any] = dict(
+        name=name,
+        model=model,
+        description=DESCRIPTION,
+        instruction=INSTRUCTION,
+        tools=build_tools(),
+        before_tool_callback=refuse_doomed_writes,
+    )
+    settings.update(overrides)
+    return LlmAgent(**settings)
+
+
+root_agent = build_agent()

@@ -1,0 +1,108 @@
+"""Tool declarations: each tool says, next to its definition, what it is.
+
+A tool is declared with `@declare(effect=..., entities=...)`: whether it reads or writes, whether
+it needs a human approval, and which seed entity kind each argument names. Everything that needs
+a table of tools -- the agent's tool list, the eval-set validator, the tool-policy scorer, the red
+team, the docs -- derives it from `TOOLS` instead of keeping a list of its own.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from .seed import ENTITY_KINDS, EntityKind
+
+Effect = Literal["read", "write"]
+CONTEXT_PARAM = "tool_context"
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    required: bool
+    annotation: str
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool's declaration, derived facts included (parameters come from the signature)."""
+
+    name: str
+    func: Callable[..., dict[str, Any]]
+    effect: Effect
+    entities: Mapping[str, EntityKind]
+    confirm: bool
+    params: Mapping[str, Param] = field(default_factory=dict)
+
+    @property
+    def is_write(self) -> bool:
+        return self.effect == "write"
+
+    @property
+    def required(self) -> frozenset[str]:
+        return frozenset(p.name for p in self.params.values() if p.required)
+
+
+_REGISTRY: dict[str, ToolSpec] = {}
+TOOLS: Mapping[str, ToolSpec] = MappingProxyType(_REGISTRY)
+
+
+def declare(
+    *,
+    effect: Effect,
+    entities: Mapping[str, EntityKind] | None = None,
+    confirm: bool = False,
+) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., dict[str, Any]]]:
+    """Register a tool function with its effect, its entity arguments and its approval need."""
+    entities = dict(entities or {})
+
+    def register(func: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+        sig = inspect.signature(func)
+        params = {
+            name: Param(
+                name=name,
+                required=p.default is inspect.Parameter.empty,
+                annotation=str(p.annotation),
+            )
+            for name, p in sig.parameters.items()
+            if name != CONTEXT_PARAM
+        }
+        for arg, kind in entities.items():
+            if arg not in params:
+                raise TypeError(f"{func.__name__}: declared entity argument {arg!r} is not a param")
+            if kind not in ENTITY_KINDS:
+                raise TypeError(f"{func.__name__}: unknown entity kind {kind!r}")
+        if confirm and effect != "write":
+            raise TypeError(f"{func.__name__}: only a write can require confirmation")
+        if func.__name__ in _REGISTRY:
+            raise TypeError(f"tool {func.__name__!r} declared twice")
+        _REGISTRY[func.__name__] = ToolSpec(
+            name=func.__name__,
+            func=func,
+            effect=effect,
+            entities=MappingProxyType(entities),
+            confirm=confirm,
+            params=MappingProxyType(params),
+        )
+        return func
+
+    return register
+
+
+def tool_specs() -> Mapping[str, ToolSpec]:
+    """The declared tools, in declaration order (importing the tools module registers them)."""
+    from . import tools  # noqa: F401  (registration happens at import)
+
+    return TOOLS
+
+
+def write_tools() -> frozenset[str]:
+    return frozenset(n for n, s in tool_specs().items() if s.is_write)
+
+
+def guarded_tools() -> frozenset[str]:
+    return frozenset(n for n, s in tool_specs().items() if s.confirm)

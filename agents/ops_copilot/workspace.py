@@ -1,0 +1,109 @@
+"""Which seed and which state store a tool call works on, per ADK session.
+
+Every session gets its own workspace: the seed (immutable, shared) and a state store. By default
+the store is a fresh `:memory:` database per session, so an eval case or `adk eval` run can never
+leak state into the next one. `OPS_STATE_DB=path.db` makes interactive sessions (`adk web`,
+`adk run`) share one file instead. Harnesses bind their own workspace to a session id before
+running it (a fresh store, a seed copy with an injected payload, spotlighting switched off) and
+release it afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from .seed import Seed, default_seed
+from .store import StateStore
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in _TRUE
+
+
+@dataclass
+class Workspace:
+    """The world one session sees. `spotlight=False` exists only for the red-team suite."""
+
+    seed: Seed
+    store: StateStore
+    spotlight: bool = True
+    writes_disabled: bool = False
+
+    @classmethod
+    def fresh(cls, seed: Seed | None = None, **settings: Any) -> Workspace:
+        seed = seed or default_seed()
+        return cls(seed=seed, store=StateStore.create(seed), **settings)
+
+    def writes_refused(self) -> bool:
+        """Writes are off for this workspace, or for the whole process (OPS_WRITES_DISABLED=1)."""
+        return self.writes_disabled or env_flag("OPS_WRITES_DISABLED")
+
+
+@dataclass
+class DirectContext:
+    """Stands in for ADK's ToolContext when code calls a tool function directly (gold replay)."""
+
+    workspace: Workspace
+    session_id: str = "direct"
+    invocation_id: str = "direct"
+    user_id: str = "direct"
+    tool_confirmation: Any = None
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class Workspaces:
+    """session id -> workspace; thread-safe because ADK may run sync tools in worker threads."""
+
+    def __init__(self) -> None:
+        self._by_session: dict[str, Workspace] = {}
+        self._shared: dict[str, StateStore] = {}
+        self._lock = threading.Lock()
+
+    def bind(self, session_id: str, workspace: Workspace) -> None:
+        with self._lock:
+            self._by_session[session_id] = workspace
+
+    def release(self, session_id: str) -> Workspace | None:
+        with self._lock:
+            return self._by_session.pop(session_id, None)
+
+    def get(self, session_id: str) -> Workspace:
+        with self._lock:
+            ws = self._by_session.get(session_id)
+            if ws is None:
+                ws = self._default()
+                self._by_session[session_id] = ws
+            return ws
+
+    def _default(self) -> Workspace:
+        seed = default_seed()
+        path = os.environ.get("OPS_STATE_DB", "").strip()
+        if path:
+            store = self._shared.get(path)
+            if store is None:
+                store = self._shared[path] = StateStore.create(seed, path)
+        else:
+            store = StateStore.create(seed)
+        return Workspace(seed=seed, store=store)
+
+
+WORKSPACES = Workspaces()
+
+
+def workspace_for(tool_context: Any) -> Workspace:
+    """The workspace of the session a tool call belongs to."""
+    if isinstance(tool_context, DirectContext):
+        return tool_context.workspace
+    return WORKSPACES.get(tool_context.session.id)
+
+
+def call_ids(tool_context: Any) -> tuple[str, str, str]:
+    """(session id, invocation id, user id) of a call, for notes and audit rows."""
+    if isinstance(tool_context, DirectContext):
+        return tool_context.session_id, tool_context.invocation_id, tool_context.user_id
+    return tool_context.session.id, tool_context.invocation_id, tool_context.user_id

@@ -1,0 +1,57 @@
+"""`ops-eval`: the single CLI for the evaluation commands.
+
+Exit codes: 0 pass, 1 the thing measured failed, 2 bad input or configuration, 3 infrastructure.
+Subcommands import their machinery lazily so that the offline gates start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
+
+
+def _cmd_seed(args: argparse.Namespace) -> int:
+    from ops_copilot.seed import SeedError, load_seed
+
+    try:
+        seed = load_seed(args.seed_dir)
+        skills = seed.skills
+    except SeedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(
+        f"seed ok: {len(seed.services)} services, {len(seed.incidents)} incidents, "
+        f"{len(seed.runbooks)} runbooks, {len(seed.logs)} logs, {len(skills)} skills "
+        f"(sha256 {seed.digest[:12]})"
+    )
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ops-eval", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    seed = sub.add_parser("seed", help="load and cross-check the seed")
+    seed.add_argument(
+        "--seed-dir", default=None, help="seed folder (default: OPS_SEED_DIR or seed/)"
+    )
+    seed.set_defaults(handler=_cmd_seed)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

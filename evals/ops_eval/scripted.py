@@ -1,0 +1,84 @@
+"""Scripted models: deterministic stand-ins for an LLM, for tests and benchmarks only.
+
+`ScriptedLlm` answers each model call with the next step of a fixed script (text and/or tool
+calls), optionally after a fixed delay. It records every request, so a test can assert how many
+model calls a turn took. It is test infrastructure, never a product default.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+from pydantic import PrivateAttr
+
+
+@dataclass(frozen=True)
+class Call:
+    """A tool call the scripted model makes."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+Step = str | Call | Sequence[str | Call] | Callable[[LlmRequest], "Step"]
+
+
+class ScriptExhausted(RuntimeError):
+    """The agent asked the scripted model for more steps than the script holds."""
+
+
+def to_parts(step: str | Call | Sequence[str | Call]) -> list[types.Part]:
+    items = [step] if isinstance(step, str | Call) else list(step)
+    parts = []
+    for item in items:
+        if isinstance(item, Call):
+            parts.append(
+                types.Part(function_call=types.FunctionCall(name=item.name, args=dict(item.args)))
+            )
+        else:
+            parts.append(types.Part(text=item))
+    return parts
+
+
+class ScriptedLlm(BaseLlm):
+    """Replays `script`, one step per model call. A callable step decides from the request."""
+
+    model: str = "scripted"
+    script: list[Any] = []
+    delay_s: float = 0.0
+    _cursor: int = PrivateAttr(default=0)
+    _requests: list[LlmRequest] = PrivateAttr(default_factory=list)
+
+    @property
+    def requests(self) -> list[LlmRequest]:
+        return self._requests
+
+    @property
+    def calls(self) -> int:
+        return len(self._requests)
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        self._requests.append(llm_request)
+        if self._cursor >= len(self.script):
+            raise ScriptExhausted(f"script has {len(self.script)} steps; call {self.calls} asked")
+        step = self.script[self._cursor]
+        self._cursor += 1
+        while callable(step) and not isinstance(step, Call):
+            step = step(llm_request)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        yield LlmResponse(
+            content=types.Content(role="model", parts=to_parts(step)),
+            usage_metadata=types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=0, candidates_token_count=0, total_token_count=0
+            ),
+        )

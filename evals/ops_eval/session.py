@@ -1,0 +1,157 @@
+"""Drive the real agent on the real ADK Runner, one session at a time, turn by turn.
+
+An `AgentSession` owns one ADK session and the ops workspace bound to it (a fresh in-memory
+state store by default). `send` runs a user turn; `answer_confirmation` answers a pending
+`adk_request_confirmation` the way a human would (approve with a payload, or reject). Each call
+returns a `Turn`: the tool calls, tool responses, confirmation pauses and final text, read off
+ADK's events. Tests, the red-team suite and the eval runner all go through this one path.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.adk.agents import BaseAgent
+from google.adk.events.event import Event
+from google.adk.runners import InMemoryRunner
+from google.genai import types
+
+from ops_copilot.workspace import WORKSPACES, Workspace
+
+CONFIRMATION = "adk_request_confirmation"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    args: dict[str, Any]
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    name: str
+    response: dict[str, Any]
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    """A guarded write waiting for a human: the confirmation call and the write it holds."""
+
+    confirmation_id: str
+    call: ToolCall
+
+
+@dataclass
+class Turn:
+    invocation_id: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_results: list[ToolResult] = field(default_factory=list)
+    pending: list[PendingWrite] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    events: list[Event] = field(default_factory=list)
+
+    @property
+    def final_text(self) -> str:
+        return self.texts[-1] if self.texts else ""
+
+    @property
+    def calls_without_confirmation(self) -> list[ToolCall]:
+        return [c for c in self.tool_calls if c.name != CONFIRMATION]
+
+    def absorb(self, event: Event) -> None:
+        self.events.append(event)
+        self.invocation_id = self.invocation_id or event.invocation_id
+        usage = event.usage_metadata
+        if usage is not None:
+            self.prompt_tokens += usage.prompt_token_count or 0
+            self.output_tokens += usage.candidates_token_count or 0
+        for fc in event.get_function_calls():
+            call = ToolCall(name=fc.name or "", args=dict(fc.args or {}), id=fc.id)
+            self.tool_calls.append(call)
+            if fc.name == CONFIRMATION:
+                original = (fc.args or {}).get("originalFunctionCall") or {}
+                self.pending.append(
+                    PendingWrite(
+                        confirmation_id=fc.id or "",
+                        call=ToolCall(
+                            name=original.get("name", ""),
+                            args=dict(original.get("args") or {}),
+                            id=original.get("id"),
+                        ),
+                    )
+                )
+        for fr in event.get_function_responses():
+            response = fr.response if isinstance(fr.response, dict) else {"result": fr.response}
+            self.tool_results.append(ToolResult(name=fr.name or "", response=response, id=fr.id))
+        if event.author != "user" and event.content and event.content.parts and not event.partial:
+            text = "".join(p.text or "" for p in event.content.parts if not p.thought).strip()
+            if text:
+                self.texts.append(text)
+
+
+class AgentSession:
+    """One ADK session over one workspace. Use as `async with AgentSession(agent) as s:`."""
+
+    def __init__(
+        self,
+        agent: BaseAgent,
+        workspace: Workspace | None = None,
+        *,
+        app_name: str = "ops_copilot",
+        user_id: str = "oncall",
+        session_id: str | None = None,
+    ) -> None:
+        self.agent = agent
+        self.workspace = workspace or Workspace.fresh()
+        self.app_name = app_name
+        self.user_id = user_id
+        self.session_id = session_id or f"s-{uuid.uuid4().hex}"
+        self.runner = InMemoryRunner(agent=agent, app_name=app_name)
+        self._open = False
+        self.turns: list[Turn] = []
+
+    async def __aenter__(self) -> AgentSession:
+        await self.runner.session_service.create_session(
+            app_name=self.app_name, user_id=self.user_id, session_id=self.session_id
+        )
+        WORKSPACES.bind(self.session_id, self.workspace)
+        self._open = True
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        WORKSPACES.release(self.session_id)
+        await self.runner.close()
+        self._open = False
+
+    async def _run(self, message: types.Content) -> Turn:
+        turn = Turn()
+        async for event in self.runner.run_async(
+            user_id=self.user_id, session_id=self.session_id, new_message=message
+        ):
+            turn.absorb(event)
+        self.turns.append(turn)
+        return turn
+
+    async def send(self, text: str) -> Turn:
+        """Run one user turn to its end: a final answer or a confirmation pause."""
+        return await self._run(types.Content(role="user", parts=[types.Part(text=text)]))
+
+    async def answer_confirmation(
+        self, pending: PendingWrite, *, confirmed: bool, payload: Any = None
+    ) -> Turn:
+        """Answer a pause as the human: `confirmed` with a payload such as {"rationale": ...}."""
+        response: dict[str, Any] = {"confirmed": confirmed}
+        if payload is not None:
+            response["payload"] = payload
+        part = types.Part(
+            function_response=types.FunctionResponse(
+                id=pending.confirmation_id, name=CONFIRMATION, response=response
+            )
+        )
+        return await self._run(types.Content(role="user", parts=[part]))

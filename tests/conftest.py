@@ -1,0 +1,54 @@
+"""Shared fixtures: the real seed, fresh workspaces, a seed copy to break, and a runner helper."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def seed():
+    from ops_copilot.seed import default_seed
+
+    return default_seed()
+
+
+@pytest.fixture
+def workspace(seed):
+    from ops_copilot.workspace import Workspace
+
+    return Workspace.fresh(seed)
+
+
+@pytest.fixture
+def seed_copy(tmp_path: Path) -> Path:
+    """A writable copy of the repository's seed, for tests that break or extend it."""
+    target = tmp_path / "seed"
+    shutil.copytree(REPO / "seed", target)
+    return target
+
+
+@pytest.fixture
+def call(workspace):
+    """Call a declared tool directly on this workspace: call("get_incident", incident_id=...)."""
+    from ops_copilot.registry import tool_specs
+    from ops_copilot.workspace import DirectContext
+
+    ctx = DirectContext(workspace=workspace)
+
+    def _call(tool: str, /, **args):
+        return tool_specs()[tool].func(**args, tool_context=ctx)
+
+    return _call
+
+
+def run(coro):
+    return asyncio.run(coro)
