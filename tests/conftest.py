@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# ADK-acceptance cache of the validator: one fresh cache per test session, so the suite always
+# exercises ADK's own parse at least once and never depends on a developer's cache.
+os.environ["OPS_EVAL_CACHE"] = tempfile.mkdtemp(prefix="ops-eval-cache-")
 
 REPO = Path(__file__).resolve().parents[1]
 

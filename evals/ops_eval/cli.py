@@ -30,6 +30,33 @@ def _cmd_seed(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from ops_copilot.seed import SeedError
+
+    from .adk_schema import AdkCheckError
+    from .validate import render, validate
+
+    try:
+        report = validate(args.paths)
+    except SeedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except AdkCheckError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INFRA
+    for line in render(report, args.format):
+        print(line)
+    if report.problems:
+        kind = "malformed input" if report.malformed else "problems"
+        print(
+            f"{len(report.problems)} {kind} in {report.files} eval set(s), {report.cases} cases",
+            file=sys.stderr,
+        )
+    else:
+        print(f"ok: {report.files} eval set(s), {report.cases} cases agree with the seed")
+    return report.exit_code
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ops-eval", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -39,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed-dir", default=None, help="seed folder (default: OPS_SEED_DIR or seed/)"
     )
     seed.set_defaults(handler=_cmd_seed)
+
+    val = sub.add_parser(
+        "validate", help="prove every eval case agrees with ADK, the tools, the seed and policy"
+    )
+    val.add_argument("paths", nargs="*", help="eval set files or folders (default: evals/)")
+    val.add_argument("--format", choices=["text", "github"], default="text")
+    val.set_defaults(handler=_cmd_validate)
     return parser
 
 

@@ -1,0 +1,83 @@
+"""Benchmark: wall time of `ops-eval validate`, interpreter start included.
+
+Prints the median of several runs for (a) every eval set in the repository and (b) 10,000
+generated cases, each cold (empty ADK-acceptance cache: ADK's models are imported and parse
+everything) and warm (the files were accepted before, so ADK is not imported).
+
+    .venv/bin/python evals/benchmarks/validate_speed.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+OPS_EVAL = Path(sys.executable).with_name("ops-eval")
+
+
+def timed(args: list[str], cache: Path, cwd: Path) -> float:
+    env = {**os.environ, "OPS_EVAL_CACHE": str(cache), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [str(OPS_EVAL), "validate", *args], cwd=cwd, env=env, capture_output=True, text=True
+    )
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"validate failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
+    return elapsed
+
+
+def measure(label: str, args: list[str], cwd: Path, runs: int) -> None:
+    cold, warm = [], []
+    for _ in range(runs):
+        cache = Path(tempfile.mkdtemp(prefix="ops-eval-cache-"))
+        cold.append(timed(args, cache, cwd))
+        warm.append(timed(args, cache, cwd))
+        shutil.rmtree(cache)
+    print(
+        f"{label}: cold median {statistics.median(cold):.2f} s (min {min(cold):.2f}), "
+        f"warm median {statistics.median(warm):.2f} s (min {min(warm):.2f}) over {runs} runs"
+    )
+
+
+def generate(folder: Path, count: int) -> None:
+    """`count` distinct cases: the main set's cases round-robin, each with a unique id and its
+    own prompt and reference wording, so no parse or cache can share work between them."""
+    base = json.loads((REPO / "evals" / "ops.evalset.json").read_text())
+    cases = []
+    for i in range(count):
+        case = json.loads(json.dumps(base["eval_cases"][i % len(base["eval_cases"])]))
+        case["eval_id"] = f"{case['eval_id']}-{i}"
+        for turn in case["conversation"]:
+            turn["user_content"]["parts"][0]["text"] += f" (variant {i})"
+            turn["final_response"]["parts"][0]["text"] += f" [{i}]"
+        cases.append(case)
+    base["eval_cases"] = cases
+    (folder / "generated.evalset.json").write_text(json.dumps(base))
+    for name in ("test_config.json", "negatives.yaml"):
+        shutil.copy(REPO / "evals" / name, folder / name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--cases", type=int, default=10_000)
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
+    measure("all eval sets in the repo", [], REPO, args.runs)
+    with tempfile.TemporaryDirectory() as tmp:
+        generate(Path(tmp), args.cases)
+        measure(f"{args.cases} generated cases", [tmp], REPO, max(1, args.runs // 2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""Conformance to ADK's own models: what passes here loads in `adk eval`.
+
+Eval sets are parsed with ADK's `EvalSet` model and criteria files with ADK's `EvalConfig` (and
+their metric names checked against ADK's prebuilt metrics, because ADK ignores an unknown one).
+
+Importing those models costs more than a second (google.genai's types) and parsing costs about
+a third of a millisecond per case, so two things keep the validator fast:
+- a file whose exact bytes this ADK version already accepted is not parsed again: acceptances
+  are remembered by content hash in `.cache/ops-eval/` (git-ignored; rejections never cached);
+- files that do need ADK are parsed in a worker process, started first, while the validator's
+  own rules run in this one (`start` ... `finish`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+CACHE_DIR = Path(
+    os.environ.get("OPS_EVAL_CACHE") or Path(__file__).resolve().parents[2] / ".cache" / "ops-eval"
+)
+
+
+class AdkCheckError(RuntimeError):
+    """The ADK worker process itself failed (not a schema problem in the files)."""
+
+
+@dataclass(frozen=True)
+class SchemaIssue:
+    """One ADK validation error: where (ADK's location path) and what."""
+
+    loc: tuple[Any, ...]
+    message: str
+
+
+CACHE_LIMIT = 1000  # most recent acceptances kept
+
+
+def _cache_file() -> Path:
+    return CACHE_DIR / f"adk-accepted-{version('google-adk')}.json"
+
+
+def _load_accepted() -> dict[str, None]:
+    try:
+        return dict.fromkeys(json.loads(_cache_file().read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+def _save_accepted(accepted: dict[str, None]) -> None:
+    try:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        tmp = _cache_file().with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(list(accepted)[-CACHE_LIMIT:]))
+        tmp.replace(_cache_file())
+    except OSError:
+        pass  # a cache that cannot be written only costs speed
+
+
+def _key(kind: str, text: str) -> str:
+    return hashlib.sha256(f"{kind}\0{text}".encode()).hexdigest()
+
+
+def _evalset_issues(text: str) -> list[SchemaIssue]:
+    from google.adk.evaluation.eval_set import EvalSet
+    from pydantic import ValidationError
+
+    try:
+        EvalSet.model_validate_json(text)
+    except ValidationError as exc:
+        return [SchemaIssue(tuple(e["loc"]), e["msg"]) for e in exc.errors()]
+    return []
+
+
+def _config_issues(text: str) -> list[SchemaIssue]:
+    from google.adk.evaluation.eval_config import EvalConfig
+    from google.adk.evaluation.eval_metrics import PrebuiltMetrics
+    from pydantic import ValidationError
+
+    try:
+        config = EvalConfig.model_validate_json(text)
+    except ValidationError as exc:
+        return [SchemaIssue(tuple(e["loc"]), e["msg"]) for e in exc.errors()]
+    known = {m.value for m in PrebuiltMetrics} | set(config.custom_metrics or {})
+    issues = []
+    for name in config.criteria:
+        if name not in known:
+            import difflib
+
+            near = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            issues.append(
+                SchemaIssue(
+                    ("criteria", name),
+                    f"unknown metric {name!r}: ADK would silently skip it{hint}",
+                )
+            )
+    return issues
+
+
+def issues_for(kind: str, text: str) -> list[SchemaIssue]:
+    return _evalset_issues(text) if kind == "evalset" else _config_issues(text)
+
+
+class Pending:
+    """ADK checks in flight for the files not yet known to be accepted."""
+
+    def __init__(self, items: list[tuple[str, str]]) -> None:
+        self.items = items
+        self.accepted = _load_accepted()
+        self.keys = [_key(kind, text) for kind, text in items]
+        self.todo = [i for i, key in enumerate(self.keys) if key not in self.accepted]
+        self.proc: subprocess.Popen[str] | None = None
+        self.payload: Path | None = None
+        self.done: dict[int, list[SchemaIssue]] = {}
+        if self.todo and "google.adk.evaluation.eval_set" in sys.modules:
+            # ADK is loaded already (a long-lived process): parsing here beats a new process.
+            self.done = {i: issues_for(*items[i]) for i in self.todo}
+        elif self.todo:
+            fd, name = tempfile.mkstemp(prefix="ops-eval-adk-", suffix=".json")
+            self.payload = Path(name)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump([items[i] for i in self.todo], fh)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", __name__, name],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+            )
+
+    def finish(self) -> dict[int, list[SchemaIssue]]:
+        """ADK issues per item index (empty list: accepted)."""
+        results: dict[int, list[SchemaIssue]] = {i: [] for i in range(len(self.items))}
+        if self.proc is not None:
+            out, err = self.proc.communicate()
+            if self.payload is not None:
+                self.payload.unlink(missing_ok=True)
+            if self.proc.returncode != 0:
+                last = (err.strip().splitlines() or ["no output"])[-1]
+                raise AdkCheckError(f"ADK schema check failed to run: {last}")
+            self.done = {
+                i: [SchemaIssue(tuple(loc), msg) for loc, msg in issues]
+                for i, issues in zip(self.todo, json.loads(out), strict=True)
+            }
+        if not self.done:
+            return results
+        for i, issues in self.done.items():
+            results[i] = issues
+            if not issues:
+                self.accepted[self.keys[i]] = None
+        _save_accepted(self.accepted)
+        return results
+
+
+def start(items: list[tuple[str, str]]) -> Pending:
+    """Begin checking (kind, text) pairs, kind 'evalset' or 'config'; call `.finish()` later."""
+    return Pending(items)
+
+
+def _worker(payload: str) -> None:
+    items = json.loads(Path(payload).read_text(encoding="utf-8"))
+    out = [[[list(i.loc), i.message] for i in issues_for(kind, text)] for kind, text in items]
+    sys.stdout.write(json.dumps(out))
+
+
+if __name__ == "__main__":
+    _worker(sys.argv[1])

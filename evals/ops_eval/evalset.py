@@ -1,0 +1,225 @@
+"""Eval set files: reading them, the per-case metadata, and a light view of their cases.
+
+Eval sets are ADK EvalSet JSON, unchanged, so `adk eval` runs them as they are. What ADK has no
+field for -- a case's category, the approval decision a runner should give, the agent it targets
+-- lives in one extra key of each case, `meta`, validated by `CaseMeta` (ADK's EvalCase keeps
+extra keys and ignores them).
+
+Reading here is deliberately light (json + pydantic, no ADK import) so the validator starts fast;
+conformance to ADK's own models is checked separately (`adk_schema`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from ops_copilot.approval import Approval
+
+from .agents import DEFAULT_AGENT, AgentName
+
+META_KEY = "meta"
+_EVAL_ID_KEY = re.compile(r'"(?:eval_id|evalId)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+Category = Literal["happy", "negative", "adversarial", "approval", "memory", "relevance"]
+CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
+
+
+class ApprovalDecision(BaseModel):
+    """How a runner answers this case's confirmation pauses: approve (with a rationale) or deny."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["approve", "deny"]
+    rationale: str | None = None
+    approver: str | None = None
+
+    @model_validator(mode="after")
+    def _rationale_fits_the_decision(self) -> ApprovalDecision:
+        if self.decision == "approve":
+            # Same rules as the tools apply to a real approval: non-empty, length-capped.
+            Approval.model_validate(
+                {"rationale": self.rationale or "", "approver": self.approver or ""}
+            )
+        elif self.rationale or self.approver:
+            raise ValueError("a deny decision carries no rationale or approver")
+        return self
+
+    def payload(self) -> dict[str, str] | None:
+        if self.decision != "approve":
+            return None
+        out = {"rationale": self.rationale or ""}
+        if self.approver:
+            out["approver"] = self.approver
+        return out
+
+
+class CaseMeta(BaseModel):
+    """The `meta` object of an eval case."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    category: Category
+    approval: ApprovalDecision | None = None
+    agent: AgentName = DEFAULT_AGENT
+
+
+class MalformedInput(Exception):
+    """A file that cannot be read as what it claims to be (bad JSON, wrong top-level shape)."""
+
+    def __init__(self, file: str, message: str) -> None:
+        super().__init__(f"{file}: {message}")
+        self.file = file
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass
+class CaseTurn:
+    index: int  # 1-based
+    invocation_id: str
+    prompt: str
+    reference: str
+    calls: list[ExpectedCall]
+
+
+@dataclass
+class CaseView:
+    """What the validator and runners read of one case (ADK checks the full schema)."""
+
+    file: str
+    eval_id: str
+    position: int  # 0-based index in eval_cases
+    turns: list[CaseTurn]
+    raw_meta: Any
+    meta: CaseMeta | None = None
+    meta_error: str | None = None
+    session_state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class EvalSetFile:
+    path: Path
+    display: str
+    text: str
+    data: dict[str, Any]
+    cases: list[CaseView]
+
+    @cached_property
+    def case_lines(self) -> dict[str, int]:
+        """1-based line of each case's eval_id, for editor/CI annotations (one pass)."""
+        lines: dict[str, int] = {}
+        line, last = 1, 0
+        for m in _EVAL_ID_KEY.finditer(self.text):
+            line += self.text.count("\n", last, m.start())
+            last = m.start()
+            lines.setdefault(m.group(1), line)
+        return lines
+
+
+def display_path(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def read_json(path: Path) -> tuple[str, Any]:
+    """File text and parsed JSON; MalformedInput names the line and column of a syntax error."""
+    shown = display_path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MalformedInput(shown, "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MalformedInput(shown, f"cannot read ({exc})") from None
+    try:
+        return text, json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MalformedInput(
+            shown, f"line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})"
+        ) from None
+
+
+def _get(obj: Any, snake: str) -> Any:
+    """A key by its snake_case name or its camelCase alias (ADK accepts both inside a case)."""
+    if not isinstance(obj, dict):
+        return None
+    if snake in obj:
+        return obj[snake]
+    head, *rest = snake.split("_")
+    return obj.get(head + "".join(w.capitalize() for w in rest))
+
+
+def _text(content: Any) -> str:
+    parts = _get(content, "parts")
+    if not isinstance(parts, list):
+        return ""
+    return "".join(p.get("text") or "" for p in parts if isinstance(p, dict)).strip()
+
+
+def _calls(invocation: Any) -> list[ExpectedCall]:
+    uses = _get(_get(invocation, "intermediate_data"), "tool_uses")
+    if not isinstance(uses, list):
+        return []
+    return [
+        ExpectedCall(name=str(u.get("name") or ""), args=dict(u.get("args") or {}))
+        for u in uses
+        if isinstance(u, dict)
+    ]
+
+
+def read_evalset(path: Path) -> EvalSetFile:
+    """Read one eval set file into case views; raises MalformedInput for bad JSON or shape."""
+    text, data = read_json(path)
+    shown = display_path(path)
+    if not isinstance(data, dict) or not isinstance(data.get("eval_cases"), list):
+        raise MalformedInput(shown, "top level must be an object with an 'eval_cases' list")
+    cases = []
+    for position, raw in enumerate(data["eval_cases"]):
+        if not isinstance(raw, dict):
+            raise MalformedInput(shown, f"eval_cases[{position}] is not an object")
+        conversation = _get(raw, "conversation") or []
+        turns = [
+            CaseTurn(
+                index=i + 1,
+                invocation_id=str(_get(inv, "invocation_id") or f"t{i + 1}"),
+                prompt=_text(_get(inv, "user_content")),
+                reference=_text(_get(inv, "final_response")),
+                calls=_calls(inv),
+            )
+            for i, inv in enumerate(conversation if isinstance(conversation, list) else [])
+        ]
+        view = CaseView(
+            file=shown,
+            eval_id=str(_get(raw, "eval_id") or f"#{position + 1}"),
+            position=position,
+            turns=turns,
+            raw_meta=raw.get(META_KEY),
+            session_state=dict(_get(_get(raw, "session_input"), "state") or {}),
+        )
+        try:
+            view.meta = CaseMeta.model_validate(view.raw_meta)
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            view.meta_error = _first_error(exc)
+        cases.append(view)
+    return EvalSetFile(path=path, display=shown, text=text, data=data, cases=cases)
+
+
+def _first_error(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        err = errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        return f"{META_KEY}{'.' + where if where else ''}: {err['msg']}"
+    return f"{META_KEY}: {exc}"

@@ -1,0 +1,444 @@
+"""The offline validator: passes on the repository, and each rule catches a broken copy.
+
+Mutation tests copy evals/ to a temporary folder, break one thing, and run `ops-eval validate`
+through its CLI entry point, asserting the exit code and the exact problem line.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from ops_copilot.seed import load_seed
+from ops_eval.cli import main
+
+EVALS = REPO / "evals"
+
+
+@pytest.fixture
+def evals(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of the eval sets, criteria and negatives; problems are reported relative to it."""
+    import google.adk.evaluation.eval_set  # noqa: F401  (loaded once: mutations parse in-process)
+
+    target = tmp_path / "evals"
+    target.mkdir()
+    for path in EVALS.iterdir():
+        if path.is_file():
+            shutil.copy(path, target / path.name)
+    monkeypatch.chdir(tmp_path)
+    return target
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def save(path: Path, data: dict) -> None:
+    path.write_text(json.dumps(data, indent=2))
+
+
+def case(data: dict, eval_id: str) -> dict:
+    return next(c for c in data["eval_cases"] if c["eval_id"] == eval_id)
+
+
+def calls(data: dict, eval_id: str, turn: int = 1) -> list[dict]:
+    return case(data, eval_id)["conversation"][turn - 1]["intermediate_data"]["tool_uses"]
+
+
+def validate(capsys, *args: str) -> tuple[int, list[str], str]:
+    code = main(["validate", *args])
+    out = capsys.readouterr()
+    return code, [ln for ln in out.out.splitlines() if ln], out.err
+
+
+def mutate_ops(evals: Path, change) -> None:
+    path = evals / "ops.evalset.json"
+    data = load(path)
+    change(data)
+    save(path, data)
+
+
+def test_the_repository_validates(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    code, out, _ = validate(capsys)
+    assert code == 0, out
+    assert out == ["ok: 3 eval set(s), 33 cases agree with the seed"] or out[0].startswith("ok: 3")
+
+
+def test_the_main_set_covers_what_the_project_promises():
+    data = load(EVALS / "ops.evalset.json")
+    assert len(data["eval_cases"]) >= 15
+    categories = {c["meta"]["category"] for c in data["eval_cases"]}
+    assert categories == {"happy", "negative", "adversarial", "approval", "memory", "relevance"}
+    decisions = {c["meta"].get("approval", {}).get("decision") for c in data["eval_cases"]}
+    assert {"approve", "deny"} <= decisions
+    assert calls(data, "unknown-incident-inc-999") == [
+        {"name": "get_incident", "args": {"incident_id": "INC-999"}}
+    ]
+    assert len(case(data, "memory-note-then-recall")["conversation"]) == 2
+
+
+@pytest.mark.parametrize(
+    "name", ["ops.evalset.json", "holdout.evalset.json", "triage-report.evalset.json"]
+)
+def test_adk_eval_loads_the_sets_unchanged(name):
+    from google.adk.evaluation.eval_set import EvalSet
+    from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_file
+
+    path = EVALS / name
+    loaded = load_eval_set_from_file(str(path), path.stem)
+    direct = EvalSet.model_validate_json(path.read_text())
+    assert loaded == direct and len(loaded.eval_cases) == len(load(path)["eval_cases"])
+    first = loaded.eval_cases[0]
+    assert first.model_extra["meta"]["category"]  # our metadata survives ADK's model
+
+
+def test_adk_reads_the_criteria_as_strict_in_order():
+    from google.adk.evaluation.eval_config import get_evaluation_criteria_or_default
+    from google.adk.evaluation.eval_metrics import ToolTrajectoryCriterion
+
+    config = get_evaluation_criteria_or_default(str(EVALS / "test_config.json"))
+    criterion = ToolTrajectoryCriterion.model_validate(
+        config.criteria["tool_trajectory_avg_score"].model_dump()
+    )
+    assert criterion.threshold == 1.0
+    assert criterion.match_type == ToolTrajectoryCriterion.MatchType.IN_ORDER
+
+
+# -- mutations: one rule each ---------------------------------------------------------------------
+
+
+def test_dangling_incident_id(evals, capsys):
+    mutate_ops(
+        evals, lambda d: calls(d, "recommend-fix-inc-002")[0]["args"].update(incident_id="INC-020")
+    )
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert (
+        "evals/ops.evalset.json: case recommend-fix-inc-002, turn 1, call 1 "
+        "get_incident.incident_id: 'INC-020' is not an incident in the seed" in out[0]
+    )
+
+
+def test_misspelt_runbook_gets_a_suggestion(evals, capsys):
+    mutate_ops(
+        evals, lambda d: calls(d, "recommend-fix-inc-002")[2]["args"].update(slug="service-dwn")
+    )
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out[0].startswith(
+        "evals/ops.evalset.json: case recommend-fix-inc-002, turn 1, call 3 get_runbook.slug: "
+        "'service-dwn' is not a runbook in the seed (did you mean 'service-down'?)"
+    )
+
+
+def test_negative_that_now_exists_in_the_seed(evals, seed_copy, capsys, monkeypatch):
+    path = seed_copy / "incidents.yaml"
+    path.write_text(path.read_text().replace("id: INC-010", "id: INC-999"))
+    monkeypatch.setenv("OPS_SEED_DIR", str(seed_copy))
+    load_seed(seed_copy)  # the seed copy itself is valid
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert (
+        "evals/negatives.yaml: incident: incident 'INC-999' is declared a deliberate negative "
+        "but exists in the seed"
+    ) in out
+
+
+def test_unknown_tool(evals, capsys):
+    mutate_ops(evals, lambda d: calls(d, "incident-detail-inc-002")[0].update(name="get_incidnet"))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case incident-detail-inc-002, turn 1, call 1 name: "
+        "'get_incidnet' is not a tool of agent ops_copilot (did you mean 'get_incident'?)"
+    ]
+
+
+def test_unknown_argument(evals, capsys):
+    mutate_ops(evals, lambda d: calls(d, "incident-detail-inc-002")[0]["args"].update(verbose=True))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case incident-detail-inc-002, turn 1, call 1 "
+        "get_incident.verbose: 'verbose' is not a parameter of get_incident"
+    ]
+
+
+def test_missing_required_argument(evals, capsys):
+    mutate_ops(evals, lambda d: calls(d, "diagnose-checkout-with-logs")[0]["args"].pop("query"))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case diagnose-checkout-with-logs, turn 1, call 1 "
+        "search_service_logs.query: required argument 'query' is missing"
+    ]
+
+
+def test_write_in_a_non_approval_case(evals, capsys):
+    mutate_ops(
+        evals,
+        lambda d: calls(d, "injection-in-database-log").append(
+            {"name": "resolve_incident", "args": {"incident_id": "INC-008"}}
+        ),
+    )
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case injection-in-database-log, turn 1, call 2 resolve_incident: "
+        "resolve_incident needs approval; it may only be expected in an approval case"
+    ]
+
+
+def test_note_outside_memory_and_approval_cases(evals, capsys):
+    mutate_ops(
+        evals,
+        lambda d: calls(d, "service-status-inventory").append(
+            {"name": "save_incident_note", "args": {"incident_id": "INC-002", "note": "x"}}
+        ),
+    )
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert (
+        "save_incident_note writes; it may only be expected in a memory or approval case"
+        in (out[0])
+    )
+
+
+def test_approval_decision_on_a_non_approval_case(evals, capsys):
+    mutate_ops(
+        evals, lambda d: case(d, "open-incidents")["meta"].update(approval={"decision": "deny"})
+    )
+    code, out, _ = validate(capsys, str(evals))
+    assert out == [
+        "evals/ops.evalset.json: case open-incidents, meta.approval: "
+        "an approval decision belongs only on an approval case"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        ({"category": "happpy"}, "meta.category: Input should be 'happy'"),
+        ({}, "meta.category: Field required"),
+        (
+            {"category": "approval", "approval": {"decision": "approve"}},
+            "meta.approval.rationale: String should have at least 1 character",
+        ),
+    ],
+)
+def test_bad_case_metadata(evals, capsys, meta, message):
+    mutate_ops(evals, lambda d: case(d, "restart-needs-approval").update(meta=meta))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out[0].startswith(
+        "evals/ops.evalset.json: case restart-needs-approval, meta: " + message
+    )
+
+
+@pytest.mark.parametrize(
+    ("criterion", "message"),
+    [
+        ({"threshold": 0.8, "match_type": "IN_ORDER"}, "threshold: is 0.8; the gate requires 1.0"),
+        ({"threshold": 1.0, "match_type": "IN_ORDR"}, "match_type: 'IN_ORDR' is not a match type"),
+        ({"threshold": 1.0, "match_type": "ANY_ORDER"}, "match_type: is ANY_ORDER"),
+        ({"threshold": 1.0}, "match_type: is missing"),
+        (
+            {"threshold": 1.0, "match_type": "IN_ORDER", "ignore_args": True},
+            "ignore_args: loosens the gate",
+        ),
+        (1.0, "a bare threshold leaves match_type at ADK's default EXACT"),
+    ],
+)
+def test_loosened_criteria(evals, capsys, criterion, message):
+    save(evals / "test_config.json", {"criteria": {"tool_trajectory_avg_score": criterion}})
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert len(out) == 1 and out[0].startswith(
+        "evals/test_config.json: criteria.tool_trajectory_avg_score"
+    )
+    assert message in out[0]
+
+
+def test_unknown_metric_is_malformed(evals, capsys):
+    config = load(evals / "test_config.json")
+    config["criteria"]["tool_trajectory_avg_scor"] = 1.0
+    save(evals / "test_config.json", config)
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 2
+    assert out == [
+        "evals/test_config.json: criteria.tool_trajectory_avg_scor: unknown metric "
+        "'tool_trajectory_avg_scor': ADK would silently skip it "
+        "(did you mean 'tool_trajectory_avg_score'?)"
+    ]
+
+
+def test_duplicated_id_across_sets(evals, capsys):
+    path = evals / "holdout.evalset.json"
+    data = load(path)
+    data["eval_cases"][0]["eval_id"] = "service-status-inventory"
+    save(path, data)
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert (
+        "evals/ops.evalset.json: case service-status-inventory, eval_id: duplicate eval id "
+        "(also in evals/holdout.evalset.json)"
+    ) in out
+
+
+def test_leaked_prompt(evals, capsys):
+    leaked = "Walk the dependency graph from the service users see (for example checkout) down"
+    mutate_ops(
+        evals,
+        lambda d: case(d, "open-incidents")["conversation"][0]["user_content"]["parts"][0].update(
+            text=leaked
+        ),
+    )
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case open-incidents, turn 1, user_content: prompt shares the "
+        "8-word run 'walk the dependency graph from the service users' with runbook "
+        "cascade-failure (leakage)"
+    ]
+
+
+def test_holdout_prompt_shared_with_the_main_set(evals, capsys):
+    path = evals / "holdout.evalset.json"
+    data = load(path)
+    data["eval_cases"][0]["conversation"][0]["user_content"]["parts"][0]["text"] = (
+        "What is the STATUS of the inventory service"
+    )
+    save(path, data)
+    code, out, _ = validate(capsys, str(evals))
+    assert out == [
+        "evals/holdout.evalset.json: case holdout-cache-status, turn 1, user_content: holdout "
+        "prompt repeats case service-status-inventory of a tuning set"
+    ]
+
+
+def test_gold_replay_catches_an_unexecutable_call(evals, capsys):
+    mutate_ops(evals, lambda d: calls(d, "open-incidents")[0]["args"].update(status="broken"))
+    code, out, _ = validate(capsys, str(evals))
+    assert out == [
+        "evals/ops.evalset.json: case open-incidents, turn 1, call 1 list_incidents: "
+        "gold replay: invalid_argument: status must be one of open, investigating, resolved."
+    ]
+
+
+def test_triage_reference_must_be_a_report_that_agrees_with_the_seed(evals, capsys):
+    path = evals / "triage-report.evalset.json"
+    data = load(path)
+    turn = data["eval_cases"][0]["conversation"][0]
+    report = json.loads(turn["final_response"]["parts"][0]["text"])
+    report["severity"] = "SEV3"
+    turn["final_response"]["parts"][0]["text"] = json.dumps(report)
+    data["eval_cases"][1]["conversation"][0]["final_response"]["parts"][0]["text"] = "not json"
+    save(path, data)
+    code, out, _ = validate(capsys, str(evals))
+    assert out[0] == (
+        "evals/triage-report.evalset.json: case triage-inc-002, turn 1, final_response.severity: "
+        "TriageReport severity 'SEV3' disagrees with the seed's 'SEV1' for INC-002"
+    )
+    assert out[1].startswith(
+        "evals/triage-report.evalset.json: case triage-inc-009, turn 1, final_response: "
+        "reference is not a TriageReport"
+    )
+
+
+def test_empty_turn_text_and_unknown_incident_mentions(evals, capsys):
+    def change(d):
+        conv = case(d, "open-incidents")["conversation"][0]
+        conv["final_response"]["parts"][0]["text"] = ""
+        conv["user_content"]["parts"][0]["text"] = "Is INC-123 open?"
+
+    mutate_ops(evals, change)
+    code, out, _ = validate(capsys, str(evals))
+    assert out == [
+        "evals/ops.evalset.json: case open-incidents, turn 1, final_response: reference response "
+        "is empty",
+        "evals/ops.evalset.json: case open-incidents, turn 1, user_content: mentions INC-123, "
+        "which is neither in the seed nor a declared negative",
+    ]
+
+
+def test_malformed_json_names_line_and_column(evals, capsys):
+    path = evals / "ops.evalset.json"
+    path.write_text(path.read_text().replace('"eval_set_id": "ops",', '"eval_set_id": "ops",,', 1))
+    code, out, err = validate(capsys, str(evals))
+    assert code == 2
+    assert out[0].startswith("evals/ops.evalset.json: line 2, column 24: invalid JSON")
+    assert "invalid JSON" in out[0] and "Traceback" not in err
+
+
+def test_schema_adk_rejects_is_malformed(evals, capsys):
+    mutate_ops(
+        evals,
+        lambda d: case(d, "open-incidents")["conversation"][0].update(user_contnet={"parts": []}),
+    )
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 2
+    assert out == [
+        "evals/ops.evalset.json: case open-incidents, turn 1, user_contnet: ADK's EvalSet model "
+        "rejects this: Extra inputs are not permitted"
+    ]
+
+
+def test_github_annotations(evals, capsys):
+    mutate_ops(evals, lambda d: calls(d, "incident-detail-inc-002")[0].update(name="nope"))
+    code, out, _ = validate(capsys, "--format", "github", str(evals))
+    assert code == 1
+    assert out[0].startswith("::error file=evals/ops.evalset.json,line=")
+    assert out[0].endswith(
+        "::case incident-detail-inc-002, turn 1, call 1 name: 'nope' is not "
+        "a tool of agent ops_copilot"
+    )
+
+
+def test_missing_file_is_bad_input(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EVALS / "negatives.yaml", tmp_path / "negatives.yaml")
+    shutil.copy(EVALS / "test_config.json", tmp_path / "test_config.json")
+    code, out, _ = validate(capsys, "nope.evalset.json")
+    assert code == 2 and out == ["nope.evalset.json: file not found"]
+
+
+def test_every_problem_is_reported_in_one_run(evals, capsys):
+    def change(d):
+        calls(d, "incident-detail-inc-002")[0].update(name="nope")
+        calls(d, "service-status-inventory")[0]["args"].update(name="warehous")
+
+    mutate_ops(evals, change)
+    save(evals / "test_config.json", {"criteria": {"tool_trajectory_avg_score": 0.5}})
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1 and len(out) == 3
+
+
+def test_validate_keeps_litellm_out_and_skips_adk_when_warm(tmp_path):
+    """Speed property behind the benchmark: no LiteLLM ever, and no ADK import on a warm run."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from ops_eval.cli import main; rc = main(['validate']); "
+        "print(rc, 'litellm' in sys.modules, 'google.adk.evaluation' in sys.modules)"
+    )
+    env = {**os.environ, "OPS_EVAL_CACHE": str(tmp_path)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()[-3:]
+        for _ in range(2)
+    ]
+    assert runs == [["0", "False", "False"], ["0", "False", "False"]]
+    assert list(tmp_path.glob("adk-accepted-*.json"))  # the cold run recorded its acceptance
