@@ -203,3 +203,39 @@ def test_model_cannot_approve_by_calling_the_confirmation_itself(workspace):
     run(scenario())
     assert workspace.store.service_status("inventory") == "down"
     assert workspace.store.audit_rows() == []
+
+
+NOTE = Call("save_incident_note", {"incident_id": "INC-008", "note": "Pool exhausted at 10:05."})
+
+
+def test_a_note_asked_for_directly_needs_no_approval(workspace):
+    async def scenario():
+        model = ScriptedLlm(script=[NOTE, "Saved."])
+        async with AgentSession(build_agent(model), workspace) as session:
+            return await session.send("Note on INC-008: Pool exhausted at 10:05.")
+
+    turn = run(scenario())
+    assert turn.pending == [] and workspace.store.snapshot().notes == 1
+
+
+def test_a_note_after_reading_untrusted_text_waits_for_approval(workspace):
+    logs = Call("search_service_logs", {"service": "database", "query": "pool"})
+
+    async def scenario():
+        model = ScriptedLlm(script=[logs, NOTE, "Noted.", NOTE, "Saved."])
+        async with AgentSession(build_agent(model), workspace) as session:
+            paused = await session.send("Check the database logs and note what you find.")
+            assert workspace.store.snapshot().notes == 0
+            (pending,) = paused.pending
+            assert pending.call.name == "save_incident_note"
+            await session.answer_confirmation(
+                pending, confirmed=True, payload={"rationale": "Matches the pool alert."}
+            )
+            # A new turn starts untainted: a note asked for directly goes through.
+            direct = await session.send("Also note: Pool exhausted at 10:05.")
+            return direct
+
+    direct = run(scenario())
+    assert direct.pending == []
+    assert workspace.store.snapshot().notes == 2
+    assert workspace.store.audit_rows() == []  # notes are not approvals of operational changes

@@ -12,6 +12,7 @@ from google.adk.tools.base_tool import BaseTool  # noqa: E402
 from google.adk.tools.function_tool import FunctionTool  # noqa: E402
 from google.adk.tools.tool_context import ToolContext  # noqa: E402
 
+from .approval import read_untrusted_this_turn  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
 from .registry import ToolSpec, tool_specs  # noqa: E402
 from .tools import precheck_guarded  # noqa: E402
@@ -21,10 +22,19 @@ AGENT_NAME = "ops_copilot"
 DESCRIPTION = "Incident-response copilot over a fixed seed of services, incidents and runbooks."
 
 
+def _after_untrusted(**kwargs: Any) -> bool:
+    return read_untrusted_this_turn(kwargs["tool_context"])
+
+
+def confirmation_rule(spec: ToolSpec) -> bool | Any:
+    """ADK's `require_confirmation` for a declared tool."""
+    return {"never": False, "always": True, "after_untrusted": _after_untrusted}[spec.confirm]
+
+
 def build_tools(specs: dict[str, ToolSpec] | None = None) -> list[FunctionTool]:
-    """One ADK FunctionTool per declared tool; guarded writes get `require_confirmation`."""
+    """One ADK FunctionTool per declared tool, with the confirmation rule it declares."""
     specs = dict(specs or tool_specs())
-    return [FunctionTool(s.func, require_confirmation=s.confirm) for s in specs.values()]
+    return [FunctionTool(s.func, require_confirmation=confirmation_rule(s)) for s in specs.values()]
 
 
 def refuse_doomed_writes(
@@ -33,7 +43,7 @@ def refuse_doomed_writes(
     """Answer a guarded write that cannot run (unknown target, writes disabled, nothing to do)
     before a human is asked to approve it. Runs again when an approval arrives."""
     spec = tool_specs().get(tool.name)
-    if spec is None or not spec.confirm:
+    if spec is None or not spec.always_confirm:
         return None
     return precheck_guarded(tool.name, args, workspace_for(tool_context))
 

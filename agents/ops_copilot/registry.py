@@ -1,7 +1,8 @@
 """Tool declarations: each tool says, next to its definition, what it is.
 
-A tool is declared with `@declare(effect=..., entities=...)`: whether it reads or writes, whether
-it needs a human approval, and which seed entity kind each argument names. Everything that needs
+A tool is declared with `@declare(effect=..., entities=...)`: whether it reads or writes, when
+it needs a human approval, which seed entity kind each argument names, and whether its result
+carries untrusted text. Everything that needs
 a table of tools -- the agent's tool list, the eval-set validator, the tool-policy scorer, the red
 team, the docs -- derives it from `TOOLS` instead of keeping a list of its own.
 """
@@ -17,6 +18,9 @@ from typing import Any, Literal
 from .seed import ENTITY_KINDS, EntityKind
 
 Effect = Literal["read", "write"]
+# When a write needs a human approval: every time, or only once the current turn has read
+# untrusted text (an instruction planted in a log cannot then write anything unseen).
+Confirm = Literal["never", "always", "after_untrusted"]
 CONTEXT_PARAM = "tool_context"
 
 
@@ -35,12 +39,18 @@ class ToolSpec:
     func: Callable[..., dict[str, Any]]
     effect: Effect
     entities: Mapping[str, EntityKind]
-    confirm: bool
+    confirm: Confirm
+    untrusted: bool
     params: Mapping[str, Param] = field(default_factory=dict)
 
     @property
     def is_write(self) -> bool:
         return self.effect == "write"
+
+    @property
+    def always_confirm(self) -> bool:
+        """A guarded write: it never runs without a human approval."""
+        return self.confirm == "always"
 
     @property
     def required(self) -> frozenset[str]:
@@ -55,9 +65,11 @@ def declare(
     *,
     effect: Effect,
     entities: Mapping[str, EntityKind] | None = None,
-    confirm: bool = False,
+    confirm: Confirm = "never",
+    untrusted: bool = False,
 ) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., dict[str, Any]]]:
-    """Register a tool function with its effect, its entity arguments and its approval need."""
+    """Register a tool function with its effect, entity arguments, approval need and whether it
+    returns untrusted text."""
     entities = dict(entities or {})
 
     def register(func: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
@@ -76,7 +88,7 @@ def declare(
                 raise TypeError(f"{func.__name__}: declared entity argument {arg!r} is not a param")
             if kind not in ENTITY_KINDS:
                 raise TypeError(f"{func.__name__}: unknown entity kind {kind!r}")
-        if confirm and effect != "write":
+        if confirm != "never" and effect != "write":
             raise TypeError(f"{func.__name__}: only a write can require confirmation")
         if func.__name__ in _REGISTRY:
             raise TypeError(f"tool {func.__name__!r} declared twice")
@@ -86,6 +98,7 @@ def declare(
             effect=effect,
             entities=MappingProxyType(entities),
             confirm=confirm,
+            untrusted=untrusted,
             params=MappingProxyType(params),
         )
         return func
@@ -105,4 +118,8 @@ def write_tools() -> frozenset[str]:
 
 
 def guarded_tools() -> frozenset[str]:
-    return frozenset(n for n, s in tool_specs().items() if s.confirm)
+    return frozenset(n for n, s in tool_specs().items() if s.always_confirm)
+
+
+def untrusted_tools() -> frozenset[str]:
+    return frozenset(n for n, s in tool_specs().items() if s.untrusted)

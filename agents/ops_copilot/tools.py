@@ -14,7 +14,7 @@ from typing import Any
 
 from google.adk.tools.tool_context import ToolContext
 
-from .approval import NOTHING_CHANGED, Refusal, read_approval
+from .approval import NOTHING_CHANGED, Refusal, read_approval, read_untrusted_this_turn
 from .registry import TOOLS, declare
 from .seed import EntityKind, Seed, normalise
 from .spotlight import NOTICE, fence, neutralise
@@ -165,7 +165,7 @@ def get_service_status(name: str, tool_context: ToolContext) -> Result:
     }
 
 
-@declare(effect="read", entities={"service": "service"})
+@declare(effect="read", entities={"service": "service"}, untrusted=True)
 def list_incidents(
     tool_context: ToolContext, service: str | None = None, status: str | None = None
 ) -> Result:
@@ -201,7 +201,7 @@ def list_incidents(
     return {"status": "ok", "count": len(rows), "incidents": rows}
 
 
-@declare(effect="read", entities={"incident_id": "incident"})
+@declare(effect="read", entities={"incident_id": "incident"}, untrusted=True)
 def get_incident(incident_id: str, tool_context: ToolContext) -> Result:
     """Get one incident: service, severity, status, runbook, related incidents, summary, timeline.
 
@@ -235,7 +235,7 @@ def get_incident(incident_id: str, tool_context: ToolContext) -> Result:
     }
 
 
-@declare(effect="read")
+@declare(effect="read", untrusted=True)
 def search_runbooks(query: str, tool_context: ToolContext) -> Result:
     """Find runbooks relevant to a symptom or topic, best match first.
 
@@ -262,7 +262,7 @@ def search_runbooks(query: str, tool_context: ToolContext) -> Result:
     return result
 
 
-@declare(effect="read", entities={"slug": "runbook"})
+@declare(effect="read", entities={"slug": "runbook"}, untrusted=True)
 def get_runbook(slug: str, tool_context: ToolContext) -> Result:
     """Get the full text of one runbook.
 
@@ -283,7 +283,7 @@ def get_runbook(slug: str, tool_context: ToolContext) -> Result:
     }
 
 
-@declare(effect="read", entities={"service": "service"})
+@declare(effect="read", entities={"service": "service"}, untrusted=True)
 def search_service_logs(
     service: str, query: str, tool_context: ToolContext, limit: int = DEFAULT_LOG_LINES
 ) -> Result:
@@ -332,7 +332,7 @@ def search_service_logs(
     }
 
 
-@declare(effect="read", entities={"incident_id": "incident"})
+@declare(effect="read", entities={"incident_id": "incident"}, untrusted=True)
 def recall_incident_context(incident_id: str, tool_context: ToolContext) -> Result:
     """Recall what this session already knows about an incident: notes, approved actions, status.
 
@@ -400,9 +400,10 @@ def load_skill(name: str, tool_context: ToolContext) -> Result:
 # -- writes ------------------------------------------------------------------------------------
 
 
-@declare(effect="write", entities={"incident_id": "incident"})
+@declare(effect="write", entities={"incident_id": "incident"}, confirm="after_untrusted")
 def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -> Result:
-    """Save a note on an incident, to recall later in this session.
+    """Save a note on an incident, to recall later in this session. After reading logs, runbooks
+    or incident text in the same turn, the note waits for a human approval.
 
     Args:
         incident_id: The incident id, for example "INC-002".
@@ -416,6 +417,10 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
         return _invalid("note", "note must be non-empty text.")
     if len(note) > MAX_NOTE_CHARS:
         return _invalid("note", f"note is longer than {MAX_NOTE_CHARS} characters.")
+    if read_untrusted_this_turn(tool_context):
+        approval = read_approval(tool_context)
+        if isinstance(approval, Refusal):
+            return approval.result(action="save_incident_note", target=key)
     session_id, invocation_id, _ = call_ids(tool_context)
     saved = ws.store.add_note(key, note.strip(), session_id, invocation_id)
     return {"status": "ok", "incident_id": key, "saved_at": saved.created_at}
@@ -489,7 +494,7 @@ def _guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> R
     }
 
 
-@declare(effect="write", entities={"name": "service"}, confirm=True)
+@declare(effect="write", entities={"name": "service"}, confirm="always")
 def restart_service(name: str, tool_context: ToolContext) -> Result:
     """Restart a service. Pauses for a human approval with a rationale; runs only if approved.
 
@@ -499,7 +504,7 @@ def restart_service(name: str, tool_context: ToolContext) -> Result:
     return _guarded_write("restart_service", {"name": name}, tool_context)
 
 
-@declare(effect="write", entities={"incident_id": "incident"}, confirm=True)
+@declare(effect="write", entities={"incident_id": "incident"}, confirm="always")
 def resolve_incident(incident_id: str, tool_context: ToolContext) -> Result:
     """Mark an incident resolved. Pauses for a human approval with a rationale; runs if approved.
 

@@ -377,11 +377,13 @@ class Validator:
     def _check_policy(self, add, case: CaseView, calls, specs, negatives: Negatives) -> None:
         meta = case.meta
         assert meta is not None
-        guarded = [(t, i, c) for t, i, c in calls if c.name in specs and specs[c.name].confirm]
+        guarded = [
+            (t, i, c) for t, i, c in calls if c.name in specs and specs[c.name].always_confirm
+        ]
         writes = [(t, i, c) for t, i, c in calls if c.name in specs and specs[c.name].is_write]
         if meta.category != "approval":
             for t, i, c in writes:
-                if specs[c.name].confirm:
+                if specs[c.name].always_confirm:
                     add(
                         f"{c.name} needs approval; it may only be expected in an approval case",
                         turn=t.index,
