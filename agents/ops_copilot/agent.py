@@ -15,7 +15,7 @@ from google.adk.tools.tool_context import ToolContext  # noqa: E402
 from .approval import read_untrusted_this_turn  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
 from .registry import ToolSpec, tool_specs  # noqa: E402
-from .tools import precheck_guarded  # noqa: E402
+from .tools import precheck_write  # noqa: E402
 from .workspace import workspace_for  # noqa: E402
 
 AGENT_NAME = "ops_copilot"
@@ -40,12 +40,12 @@ def build_tools(specs: dict[str, ToolSpec] | None = None) -> list[FunctionTool]:
 def refuse_doomed_writes(
     tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
 ) -> dict[str, Any] | None:
-    """Answer a guarded write that cannot run (unknown target, writes disabled, nothing to do)
-    before a human is asked to approve it. Runs again when an approval arrives."""
+    """Answer a write that cannot run (unknown target, writes disabled, nothing to do) before a
+    human is asked to approve it. Runs again when an approval arrives."""
     spec = tool_specs().get(tool.name)
-    if spec is None or not spec.always_confirm:
+    if spec is None or not spec.is_write:
         return None
-    return precheck_guarded(tool.name, args, workspace_for(tool_context))
+    return precheck_write(tool.name, args, workspace_for(tool_context))
 
 
 def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) -> LlmAgent:

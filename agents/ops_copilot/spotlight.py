@@ -53,11 +53,12 @@ _W = r"[\s_\-]+"  # word gap: spaces, underscores or hyphens ("ignore_previous-i
 _PATTERNS: dict[str, list[str]] = {
     "instruction-override": [
         rf"\b(ignore|disregard|forget|override|bypass|skip)({_W}(all|any|the|your|my|of|these|"
-        rf"those|previous|prior|above|earlier|preceding|existing|system|safety|original))*{_W}"
+        rf"those|previous|prior|above|earlier|preceding|existing|system|safety|original|approval|"
+        rf"confirmation|security))*{_W}"
         r"(instructions?|prompts?|rules|guidelines|directives|guardrails|polic(y|ies)|context)\b",
         rf"\bnew{_W}(instructions?|directives?|orders?)\s*:",
-        rf"\b(important|urgent|attention){_W}(to|for){_W}(the{_W})?(ai|assistant|agent|model|llm|"
-        r"copilot|bot)\b",
+        rf"\b(important|urgent|attention|note|message|memo|order|command|instructions?){_W}(to|for)"
+        rf"{_W}(the{_W})?(ai|assistant|agent|model|llm|copilot|bot)s?\b",
     ],
     "persona-hijack": [
         rf"\byou{_W}are{_W}(now|no{_W}longer)\b",
@@ -68,7 +69,7 @@ _PATTERNS: dict[str, list[str]] = {
         rf"\b(developer|maintenance|admin|god|dan|jailbreak|debug|sudo){_W}mode\b",
     ],
     "role-marker": [
-        r"(^|[\s\]>])(system|assistant|developer)\s*:\s",
+        r"(^|[\s\]>])(assistant|developer)\s*:\s",
         r"<\|?\s*(im_start|im_end|system|endoftext|eot_id|start_header_id)\s*\|?>",
         r"\[/?(inst|sys|system)\]",
         r"</?\s*(system|instructions?|tool_?(call|result|response)|function_?call)\s*>",
@@ -77,7 +78,7 @@ _PATTERNS: dict[str, list[str]] = {
     "tool-redirection": [
         r"\b(restart_service|resolve_incident|save_incident_note|adk_request_confirmation|"
         r"set_model_response|transfer_to_agent)\b",
-        rf"\b(call|invoke|use|run|execute|trigger){_W}(the{_W})?(\w+{_W})?(tool|function)s?\b",
+        rf"\b(call|invoke|execute|trigger){_W}(the{_W})?(\w+{_W})?(tool|function)s?\b",
         rf"\b(ai|assistant|agent|model|llm|copilot|bot)s?{_W}(must|should|shall|needs?{_W}to|"
         rf"has{_W}to|will)({_W}now|{_W}immediately)?{_W}(call|run|restart|resolve|close|execute|"
         r"delete|approve|reveal|print|send)\b",
@@ -91,7 +92,7 @@ _PATTERNS: dict[str, list[str]] = {
         rf"\b(already|pre){_W}?approved\b",
         rf"\bapproval{_W}((has|was|is){_W})?(been{_W})?(granted|given|obtained|confirmed)\b",
         rf"\b(on{_W}?call|incident{_W}commander|lead|manager|sre|admin|human|user|operator)"
-        rf"({_W}\w+)?{_W}(has{_W})?(already{_W})?(approved|authori[sz]ed|signed{_W}off)\b",
+        rf"({_W}\w+)?{_W}(has{_W})?already{_W}(approved|authori[sz]ed|signed{_W}off)\b",
         r"\brationale\s*[:=]",
         r"\"?confirmed\"?\s*[:=]\s*\"?true\b",
         rf"\bwithout{_W}(any{_W}|further{_W}|human{_W}|asking{_W}for{_W})*(approval|confirmation"
@@ -105,10 +106,13 @@ _PATTERNS: dict[str, list[str]] = {
         rf"\bsystem{_W}prompt\b",
     ],
     "exfiltration-link": [
-        r"!\[[^\]]*\]\([^)]*\)",
-        r"\[[^\]]*\]\(\s*(https?|ftp|data|javascript):[^)]*\)",
-        r"\bhttps?://\S*[?&]\w*=\{?[\w.]*\}?",
+        r"!\[[^\]]*\]\([^)]*\)",  # a markdown image is fetched without a click
         r"<img\b[^>]*>",
+        r"\b(https?|ftp)://\S*(\{[^}]*\}|%7b)",  # a URL with a placeholder to fill with data
+        r"\]\(\s*(javascript|data):",
+        rf"\b(paste|send|post|upload|export|submit|forward|email){_W}(all{_W}|of{_W})*(your|the|"
+        rf"these|those|all)?{_W}?(notes|logs|instructions|prompt|secrets?|tokens?|credentials|"
+        r"keys?|conversation|history)\b",
     ],
     "encoded-instruction": [
         rf"\b(decode|base64|b64|hex|rot13|unescape)\b.{{0,60}}\b(and|then)({_W}(then|also))?"
@@ -133,10 +137,10 @@ def normalise(text: str) -> str:
 def _skeleton(clean: str) -> str:
     """Same length as `clean`: homoglyphs folded, lowercased per character (for matching only)."""
     out = []
-    for ch in clean.translate(_HOMOGLYPHS):
+    for ch in clean:
         low = ch.lower()
         out.append(low if len(low) == 1 else ch)
-    return "".join(out)
+    return "".join(out).translate(_HOMOGLYPHS)
 
 
 def _decoded_blobs(line: str) -> list[tuple[int, str]]:

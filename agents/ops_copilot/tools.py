@@ -410,9 +410,10 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
         note: The note text (at most 2000 characters).
     """
     ws = workspace_for(tool_context)
-    key = _resolve("incident", "incident_id", incident_id, ws)
-    if isinstance(key, dict):
-        return key
+    early = precheck_write("save_incident_note", {"incident_id": incident_id}, ws)
+    if early is not None:
+        return early
+    key = normalise("incident", incident_id)
     if not isinstance(note, str) or not note.strip():
         return _invalid("note", "note must be non-empty text.")
     if len(note) > MAX_NOTE_CHARS:
@@ -427,12 +428,12 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
 
 
 def write_precheck(tool_name: str, target: str, ws: Workspace) -> Refusal | None:
-    """Why a guarded write cannot run whatever a human says (checked before asking, and again
-    when it runs): writes switched off, or nothing to do."""
+    """Why a write cannot run whatever a human says (checked before asking, and again when it
+    runs): writes switched off, or nothing to do."""
     if ws.writes_refused():
         return Refusal(
             reason="writes_disabled",
-            message="State-changing actions are disabled (OPS_WRITES_DISABLED). " + NOTHING_CHANGED,
+            message="Writes are disabled (OPS_WRITES_DISABLED). " + NOTHING_CHANGED,
         )
     if tool_name == "resolve_incident" and ws.store.incident_status(target) == "resolved":
         return Refusal(
@@ -442,9 +443,9 @@ def write_precheck(tool_name: str, target: str, ws: Workspace) -> Refusal | None
     return None
 
 
-def precheck_guarded(tool_name: str, args: dict[str, Any], ws: Workspace) -> Result | None:
-    """The result a guarded write call gets without asking anyone (unknown target, writes off,
-    nothing to do), or None when it may go to a human for approval."""
+def precheck_write(tool_name: str, args: dict[str, Any], ws: Workspace) -> Result | None:
+    """The result a write call gets without asking anyone (unknown target, writes off, nothing
+    to do), or None when it may proceed (to a human, when it needs approval)."""
     spec = TOOLS[tool_name]
     ((arg, kind),) = spec.entities.items()
     key = _resolve(kind, arg, args.get(arg), ws)
@@ -456,7 +457,7 @@ def precheck_guarded(tool_name: str, args: dict[str, Any], ws: Workspace) -> Res
 
 def _guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> Result:
     ws = workspace_for(tool_context)
-    early = precheck_guarded(tool_name, args, ws)
+    early = precheck_write(tool_name, args, ws)
     if early is not None:
         return early
     ((arg, kind),) = TOOLS[tool_name].entities.items()

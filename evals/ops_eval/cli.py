@@ -57,6 +57,28 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def _cmd_redteam(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ops_copilot.seed import SeedError, default_seed
+
+    from .attacks import CorpusError, load_attacks, load_benign
+    from .redteam import DEFAULT_ATTACKS, DEFAULT_BENIGN, run_suite, summarise
+
+    try:
+        seed = default_seed()
+        corpora = [DEFAULT_ATTACKS, *map(Path, args.corpus or [])]
+        attacks = load_attacks(corpora, seed)
+        benign = load_benign(Path(args.benign) if args.benign else DEFAULT_BENIGN)
+    except (CorpusError, SeedError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    result = run_suite(attacks, benign, seed=seed)
+    for line in summarise(result):
+        print(line)
+    return EXIT_FAILED if result.failed else EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ops-eval", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -73,6 +95,20 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("paths", nargs="*", help="eval set files or folders (default: evals/)")
     val.add_argument("--format", choices=["text", "github"], default="text")
     val.set_defaults(handler=_cmd_validate)
+
+    red = sub.add_parser(
+        "redteam", help="deterministic injection suite with a model that obeys the attacker"
+    )
+    red.add_argument(
+        "--corpus",
+        action="append",
+        metavar="FILE",
+        help="more attacks in the evals/redteam format (repeatable)",
+    )
+    red.add_argument(
+        "--benign", metavar="FILE", help="benign corpus (default: evals/redteam/benign.yaml)"
+    )
+    red.set_defaults(handler=_cmd_redteam)
     return parser
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.adk.agents import BaseAgent
+from google.adk.agents.run_config import RunConfig
 from google.adk.events.event import Event
 from google.adk.runners import InMemoryRunner
 from google.genai import types
@@ -74,7 +75,9 @@ class Turn:
         for fc in event.get_function_calls():
             call = ToolCall(name=fc.name or "", args=dict(fc.args or {}), id=fc.id)
             self.tool_calls.append(call)
-            if fc.name == CONFIRMATION:
+            # Only ADK's own pause is pending: it marks the call long-running. A model that emits
+            # an adk_request_confirmation call itself gets "no such tool", not a human's attention.
+            if fc.name == CONFIRMATION and fc.id in (event.long_running_tool_ids or set()):
                 original = (fc.args or {}).get("originalFunctionCall") or {}
                 self.pending.append(
                     PendingWrite(
@@ -106,8 +109,10 @@ class AgentSession:
         app_name: str = "ops_copilot",
         user_id: str = "oncall",
         session_id: str | None = None,
+        run_config: RunConfig | None = None,
     ) -> None:
         self.agent = agent
+        self.run_config = run_config
         self.workspace = workspace or Workspace.fresh()
         self.app_name = app_name
         self.user_id = user_id
@@ -132,7 +137,10 @@ class AgentSession:
     async def _run(self, message: types.Content) -> Turn:
         turn = Turn()
         async for event in self.runner.run_async(
-            user_id=self.user_id, session_id=self.session_id, new_message=message
+            user_id=self.user_id,
+            session_id=self.session_id,
+            new_message=message,
+            run_config=self.run_config,
         ):
             turn.absorb(event)
         self.turns.append(turn)
@@ -146,12 +154,21 @@ class AgentSession:
         self, pending: PendingWrite, *, confirmed: bool, payload: Any = None
     ) -> Turn:
         """Answer a pause as the human: `confirmed` with a payload such as {"rationale": ...}."""
+        return await self.answer_confirmations([pending], confirmed=confirmed, payload=payload)
+
+    async def answer_confirmations(
+        self, pending: list[PendingWrite], *, confirmed: bool, payload: Any = None
+    ) -> Turn:
+        """Answer several pauses of one turn at once, the same way."""
         response: dict[str, Any] = {"confirmed": confirmed}
         if payload is not None:
             response["payload"] = payload
-        part = types.Part(
-            function_response=types.FunctionResponse(
-                id=pending.confirmation_id, name=CONFIRMATION, response=response
+        parts = [
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=p.confirmation_id, name=CONFIRMATION, response=dict(response)
+                )
             )
-        )
-        return await self._run(types.Content(role="user", parts=[part]))
+            for p in pending
+        ]
+        return await self._run(types.Content(role="user", parts=parts))
