@@ -66,4 +66,11 @@ def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) 
     return LlmAgent(**settings)
 
 
-root_agent = build_agent()
+def __getattr__(name: str) -> Any:
+    """`root_agent`, built from configuration on first use (as adk run/web/eval ask for it), so
+    importing this module to build an agent with another model does not load LiteLLM."""
+    if name == "root_agent":
+        agent = build_agent()
+        globals()["root_agent"] = agent
+        return agent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

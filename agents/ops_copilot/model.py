@@ -1,7 +1,8 @@
 """Which model the agent talks to, from configuration; building it never touches the network.
 
 OPS_AGENT_MODEL holds a LiteLLM model string (`ollama_chat/qwen3:4b-instruct`,
-`openai/<name>` for any OpenAI-compatible server) or a native Gemini model name (`gemini-...`).
+`openai/<name>` for any OpenAI-compatible server), a native Gemini model name (`gemini-...`), or
+`replay:FILE` to answer from a recording made by `ops-eval run --record FILE`.
 OPS_AGENT_BASE_URL and OPS_AGENT_API_KEY set the endpoint and key for LiteLLM routes.
 """
 
@@ -35,12 +36,20 @@ class ModelSettings:
         return settings
 
     @property
+    def is_replay(self) -> bool:
+        return self.model.startswith("replay:")
+
+    @property
     def is_gemini(self) -> bool:
         return self.model.startswith("gemini-") or self.model.startswith("models/gemini")
 
     def check(self) -> None:
         if not self.model or any(ch.isspace() for ch in self.model):
             raise ModelConfigError(f"OPS_AGENT_MODEL: {self.model!r} is not a model name")
+        if self.is_replay:
+            if not self.model[len("replay:") :]:
+                raise ModelConfigError("OPS_AGENT_MODEL: replay: needs a file, replay:FILE")
+            return
         if not self.is_gemini and "/" not in self.model:
             raise ModelConfigError(
                 f"OPS_AGENT_MODEL: {self.model!r} needs a LiteLLM provider prefix "
@@ -59,6 +68,12 @@ def build_model(settings: ModelSettings | None = None) -> Any:
     settings = settings or ModelSettings.from_env()
     if settings.is_gemini:
         return settings.model
+    if settings.is_replay:
+        from pathlib import Path
+
+        from ops_eval.replay import ReplayLlm
+
+        return ReplayLlm.from_file(Path(settings.model[len("replay:") :]))
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from google.adk.models.lite_llm import LiteLlm
 

@@ -81,6 +81,12 @@ class SkillInfo(_Strict):
     instructions: str
 
 
+class World(_Strict):
+    """seed/world.yaml: the scenario's own clock (the seed is a fixed moment in time)."""
+
+    now: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
 class _ServicesFile(_Strict):
     services: list[dict]
 
@@ -94,6 +100,7 @@ class Seed:
     """A loaded, cross-checked seed. Lookups take already-normalised ids (see `normalise`)."""
 
     root: Path
+    world: World
     services: dict[str, Service]
     incidents: dict[str, Incident]
     runbooks: dict[str, Runbook]
@@ -257,8 +264,16 @@ def load_seed(root: Path | str | None = None) -> Seed:
     for sub in ("runbooks", "logs", "skills"):
         if not (root / sub).is_dir():
             raise SeedError(f"{_rel(root / sub, root)}: folder is missing")
+    world_path = root / "world.yaml"
+    try:
+        world = World.model_validate(_read_yaml(world_path, root))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = f"{_rel(world_path, root)}: field {_field_path(err['loc'])}"
+        raise SeedError(f"{where}: {err['msg']}") from None
     seed = Seed(
         root=root,
+        world=world,
         services=_parse_records(root / "services.yaml", root, "services", Service, "name"),
         incidents=_parse_records(root / "incidents.yaml", root, "incidents", Incident, "id"),
         runbooks=_load_runbooks(root / "runbooks", root),

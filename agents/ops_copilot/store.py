@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -56,7 +56,7 @@ BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 """
 
 # What each guarded action does to its target: (table, key column, new status).
-_EFFECTS: dict[str, tuple[str, str, str]] = {
+EFFECTS: dict[str, tuple[str, str, str]] = {
     "restart_service": ("services", "name", "operational"),
     "resolve_incident": ("incidents", "id", "resolved"),
 }
@@ -107,8 +107,10 @@ class Snapshot(BaseModel):
     audit: int
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+def _tick(clock: str) -> str:
+    """The scenario clock one second later (ISO 8601, UTC, 'Z')."""
+    moment = datetime.strptime(clock, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    return (moment + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class StateStore:
@@ -131,6 +133,7 @@ class StateStore:
             conn.executescript(_SCHEMA)
             conn.execute("BEGIN")
             conn.execute("INSERT INTO meta VALUES ('seed_digest', ?)", (seed.digest,))
+            conn.execute("INSERT INTO meta VALUES ('clock', ?)", (seed.world.now,))
             conn.executemany(
                 "INSERT INTO services (name, status) VALUES (?, ?)",
                 [(s.name, s.status) for s in seed.services.values()],
@@ -222,21 +225,35 @@ class StateStore:
 
     # -- writes ------------------------------------------------------------------------------
 
+    def _advance_clock(self) -> str:
+        """Next scenario time; call inside the write's transaction."""
+        (clock,) = self._conn.execute("SELECT value FROM meta WHERE key = 'clock'").fetchone()
+        clock = _tick(clock)
+        self._conn.execute("UPDATE meta SET value = ? WHERE key = 'clock'", (clock,))
+        return clock
+
     def add_note(self, incident_id: str, text: str, session_id: str, invocation_id: str) -> Note:
-        note = Note(
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                at = self._advance_clock()
+                self._conn.execute(
+                    "INSERT INTO notes (incident_id, text, session_id, invocation_id, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (incident_id, text, session_id, invocation_id, at),
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+        return Note(
             incident_id=incident_id,
             text=text,
             session_id=session_id,
             invocation_id=invocation_id,
-            created_at=_now(),
+            created_at=at,
         )
-        with self._lock, self._conn:
-            self._conn.execute(
-                "INSERT INTO notes (incident_id, text, session_id, invocation_id, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (incident_id, text, session_id, invocation_id, note.created_at),
-            )
-        return note
 
     def apply_write(
         self,
@@ -249,7 +266,7 @@ class StateStore:
         invocation_id: str,
     ) -> WriteOutcome:
         """Change the target's status and append the audit row, atomically and at most once."""
-        table, key, new_status = _EFFECTS[action]
+        table, key, new_status = EFFECTS[action]
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN IMMEDIATE")
@@ -267,6 +284,7 @@ class StateStore:
                     return WriteOutcome(
                         applied=False, before_status=done[0], after_status=done[1], duplicate=True
                     )
+                at = self._advance_clock()
                 conn.execute(
                     "INSERT INTO audit_log (approver, rationale, session_id, invocation_id,"
                     " action, target, before_status, after_status, at)"
@@ -280,12 +298,12 @@ class StateStore:
                         target,
                         before,
                         new_status,
-                        _now(),
+                        at,
                     ),
                 )
                 conn.execute(
                     f"UPDATE {table} SET status = ?, updated_at = ? WHERE {key} = ?",
-                    (new_status, _now(), target),
+                    (new_status, at, target),
                 )
                 conn.execute("COMMIT")
             except BaseException:

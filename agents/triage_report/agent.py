@@ -34,4 +34,10 @@ def build_agent(model: Any = None) -> LlmAgent:
     )
 
 
-root_agent = build_agent()
+def __getattr__(name: str) -> Any:
+    """`root_agent`, built from configuration on first use (see ops_copilot.agent)."""
+    if name == "root_agent":
+        agent = build_agent()
+        globals()["root_agent"] = agent
+        return agent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -79,6 +79,75 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import signal
+    from pathlib import Path
+
+    from ops_copilot.seed import SeedError
+
+    from .runner import RunError, RunOptions, execute
+
+    # Ctrl-C and SIGTERM (a CI job cancelled) both unwind as KeyboardInterrupt, through the
+    # model's context manager, so an embedded model server is always stopped.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+    options = RunOptions(
+        set_path=Path(args.set),
+        cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
+        repeats=args.repeats,
+        concurrency=args.concurrency,
+        model=args.model,
+        record=Path(args.record) if args.record else None,
+        output=Path(args.output) if args.output else None,
+        timeout_s=args.timeout,
+    )
+    try:
+        code, _, _ = execute(options)
+    except RunError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.code
+    except SeedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return code
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pydantic import ValidationError
+
+    from .records import load_record
+    from .report import html_report, latest_run, markdown
+    from .runner import RUNS_DIR
+
+    path = Path(args.run) if args.run else latest_run(RUNS_DIR)
+    if path is None:
+        print(f"error: no run record in {RUNS_DIR}; run `mise run eval` first", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        record = load_record(path)
+    except FileNotFoundError:
+        print(f"error: {path}: file not found", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (ValidationError, ValueError) as exc:
+        first = exc.errors()[0] if isinstance(exc, ValidationError) else None
+        where = ".".join(map(str, first["loc"])) + ": " + first["msg"] if first else str(exc)
+        print(f"error: {path}: not a run record ({where})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    md_path = Path(args.markdown) if args.markdown else path.with_suffix(".md")
+    html_path = Path(args.html) if args.html else path.with_suffix(".html")
+    md_path.write_text(markdown(record), encoding="utf-8")
+    html_path.write_text(html_report(record), encoding="utf-8")
+    print(markdown(record))
+    print(f"markdown: {md_path}\nhtml: {html_path}", file=sys.stderr)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ops-eval", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -109,6 +178,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--benign", metavar="FILE", help="benign corpus (default: evals/redteam/benign.yaml)"
     )
     red.set_defaults(handler=_cmd_redteam)
+
+    run = sub.add_parser("run", help="live trajectory eval against a model")
+    run.add_argument("--set", default="evals/ops.evalset.json", help="eval set file")
+    run.add_argument("--cases", help="comma-separated eval ids (default: all)")
+    run.add_argument("--repeats", type=int, default=1, help="trials per case (pass^k)")
+    run.add_argument("--concurrency", type=int, default=1, help="trials in parallel")
+    run.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    run.add_argument("--record", metavar="FILE", help="record every model request/response")
+    run.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
+    run.add_argument("--timeout", type=float, default=600.0, help="seconds per trial")
+    run.set_defaults(handler=_cmd_run)
+
+    rep = sub.add_parser("report", help="Markdown and HTML report of a run record")
+    rep.add_argument("run", nargs="?", help="run record (default: the latest under runs/)")
+    rep.add_argument("--markdown", metavar="PATH", help="default: beside the record, .md")
+    rep.add_argument("--html", metavar="PATH", help="default: beside the record, .html")
+    rep.set_defaults(handler=_cmd_report)
     return parser
 
 

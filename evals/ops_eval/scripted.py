@@ -82,3 +82,44 @@ class ScriptedLlm(BaseLlm):
                 prompt_token_count=0, candidates_token_count=0, total_token_count=0
             ),
         )
+
+
+class OracleLlm(BaseLlm):
+    """Follows each eval case's expected trajectory exactly: for the user turn it recognises by
+    its prompt, it makes the expected calls one by one, then answers the reference text. Proves a
+    harness end to end (and benchmarks it) with the answers a perfect agent would give."""
+
+    model: str = "oracle"
+    turns: dict[str, tuple[list[Call], str]] = {}
+
+    @classmethod
+    def from_cases(cls, cases: list[Any]) -> OracleLlm:
+        """`cases`: ops_eval.evalset.CaseView objects."""
+        turns = {
+            t.prompt: ([Call(c.name, dict(c.args)) for c in t.calls], t.reference)
+            for case in cases
+            for t in case.turns
+        }
+        return cls(turns=turns)
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        contents = list(llm_request.contents or [])
+        starts = [
+            i for i, c in enumerate(contents)
+            if c.role == "user" and any(p.text for p in c.parts or [])
+        ]  # fmt: skip
+        prompt = "".join(p.text or "" for p in contents[starts[-1]].parts) if starts else ""
+        calls, reference = self.turns.get(prompt.strip(), ([], "I do not know this request."))
+        made = sum(
+            1 for c in contents[starts[-1] + 1 if starts else 0 :]
+            for p in c.parts or [] if p.function_call
+        )  # fmt: skip
+        step: Any = calls[made] if made < len(calls) else reference
+        yield LlmResponse(
+            content=types.Content(role="model", parts=to_parts(step)),
+            usage_metadata=types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=0, candidates_token_count=0, total_token_count=0
+            ),
+        )

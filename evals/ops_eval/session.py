@@ -134,6 +134,13 @@ class AgentSession:
         await self.runner.close()
         self._open = False
 
+    async def events(self) -> list[Event]:
+        """Every event of the session so far, as ADK stored them."""
+        session = await self.runner.session_service.get_session(
+            app_name=self.app_name, user_id=self.user_id, session_id=self.session_id
+        )
+        return list(session.events) if session else []
+
     async def _run(self, message: types.Content) -> Turn:
         turn = Turn()
         async for event in self.runner.run_async(

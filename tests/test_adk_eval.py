@@ -1,0 +1,49 @@
+"""`adk eval` runs the eval set unchanged with a replayed model (google-adk[eval] is in dev)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO
+from ops_eval.evalset import read_evalset
+from ops_eval.models import ModelChoice
+from ops_eval.replay import RecordingLlm
+from ops_eval.runner import RunOptions, execute
+from ops_eval.scripted import OracleLlm
+
+SET = REPO / "evals" / "ops.evalset.json"
+
+
+def test_adk_eval_passes_the_ops_set_with_a_replayed_model(tmp_path):
+    recording = tmp_path / "oracle.jsonl"
+
+    @contextlib.contextmanager
+    def oracle(cli_model, *, say, log_dir, record=None):
+        model = RecordingLlm.to_file(OracleLlm.from_cases(read_evalset(SET).cases), record)
+        yield ModelChoice(model=model, name="oracle", source="test", reason="recording")
+
+    with open(os.devnull, "w") as null:
+        code, _, _ = execute(
+            RunOptions(record=recording, output=tmp_path / "run.json"),
+            chooser=oracle, out=null, err=null,
+        )  # fmt: skip
+    assert code == 0
+    history = REPO / "agents" / "ops_copilot" / ".adk" / "eval_history"
+    before = set(history.glob("*")) if history.exists() else set()
+    env = {**os.environ, "OPS_AGENT_MODEL": f"replay:{recording}",
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # fmt: skip
+    adk = Path(sys.executable).with_name("adk")
+    try:
+        proc = subprocess.run(
+            [str(adk), "eval", "agents/ops_copilot", str(SET)],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+    finally:
+        for path in (set(history.glob("*")) - before) if history.exists() else []:
+            path.unlink()
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "Tests passed: 21" in proc.stdout and "Tests failed: 0" in proc.stdout

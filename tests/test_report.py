@@ -1,0 +1,90 @@
+"""Reports: terminal summary, Markdown and self-contained HTML from run records."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+
+import pytest
+
+from conftest import REPO
+from ops_eval.cli import main
+from ops_eval.evalset import read_evalset
+from ops_eval.models import ModelChoice
+from ops_eval.records import CallRec
+from ops_eval.report import align
+from ops_eval.runner import RunOptions, execute
+from ops_eval.scripted import Call, OracleLlm
+
+CASES = read_evalset(REPO / "evals" / "ops.evalset.json").cases
+
+
+@pytest.fixture(scope="module")
+def failing_run(tmp_path_factory):
+    """A run where one case calls get_runbook with the wrong slug and adds an extra call."""
+    model = OracleLlm.from_cases(CASES)
+    prompt = next(c for c in CASES if c.eval_id == "recommend-fix-inc-002").turns[0].prompt
+    calls, reference = model.turns[prompt]
+    model.turns = {
+        **model.turns,
+        prompt: (
+            [
+                calls[0],
+                Call("list_services", {}),
+                calls[1],
+                Call("get_runbook", {"slug": "disk-full"}),
+            ],
+            reference,
+        ),
+    }
+
+    @contextlib.contextmanager
+    def chooser(cli_model, *, say, log_dir, record=None):
+        yield ModelChoice(model=model, name="oracle", source="test", reason="scripted")
+
+    path = tmp_path_factory.mktemp("run") / "run.json"
+    code, record, _ = execute(
+        RunOptions(output=path, cases=["recommend-fix-inc-002", "open-incidents"]), chooser=chooser
+    )
+    assert code == 1
+    return path
+
+
+def test_alignment_names_matches_differences_missing_and_extra():
+    c = lambda name, **args: CallRec(name=name, args=args)  # noqa: E731
+    rows = align(
+        [c("a", x=1), c("b", y=2), c("d")],
+        [c("a", x=1), c("z"), c("b", y=3), c("e")],
+    )
+    assert [r.status for r in rows] == ["match", "extra", "args", "missing", "extra"]
+    assert rows[2].diff_keys() == {"y"}
+
+
+def test_markdown_and_html_reports(failing_run, capsys):
+    assert main(["report", str(failing_run)]) == 0
+    md = failing_run.with_suffix(".md").read_text()
+    assert md.startswith("# Ops Copilot eval: FAILED")
+    assert "| `recommend-fix-inc-002` | happy | 0/1 (95% CI 0%–79%) | - | 0 | FAIL |" in md
+    assert "## Cases below the gate" in md
+    assert '| args | `get_runbook(slug="service-down")` | `get_runbook(slug="disk-full")` |' in md
+    assert "| extra |  | `list_services()` |" in md
+    page = failing_run.with_suffix(".html").read_text()
+    assert page.startswith("<!doctype html>") and "<svg" in page
+    assert "<mark>slug=&quot;disk-full&quot;</mark>" in page
+    assert len(re.findall(r"<line [^>]*stroke=\"#222\"", page)) >= 3  # error bars drawn
+    assert not re.search(r"(src|href)=['\"]https?://", page)  # self-contained
+    assert capsys.readouterr().out.startswith("# Ops Copilot eval: FAILED")
+
+
+def test_report_of_nothing_or_garbage_is_bad_input(tmp_path, capsys, monkeypatch):
+    import ops_eval.runner as runner
+
+    monkeypatch.setattr(runner, "RUNS_DIR", tmp_path / "runs")
+    assert main(["report"]) == 2
+    assert "no run record" in capsys.readouterr().err
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text(json.dumps({"schema_version": 1}))
+    assert main(["report", str(garbage)]) == 2
+    err = capsys.readouterr().err
+    assert "not a run record" in err and "Traceback" not in err

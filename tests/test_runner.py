@@ -1,0 +1,322 @@
+"""The live runner with deterministic models: gate pass and fail, approvals, errors, repeats and
+pass^k, exit codes, concurrency, and record -> replay round trips."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from ops_eval.evalset import read_evalset
+from ops_eval.models import ModelChoice
+from ops_eval.records import load_record
+from ops_eval.replay import RecordingLlm, ReplayLlm
+from ops_eval.runner import RunError, RunOptions, execute
+from ops_eval.scoring import Call, in_order
+from ops_eval.scripted import Call as Step
+from ops_eval.scripted import OracleLlm
+
+OPS = REPO / "evals" / "ops.evalset.json"
+CASES = read_evalset(OPS).cases
+
+
+def chooser_for(model):
+    @contextlib.contextmanager
+    def chooser(cli_model, *, say, log_dir, record=None):
+        m = RecordingLlm.to_file(model, record) if record else model
+        yield ModelChoice(
+            model=m,
+            name=getattr(model, "model", "test"),
+            source="test",
+            reason="deterministic test model",
+        )
+
+    return chooser
+
+
+def run(tmp_path: Path, model, **options):
+    opts = RunOptions(output=tmp_path / "run.json", **options)
+    code, record, path = execute(opts, chooser=chooser_for(model))
+    assert load_record(path) == record  # what was written is what was returned
+    return code, record
+
+
+class Saboteur(OracleLlm):
+    """The oracle, except on chosen prompts: skip a call, or fail every other attempt."""
+
+    skip_first_call_on: set[str] = set()
+    flaky_on: set[str] = set()
+    crash_on: set[str] = set()
+    seen: dict[str, int] = {}
+
+    async def generate_content_async(self, llm_request, stream=False):
+        prompt = next(
+            "".join(p.text or "" for p in c.parts)
+            for c in reversed(llm_request.contents)
+            if c.role == "user" and any(p.text for p in c.parts or [])
+        )
+        if prompt in self.crash_on:
+            raise ConnectionError("model server hung up")
+        calls, reference = self.turns[prompt]
+        fresh = not any(p.function_call for c in llm_request.contents for p in c.parts or [])
+        if fresh:
+            self.seen[prompt] = self.seen.get(prompt, 0) + 1
+        if prompt in self.skip_first_call_on or (
+            prompt in self.flaky_on and self.seen[prompt] % 2 == 1
+        ):
+            self.turns = {**self.turns, prompt: (calls[1:], reference)}
+            try:
+                async for r in super().generate_content_async(llm_request, stream):
+                    yield r
+            finally:
+                self.turns = {**self.turns, prompt: (calls, reference)}
+            return
+        async for r in super().generate_content_async(llm_request, stream):
+            yield r
+
+
+def prompt_of(case_id: str, turn: int = 1) -> str:
+    return next(c for c in CASES if c.eval_id == case_id).turns[turn - 1].prompt
+
+
+def test_gate_passes_with_a_perfect_agent(tmp_path):
+    code, record = run(tmp_path, OracleLlm.from_cases(CASES))
+    assert code == 0 and record.gate_passed
+    assert record.total.rate.passed == len(CASES) and record.total.errors == 0
+    assert {s.name for s in record.scorers} == {
+        "trajectory",
+        "tool_policy",
+        "complete",
+        "facts",
+        "end_state",
+    }
+    assert record.seed_sha256 and record.tool_schema_sha256 and record.instruction_sha256
+    assert record.schema_version == 1 and record.git_commit
+
+
+def test_gate_fails_when_a_call_is_missing(tmp_path):
+    model = Saboteur.from_cases(CASES)
+    model.skip_first_call_on = {prompt_of("recommend-fix-inc-002")}
+    code, record = run(tmp_path, model, cases=["recommend-fix-inc-002", "open-incidents"])
+    assert code == 1 and not record.gate_passed
+    gates = {c.case_id: c.gate for c in record.cases}
+    assert gates == {"recommend-fix-inc-002": False, "open-incidents": True}
+    trial = record.trials[0]
+    assert trial.scores["trajectory"].value == 0.0 and trial.status == "failed"
+
+
+def test_approval_is_answered_and_the_end_state_checked(tmp_path):
+    code, record = run(
+        tmp_path,
+        OracleLlm.from_cases(CASES),
+        cases=["approve-restart-inventory", "deny-restart-database", "restart-needs-approval"],
+    )
+    assert code == 0
+    by_case = {t.case_id: t for t in record.trials}
+    approved = by_case["approve-restart-inventory"]
+    assert approved.turns[0].answered == ["approve"]
+    assert approved.state_after["services"]["inventory"] == "operational"
+    assert approved.state_after["audit"] == 1
+    denied = by_case["deny-restart-database"]
+    assert denied.turns[0].answered == ["deny"] and denied.state_after["audit"] == 0
+    paused = by_case["restart-needs-approval"]
+    assert paused.turns[0].answered == [] and paused.turns[0].response_synthesized is True
+    assert paused.turns[0].response == (
+        "Waiting for approval: restart_service(name=inventory). No state change."
+    )
+    assert [c.name for c in paused.turns[0].pending] == ["restart_service"]
+    assert paused.state_after["services"]["inventory"] == "down"
+
+
+def test_a_write_the_case_did_not_approve_fails_the_end_state(tmp_path):
+    """An agent that resolves the wrong incident under an approval is caught by the end state."""
+    model = OracleLlm.from_cases(CASES)
+    prompt = prompt_of("approve-restart-inventory")
+    _, reference = model.turns[prompt]
+    model.turns = {
+        **model.turns,
+        prompt: (
+            [
+                Step("restart_service", {"name": "inventory"}),
+                Step("resolve_incident", {"incident_id": "INC-002"}),
+            ],
+            reference,
+        ),
+    }
+    code, record = run(tmp_path, model, cases=["approve-restart-inventory"])
+    scores = record.trials[0].scores
+    assert code == 1
+    assert not scores["tool_policy"].passed and not scores["end_state"].passed
+    assert "incident INC-002 is resolved, expected open" in scores["end_state"].detail
+
+
+def test_error_trials_are_kept_out_of_rates_and_the_run_goes_on(tmp_path):
+    model = Saboteur.from_cases(CASES)
+    model.crash_on = {prompt_of("open-incidents")}
+    code, record = run(tmp_path, model, cases=["open-incidents", "list-skills"], repeats=2)
+    assert code == 3  # a case without any valid trial has no verdict: infrastructure
+    errors = [t for t in record.trials if t.status == "error"]
+    assert len(errors) == 2 and all(
+        "ConnectionError: model server hung up" in t.error for t in errors
+    )
+    assert record.total.rate.n == 2 and record.total.errors == 2
+    gates = {c.case_id: c.gate for c in record.cases}
+    assert gates == {"open-incidents": None, "list-skills": True}
+
+
+def test_every_trial_erroring_is_infrastructure(tmp_path):
+    model = Saboteur.from_cases(CASES)
+    model.crash_on = {t.prompt for c in CASES for t in c.turns}
+    code, record = run(tmp_path, model, cases=["open-incidents"])
+    assert code == 3 and "every trial errored" in record.notes[0]
+
+
+def test_repeats_give_pass_rates_with_intervals_and_pass_hat_k(tmp_path):
+    model = Saboteur.from_cases(CASES)
+    model.flaky_on = {prompt_of("open-incidents")}
+    code, record = run(tmp_path, model, cases=["open-incidents", "list-skills"], repeats=4)
+    cases = {c.case_id: c for c in record.cases}
+    flaky, steady = cases["open-incidents"], cases["list-skills"]
+    assert (flaky.rate.passed, flaky.rate.n) == (2, 4)
+    assert flaky.rate.text == "2/4 (95% CI 15%–85%)"
+    assert flaky.pass_hat_k == 0.0 and steady.pass_hat_k == 1.0
+    assert record.pass_hat_k == 0.5
+    assert code == 1 and flaky.gate is False and steady.gate is True
+
+
+def test_concurrency_overlaps_trials(tmp_path):
+    in_flight = {"now": 0, "max": 0}
+
+    class Slow(OracleLlm):
+        async def generate_content_async(self, llm_request, stream=False):
+            in_flight["now"] += 1
+            in_flight["max"] = max(in_flight["max"], in_flight["now"])
+            await asyncio.sleep(0.05)
+            in_flight["now"] -= 1
+            async for r in super().generate_content_async(llm_request, stream):
+                yield r
+
+    code, _ = run(
+        tmp_path,
+        Slow.from_cases(CASES),
+        cases=["open-incidents", "list-skills", "checkout-dependencies"],
+        concurrency=3,
+    )
+    assert code == 0 and in_flight["max"] == 3
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"cases": ["nope"]}, "evals/ops.evalset.json: no case 'nope'"),
+        ({"repeats": 0}, "--repeats and --concurrency must be at least 1"),
+        ({"set_path": REPO / "evals" / "missing.evalset.json"}, "file not found"),
+    ],
+)
+def test_bad_input_is_exit_2(tmp_path, monkeypatch, options, message):
+    monkeypatch.chdir(REPO)
+    with pytest.raises(RunError) as err:
+        execute(
+            RunOptions(output=tmp_path / "r.json", **options),
+            chooser=chooser_for(OracleLlm.from_cases(CASES)),
+        )
+    assert err.value.code == 2 and message in str(err.value)
+
+
+def test_a_set_that_does_not_validate_is_refused(tmp_path):
+    bad = tmp_path / "evals"
+    bad.mkdir()
+    for name in ("test_config.json", "negatives.yaml"):
+        (bad / name).write_text((REPO / "evals" / name).read_text())
+    data = json.loads(OPS.read_text())
+    data["eval_cases"][0]["conversation"][0]["intermediate_data"]["tool_uses"][0]["name"] = "nope"
+    (bad / "ops.evalset.json").write_text(json.dumps(data))
+    with pytest.raises(RunError) as err:
+        execute(
+            RunOptions(set_path=bad / "ops.evalset.json", output=tmp_path / "r.json"),
+            chooser=chooser_for(OracleLlm.from_cases(CASES)),
+        )
+    assert err.value.code == 2 and "'nope' is not a tool of agent ops_copilot" in str(err.value)
+
+
+def test_cli_exit_codes_for_model_settings(tmp_path, capsys):
+    from ops_eval.cli import main
+
+    out = str(tmp_path / "r.json")
+    assert main(["run", "--cases", "open-incidents", "--model", "qwen3", "--output", out]) == 2
+    assert "OPS_AGENT_MODEL: 'qwen3' needs a LiteLLM provider prefix" in capsys.readouterr().err
+    unreachable = ["run", "--cases", "open-incidents", "--output", out, "--model", "openai/x"]
+    import os
+
+    os.environ["OPS_AGENT_BASE_URL"] = "http://127.0.0.1:9/v1"
+    try:
+        assert main(unreachable) == 3
+    finally:
+        del os.environ["OPS_AGENT_BASE_URL"]
+    err = capsys.readouterr().err
+    assert "model unavailable: the model server at http://127.0.0.1:9/v1 does not answer" in err
+    assert "Traceback" not in err
+    assert main(["run", "--model", f"replay:{tmp_path / 'none.jsonl'}", "--output", out]) == 2
+    assert "replay file" in capsys.readouterr().err
+
+
+def test_record_then_replay_reproduces_the_run(tmp_path):
+    recording = tmp_path / "rec.jsonl"
+    code, first = run(tmp_path, OracleLlm.from_cases(CASES), record=recording)
+    assert code == 0
+    replay = ReplayLlm.from_file(recording)
+    code, second = run(tmp_path, replay)
+    assert code == 0
+
+    def played(record):
+        return [
+            [(t.calls, t.results, t.response, t.trajectory_score) for t in trial.turns]
+            for trial in record.trials
+        ]
+
+    assert played(first) == played(second)
+    assert [t.state_after for t in first.trials] == [t.state_after for t in second.trials]
+
+
+def test_replay_miss_names_the_case_and_what_changed(tmp_path, monkeypatch):
+    recording = tmp_path / "rec.jsonl"
+    run(tmp_path, OracleLlm.from_cases(CASES), record=recording, cases=["open-incidents"])
+    import ops_copilot.agent as agent_module
+
+    monkeypatch.setattr(agent_module, "INSTRUCTION", agent_module.INSTRUCTION + "\nBe terse.")
+    code, record = run(tmp_path, ReplayLlm.from_file(recording), cases=["open-incidents"])
+    assert code == 3
+    assert record.trials[0].error == (
+        "ReplayMiss: replay miss for case open-incidents, turn 1: the prompt (system "
+        "instruction) changed"
+    )
+    monkeypatch.undo()
+    original = agent_module.build_tools
+    monkeypatch.setattr(
+        agent_module,
+        "build_tools",
+        lambda specs=None: [t for t in original(specs) if t.name != "list_skills"],
+    )
+    _, record = run(tmp_path, ReplayLlm.from_file(recording), cases=["open-incidents"])
+    assert "the tools (names, parameters or descriptions) changed" in record.trials[0].error
+
+
+def test_our_in_order_agrees_with_adk(tmp_path):
+    from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
+    from google.genai import types
+
+    evaluator = TrajectoryEvaluator(threshold=1.0)
+    rng = random.Random(7)
+    pool = [Call("a", {}), Call("b", {"x": 1}), Call("b", {"x": 2}), Call("c", {"y": "z"})]
+    for _ in range(400):
+        actual = [rng.choice(pool) for _ in range(rng.randint(0, 5))]
+        expected = [rng.choice(pool) for _ in range(rng.randint(0, 3))]
+        fc = lambda cs: [types.FunctionCall(name=c.name, args=dict(c.args)) for c in cs]  # noqa: E731
+        assert in_order(actual, expected) == evaluator._are_tool_calls_in_order_match(
+            fc(actual), fc(expected)
+        ), (actual, expected)
