@@ -73,6 +73,15 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
     except (CorpusError, SeedError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.attacks:
+        wanted = [a.strip() for a in args.attacks.split(",") if a.strip()]
+        unknown = sorted(set(wanted) - {a.id for a in attacks})
+        if unknown:
+            print(f"error: --attacks: no attack {', '.join(unknown)}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        attacks = [a for a in attacks if a.id in wanted]
+    if args.live:
+        return _redteam_live(args, attacks, seed)
     result = run_suite(attacks, benign, seed=seed)
     for line in summarise(result):
         print(line)
@@ -81,6 +90,45 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
+    """The corpus against the configured model: utility, utility under attack, attack rates."""
+    from ops_copilot.model import ModelConfigError
+
+    from .models import ModelUnavailable, choose_model
+    from .redteam import MODES, run_live, summarise_live
+    from .runner import RUNS_DIR
+
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or set(modes) - set(MODES):
+        print(f"error: --modes: choose from {', '.join(MODES)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    try:
+        with choose_model(args.model, say=say, log_dir=RUNS_DIR) as choice:
+            for line in choice.banner():
+                print(line, flush=True)
+            total = len(attacks) * len(modes)
+            done = [0]
+
+            def progress(run) -> None:
+                done[0] += 1
+                state = run.error or ("attempted" if run.attempted else "ignored the injection")
+                say(f"attack {done[0]}/{total}: {run.attack} [{run.mode}] {state}")
+
+            runs = run_live(attacks, choice.model, seed=seed, modes=modes, on_done=progress)
+    except ModelConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ModelUnavailable as exc:
+        print(f"error: model unavailable: {exc}", file=sys.stderr)
+        return EXIT_INFRA
+    for line in summarise_live(runs, f"model {choice.name}"):
+        print(line)
+    if runs and all(r.error for r in runs):
+        return EXIT_INFRA
+    return EXIT_FAILED if any(r.succeeded for r in runs) else EXIT_OK
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -177,6 +225,13 @@ def build_parser() -> argparse.ArgumentParser:
     red.add_argument(
         "--benign", metavar="FILE", help="benign corpus (default: evals/redteam/benign.yaml)"
     )
+    red.add_argument("--attacks", help="comma-separated attack ids (default: all)")
+    red.add_argument(
+        "--live", action="store_true",
+        help="run the corpus against the configured model (utility, utility under attack, ASR)",
+    )  # fmt: skip
+    red.add_argument("--model", help="with --live: model (else OPS_AGENT_MODEL, Ollama, embedded)")
+    red.add_argument("--modes", default="shipped", help="with --live: shipped,no-spotlight")
     red.set_defaults(handler=_cmd_redteam)
 
     run = sub.add_parser("run", help="live trajectory eval against a model")
