@@ -125,26 +125,28 @@ def _explicit(value: str, source: str) -> ModelChoice:
     )
 
 
-def _ollama_default() -> ModelChoice | None:
+def _ollama_default() -> tuple[ModelChoice | None, str]:
+    """Ollama's default tag if Ollama answers and has it; else why not (for the banner)."""
     base = _ollama_base()
     ok, body = _probe(f"{base}/api/tags")
     if not ok:
-        return None
+        return None, f"no Ollama answered at {base}"
     try:
         tags = {m.get("name") for m in json.loads(body).get("models", [])}
     except ValueError:
         tags = set()
     if OLLAMA_DEFAULT_TAG not in tags and f"{OLLAMA_DEFAULT_TAG}:latest" not in tags:
-        return None
+        return None, f"Ollama at {base} answered but has no {OLLAMA_DEFAULT_TAG} (ollama pull it)"
     settings = ModelSettings(model=f"ollama_chat/{OLLAMA_DEFAULT_TAG}", base_url=None)
     os.environ.setdefault("OLLAMA_API_BASE", base)
-    return ModelChoice(
+    choice = ModelChoice(
         model=build_model(settings),
         name=settings.model,
         source="ollama",
         reason=f"no model configured; Ollama answered at {base} with {OLLAMA_DEFAULT_TAG}",
         endpoint=base,
     )
+    return choice, ""
 
 
 # -- the embedded model ----------------------------------------------------------------------------
@@ -288,7 +290,7 @@ class EmbeddedServer:
 
 
 @contextlib.contextmanager
-def embedded_model(say: Say, log_dir: Path) -> Iterator[ModelChoice]:
+def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
     if local_deps_missing():
         install_local_deps(say)
         if local_deps_missing():
@@ -308,9 +310,9 @@ def embedded_model(say: Say, log_dir: Path) -> Iterator[ModelChoice]:
                 temperature=0.0,
                 max_tokens=EMBEDDED_MAX_TOKENS,
             ),
-            name=f"openai/{EMBEDDED_ALIAS} (embedded llama.cpp, {server.gguf.name})",
+            name=f"openai/{EMBEDDED_ALIAS}",
             source="embedded",
-            reason="no model configured and no Ollama answered",
+            reason=f"embedded llama.cpp serving {server.gguf.name}: no model configured and {why}",
             caveat=(
                 "the embedded 135M-parameter model proves the live path end to end; it is far "
                 "too small to pass the gate"
@@ -332,7 +334,9 @@ def choose_model(
         elif os.environ.get("OPS_AGENT_MODEL", "").strip():
             choice = _explicit(os.environ["OPS_AGENT_MODEL"].strip(), "OPS_AGENT_MODEL")
         else:
-            choice = _ollama_default() or stack.enter_context(embedded_model(say, log_dir))
+            choice, why_not = _ollama_default()
+            if choice is None:
+                choice = stack.enter_context(embedded_model(say, log_dir, why_not))
         if record is not None:
             from .replay import RecordingLlm
 
