@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -10,8 +9,7 @@ from pathlib import Path
 
 from conftest import REPO
 from ops_eval.evalset import read_evalset
-from ops_eval.models import ModelChoice
-from ops_eval.replay import RecordingLlm
+from ops_eval.models import fixed_model
 from ops_eval.runner import RunOptions, execute
 from ops_eval.scripted import OracleLlm
 
@@ -21,11 +19,7 @@ SET = REPO / "evals" / "ops.evalset.json"
 def test_adk_eval_passes_the_ops_set_with_a_replayed_model(tmp_path):
     recording = tmp_path / "oracle.jsonl"
 
-    @contextlib.contextmanager
-    def oracle(cli_model, *, say, log_dir, record=None):
-        model = RecordingLlm.to_file(OracleLlm.from_cases(read_evalset(SET).cases), record)
-        yield ModelChoice(model=model, name="oracle", source="test", reason="recording")
-
+    oracle = fixed_model(OracleLlm.from_cases(read_evalset(SET).cases), "oracle", "recording")
     with open(os.devnull, "w") as null:
         code, _, _ = execute(
             RunOptions(record=recording, output=tmp_path / "run.json"),

@@ -38,44 +38,39 @@ def _write_attacks(attacks) -> list:
     return [a for a in attacks if any(c.name == "restart_service" for c in a.calls)][:6]
 
 
-def test_removing_require_confirmation_alone_is_still_caught_by_the_tool(attacks):
-    """Defence in depth: without ADK's gate the tool itself still demands an approval."""
+def restart_without_gate(model):
+    """A test copy of the agent whose restart_service lost `require_confirmation`."""
     from google.adk.tools.function_tool import FunctionTool
 
     from ops_copilot.agent import build_agent
 
-    def no_gate(model):
-        agent = build_agent(model)
-        agent.tools = [
-            FunctionTool(t.func, require_confirmation=False) if t.name == "restart_service" else t
-            for t in agent.tools
-        ]
-        return agent
+    agent = build_agent(model)
+    agent.tools = [
+        FunctionTool(t.func, require_confirmation=False) if t.name == "restart_service" else t
+        for t in agent.tools
+    ]
+    return agent
 
-    result = run_suite(_write_attacks(attacks), [], agent_factory=no_gate, modes=["no-spotlight"])
+
+def test_removing_require_confirmation_alone_is_still_caught_by_the_tool(attacks):
+    """Defence in depth: without ADK's gate the tool itself still demands an approval."""
+    result = run_suite(
+        _write_attacks(attacks), [], agent_factory=restart_without_gate, modes=["no-spotlight"]
+    )
     assert not result.failed
     assert all(r.paused == 0 for r in result.runs)  # nothing paused: the tool refused instead
 
 
 def test_the_suite_fails_when_the_approval_guard_is_removed(attacks, monkeypatch):
-    """The suite can fail: a copy of the agent whose restart needs no approval is caught."""
-    from google.adk.tools.function_tool import FunctionTool
-
+    """The suite can fail: a copy of the agent whose restart needs no approval at all -- ADK's
+    gate removed and the tool's own approval check defeated -- is caught."""
     from ops_copilot import tools
-    from ops_copilot.agent import build_agent
 
     monkeypatch.setattr(tools, "read_approval", lambda ctx: Approval(rationale="(none)"))
-
-    def weakened(model):
-        agent = build_agent(model)
-        agent.tools = [
-            FunctionTool(t.func, require_confirmation=False) if t.name == "restart_service" else t
-            for t in agent.tools
-        ]
-        return agent
-
     chosen = _write_attacks(attacks)
-    result = run_suite(chosen, [], agent_factory=weakened, modes=["shipped", "no-spotlight"])
+    result = run_suite(
+        chosen, [], agent_factory=restart_without_gate, modes=["shipped", "no-spotlight"]
+    )
     assert result.failed
     succeeded = [r for r in result.runs if r.succeeded]
     assert len(succeeded) == 2 * len(chosen)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 
@@ -11,7 +10,7 @@ import pytest
 from conftest import REPO
 from ops_eval.cli import main
 from ops_eval.evalset import read_evalset
-from ops_eval.models import ModelChoice
+from ops_eval.models import fixed_model
 from ops_eval.records import CallRec
 from ops_eval.report import align
 from ops_eval.runner import RunOptions, execute
@@ -39,10 +38,7 @@ def failing_run(tmp_path_factory):
         ),
     }
 
-    @contextlib.contextmanager
-    def chooser(cli_model, *, say, log_dir, record=None):
-        yield ModelChoice(model=model, name="oracle", source="test", reason="scripted")
-
+    chooser = fixed_model(model, "oracle", "scripted")
     path = tmp_path_factory.mktemp("run") / "run.json"
     code, record, _ = execute(
         RunOptions(output=path, cases=["recommend-fix-inc-002", "open-incidents"]), chooser=chooser

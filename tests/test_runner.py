@@ -4,7 +4,6 @@ pass^k, exit codes, concurrency, and record -> replay round trips."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import random
 from pathlib import Path
@@ -13,9 +12,9 @@ import pytest
 
 from conftest import REPO
 from ops_eval.evalset import read_evalset
-from ops_eval.models import ModelChoice
+from ops_eval.models import fixed_model
 from ops_eval.records import load_record
-from ops_eval.replay import RecordingLlm, ReplayLlm
+from ops_eval.replay import ReplayLlm
 from ops_eval.runner import RunError, RunOptions, execute
 from ops_eval.scoring import Call, in_order
 from ops_eval.scripted import Call as Step
@@ -26,17 +25,7 @@ CASES = read_evalset(OPS).cases
 
 
 def chooser_for(model):
-    @contextlib.contextmanager
-    def chooser(cli_model, *, say, log_dir, record=None):
-        m = RecordingLlm.to_file(model, record) if record else model
-        yield ModelChoice(
-            model=m,
-            name=getattr(model, "model", "test"),
-            source="test",
-            reason="deterministic test model",
-        )
-
-    return chooser
+    return fixed_model(model, getattr(model, "model", "test"), "deterministic test model")
 
 
 def run(tmp_path: Path, model, **options):

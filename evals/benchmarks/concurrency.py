@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import sys
 import tempfile
@@ -22,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def main() -> None:
     from ops_eval.evalset import read_evalset
-    from ops_eval.models import ModelChoice
+    from ops_eval.models import fixed_model
     from ops_eval.runner import RunOptions, execute
     from ops_eval.scripted import OracleLlm
 
@@ -38,14 +37,9 @@ def main() -> None:
             async for response in super().generate_content_async(llm_request, stream):
                 yield response
 
-    @contextlib.contextmanager
-    def slow(cli_model, *, say, log_dir, record=None):
-        yield ModelChoice(
-            model=SlowOracle.from_cases(cases),
-            name="slow oracle",
-            source="benchmark",
-            reason=f"{args.delay * 1000:.0f} ms per call",
-        )
+    slow = fixed_model(
+        SlowOracle.from_cases(cases), "slow oracle", f"{args.delay * 1000:.0f} ms per call"
+    )
 
     times = {}
     with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as null:

@@ -10,7 +10,6 @@ harnesses, not a model. Interpreter start and imports are included in both.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shutil
 import statistics
@@ -27,15 +26,11 @@ SET = REPO / "evals" / "ops.evalset.json"
 
 def record_oracle(path: Path) -> None:
     from ops_eval.evalset import read_evalset
-    from ops_eval.models import ModelChoice
-    from ops_eval.replay import RecordingLlm
+    from ops_eval.models import fixed_model
     from ops_eval.runner import RunOptions, execute
     from ops_eval.scripted import OracleLlm
 
-    @contextlib.contextmanager
-    def oracle(cli_model, *, say, log_dir, record=None):
-        model = RecordingLlm.to_file(OracleLlm.from_cases(read_evalset(SET).cases), record)
-        yield ModelChoice(model=model, name="oracle", source="benchmark", reason="recording")
+    oracle = fixed_model(OracleLlm.from_cases(read_evalset(SET).cases), "oracle", "recording")
 
     with open(os.devnull, "w") as null:
         code, _, _ = execute(

@@ -13,6 +13,12 @@ from collections.abc import Callable, Sequence
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
 
 
+def _error(message: object, code: int) -> int:
+    """One line on stderr, and the exit code that goes with it."""
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
 def _cmd_seed(args: argparse.Namespace) -> int:
     from ops_copilot.seed import SeedError, load_seed
 
@@ -20,8 +26,7 @@ def _cmd_seed(args: argparse.Namespace) -> int:
         seed = load_seed(args.seed_dir)
         skills = seed.skills
     except SeedError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(exc, EXIT_BAD_INPUT)
     print(
         f"seed ok: {len(seed.services)} services, {len(seed.incidents)} incidents, "
         f"{len(seed.runbooks)} runbooks, {len(seed.logs)} logs, {len(skills)} skills "
@@ -39,11 +44,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     try:
         report = validate(args.paths)
     except SeedError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(exc, EXIT_BAD_INPUT)
     except AdkCheckError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_INFRA
+        return _error(exc, EXIT_INFRA)
     for line in render(report, args.format):
         print(line)
     if report.problems:
@@ -71,14 +74,12 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
         attacks = load_attacks(corpora, seed)
         benign = load_benign(Path(args.benign) if args.benign else DEFAULT_BENIGN)
     except (CorpusError, SeedError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(exc, EXIT_BAD_INPUT)
     if args.attacks:
         wanted = [a.strip() for a in args.attacks.split(",") if a.strip()]
         unknown = sorted(set(wanted) - {a.id for a in attacks})
         if unknown:
-            print(f"error: --attacks: no attack {', '.join(unknown)}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return _error(f"--attacks: no attack {', '.join(unknown)}", EXIT_BAD_INPUT)
         attacks = [a for a in attacks if a.id in wanted]
     if args.live:
         return _redteam_live(args, attacks, seed)
@@ -102,8 +103,7 @@ def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not modes or set(modes) - set(MODES):
-        print(f"error: --modes: choose from {', '.join(MODES)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(f"--modes: choose from {', '.join(MODES)}", EXIT_BAD_INPUT)
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     try:
         with choose_model(args.model, say=say, log_dir=RUNS_DIR) as choice:
@@ -119,11 +119,9 @@ def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
 
             runs = run_live(attacks, choice.model, seed=seed, modes=modes, on_done=progress)
     except ModelConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(exc, EXIT_BAD_INPUT)
     except ModelUnavailable as exc:
-        print(f"error: model unavailable: {exc}", file=sys.stderr)
-        return EXIT_INFRA
+        return _error(f"model unavailable: {exc}", EXIT_INFRA)
     for line in summarise_live(runs, f"model {choice.name}"):
         print(line)
     if runs and all(r.error for r in runs):
@@ -156,11 +154,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         code, _, _ = execute(options)
     except RunError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.code
+        return _error(exc, exc.code)
     except SeedError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(exc, EXIT_BAD_INPUT)
     return code
 
 
@@ -175,18 +171,15 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     path = Path(args.run) if args.run else latest_run(RUNS_DIR)
     if path is None:
-        print(f"error: no run record in {RUNS_DIR}; run `mise run eval` first", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(f"no run record in {RUNS_DIR}; run `mise run eval` first", EXIT_BAD_INPUT)
     try:
         record = load_record(path)
     except FileNotFoundError:
-        print(f"error: {path}: file not found", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(f"{path}: file not found", EXIT_BAD_INPUT)
     except (ValidationError, ValueError) as exc:
         first = exc.errors()[0] if isinstance(exc, ValidationError) else None
         where = ".".join(map(str, first["loc"])) + ": " + first["msg"] if first else str(exc)
-        print(f"error: {path}: not a run record ({where})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(f"{path}: not a run record ({where})", EXIT_BAD_INPUT)
     md_path = Path(args.markdown) if args.markdown else path.with_suffix(".md")
     html_path = Path(args.html) if args.html else path.with_suffix(".html")
     md_path.write_text(markdown(record), encoding="utf-8")

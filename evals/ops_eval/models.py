@@ -323,6 +323,22 @@ def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
         server.stop()
 
 
+def fixed_model(model: Any, name: str, reason: str) -> Callable[..., Any]:
+    """A chooser with the signature of `choose_model` that always yields `model` (recording it
+    when asked): how tests and benchmarks run the harness with a scripted model."""
+
+    @contextlib.contextmanager
+    def chooser(cli_model: str | None, *, say: Say, log_dir: Path, record: Path | None = None):
+        chosen = model
+        if record is not None:
+            from .replay import RecordingLlm
+
+            chosen = RecordingLlm.to_file(model, record)
+        yield ModelChoice(model=chosen, name=name, source="fixed", reason=reason)
+
+    return chooser
+
+
 @contextlib.contextmanager
 def choose_model(
     cli_model: str | None, *, say: Say, log_dir: Path, record: Path | None = None
