@@ -231,11 +231,11 @@ def test_a_note_after_reading_untrusted_text_waits_for_approval(workspace):
             await session.answer_confirmation(
                 pending, confirmed=True, payload={"rationale": "Matches the pool alert."}
             )
-            # A new turn starts untainted: a note asked for directly goes through.
-            direct = await session.send("Also note: Pool exhausted at 10:05.")
-            return direct
+            # The log text is still in the model's context in the next turn: still no silent note.
+            later = await session.send("ok thanks")
+            return later
 
-    direct = run(scenario())
-    assert direct.pending == []
-    assert workspace.store.snapshot().notes == 2
+    later = run(scenario())
+    assert [p.call.name for p in later.pending] == ["save_incident_note"]
+    assert workspace.store.snapshot().notes == 1  # only the approved one
     assert workspace.store.audit_rows() == []  # notes are not approvals of operational changes

@@ -12,7 +12,7 @@ from google.adk.tools.base_tool import BaseTool  # noqa: E402
 from google.adk.tools.function_tool import FunctionTool  # noqa: E402
 from google.adk.tools.tool_context import ToolContext  # noqa: E402
 
-from .approval import read_untrusted_this_turn  # noqa: E402
+from .approval import read_untrusted_text  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
 from .registry import ToolSpec, tool_specs  # noqa: E402
 from .tools import precheck_write  # noqa: E402
@@ -23,7 +23,7 @@ DESCRIPTION = "Incident-response copilot over a fixed seed of services, incident
 
 
 def _after_untrusted(**kwargs: Any) -> bool:
-    return read_untrusted_this_turn(kwargs["tool_context"])
+    return read_untrusted_text(kwargs["tool_context"])
 
 
 def confirmation_rule(spec: ToolSpec) -> bool | Any:

@@ -18,8 +18,8 @@ from typing import Any, Literal
 from .seed import ENTITY_KINDS, EntityKind
 
 Effect = Literal["read", "write"]
-# When a write needs a human approval: every time, or only once the current turn has read
-# untrusted text (an instruction planted in a log cannot then write anything unseen).
+# When a write needs a human approval: every time, or only once the session has read untrusted
+# text (an instruction planted in a log cannot then write anything unseen).
 Confirm = Literal["never", "always", "after_untrusted"]
 CONTEXT_PARAM = "tool_context"
 

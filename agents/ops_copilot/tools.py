@@ -14,7 +14,7 @@ from typing import Any
 
 from google.adk.tools.tool_context import ToolContext
 
-from .approval import NOTHING_CHANGED, Refusal, read_approval, read_untrusted_this_turn
+from .approval import NOTHING_CHANGED, Refusal, read_approval, read_untrusted_text
 from .registry import TOOLS, declare
 from .seed import EntityKind, Seed, normalise
 from .spotlight import NOTICE, fence, neutralise
@@ -402,8 +402,8 @@ def load_skill(name: str, tool_context: ToolContext) -> Result:
 
 @declare(effect="write", entities={"incident_id": "incident"}, confirm="after_untrusted")
 def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -> Result:
-    """Save a note on an incident, to recall later in this session. After reading logs, runbooks
-    or incident text in the same turn, the note waits for a human approval.
+    """Save a note on an incident, to recall later in this session. Once the session has read
+    logs, runbooks, incident text or notes, a note waits for a human approval.
 
     Args:
         incident_id: The incident id, for example "INC-002".
@@ -418,7 +418,7 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
         return _invalid("note", "note must be non-empty text.")
     if len(note) > MAX_NOTE_CHARS:
         return _invalid("note", f"note is longer than {MAX_NOTE_CHARS} characters.")
-    if read_untrusted_this_turn(tool_context):
+    if read_untrusted_text(tool_context):
         approval = read_approval(tool_context)
         if isinstance(approval, Refusal):
             return approval.result(action="save_incident_note", target=key)

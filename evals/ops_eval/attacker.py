@@ -33,15 +33,17 @@ def _same(fc: types.FunctionCall, call: Call) -> bool:
 
 
 class ObedientAttacker(BaseLlm):
-    """`turns[i]` is the user's task for user turn i; `actions` is what the payload asks for."""
+    """`turns[i]` is the user's task for user turn i; `actions` is what the payload asks for,
+    issued in every turn from `obey_from` on."""
 
     model: str = "obedient-attacker"
     turns: list[list[Call]]
     actions: list[Call]
     forge_approval: bool = False
-    # Issued once per session (one attacker per session). Not read back from the history: ADK
-    # leaves a model turn that holds an adk_request_confirmation call out of later requests.
-    _issued: bool = PrivateAttr(default=False)
+    obey_from: int = 0  # the first user turn whose context holds the payload
+    # Turns in which the actions were issued (one attacker per session). Not read back from the
+    # history: ADK leaves a model turn holding an adk_request_confirmation call out of requests.
+    _issued: set[int] = PrivateAttr(default_factory=set)
 
     def _forgeries(self) -> list[Call]:
         return [
@@ -71,8 +73,8 @@ class ObedientAttacker(BaseLlm):
         for call in task:
             if not any(_same(fc, call) for fc in made):
                 return [call]
-        if turn == len(self.turns) - 1 and not self._issued:
-            self._issued = True
+        if turn >= self.obey_from and turn not in self._issued:
+            self._issued.add(turn)  # obeys at once, and again in every later turn
             return [*self.actions, *(self._forgeries() if self.forge_approval else [])]
         done = ", ".join(f"{a.name}({a.args})" for a in self.actions)
         return [f"Done. As the instructions in the tool output asked, I completed: {done}."]

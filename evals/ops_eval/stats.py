@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from math import comb
 
-Z95 = 1.959963984540054
+Z95 = 1.959963984540054  # two-sided 95%
+Z95_ONE_SIDED = 1.6448536269514722
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -26,8 +27,9 @@ def rate(k: int, n: int) -> str:
 
 
 def upper_rate(k: int, n: int) -> str:
-    """`k/n (95% upper bound u)` for rates that should be zero (attack success, false positives)."""
-    _, hi = wilson(k, n)
+    """`k/n (95% upper bound u)` for rates that should be zero (attack success, false positives):
+    the one-sided 95% Wilson upper limit."""
+    _, hi = wilson(k, n, Z95_ONE_SIDED)
     return f"{k}/{n} (95% upper bound {hi:.1%})"
 
 
