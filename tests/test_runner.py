@@ -309,3 +309,58 @@ def test_our_in_order_agrees_with_adk(tmp_path):
         assert in_order(actual, expected) == evaluator._are_tool_calls_in_order_match(
             fc(actual), fc(expected)
         ), (actual, expected)
+
+
+def test_an_unusable_output_path_is_refused_before_any_trial(tmp_path):
+    model = Saboteur.from_cases(CASES)
+    model.crash_on = {t.prompt for c in CASES for t in c.turns}  # would fail if it ran
+    with pytest.raises(RunError) as err:
+        execute(RunOptions(output=tmp_path, cases=["open-incidents"]), chooser=chooser_for(model))
+    assert err.value.code == 2 and "is a folder" in str(err.value)
+    assert model.seen == {}
+
+
+def test_a_looping_agent_is_a_failed_trial_not_an_error(tmp_path):
+    class Looper(OracleLlm):
+        async def generate_content_async(self, llm_request, stream=False):
+            from google.adk.models.llm_response import LlmResponse
+            from google.genai import types
+
+            from ops_eval.scripted import to_parts
+
+            yield LlmResponse(
+                content=types.Content(role="model", parts=to_parts(Step("list_services")))
+            )
+
+    code, record = run(tmp_path, Looper.from_cases(CASES), cases=["open-incidents"])
+    (trial,) = record.trials
+    assert code == 1 and trial.status == "failed" and trial.error is None
+    assert "looped past" in trial.scores["trajectory"].detail
+
+
+def test_replay_answers_repeats_in_recorded_order(tmp_path):
+    """Repeats share their first request; each asking gets the next recorded answer."""
+    recording = tmp_path / "rec.jsonl"
+    model = Saboteur.from_cases(CASES)
+    model.flaky_on = {prompt_of("open-incidents")}
+    run(tmp_path, model, cases=["open-incidents"], repeats=2, record=recording)
+    _, replayed = run(tmp_path, ReplayLlm.from_file(recording), cases=["open-incidents"], repeats=2)
+    assert [t.status for t in replayed.trials] == ["failed", "passed"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "empty, not a recording"),
+        ("[1, 2]\n", "not a version-1 recording"),
+        ('{"version": 1}\n{"key": "k"}\n', "line 2: an entry needs key, contents and responses"),
+        ('{"version": 1}\nnot json\n', "line 2: not JSON"),
+    ],
+)
+def test_malformed_recordings_are_bad_configuration(tmp_path, content, message):
+    from ops_copilot.model import ModelConfigError
+
+    path = tmp_path / "rec.jsonl"
+    path.write_text(content)
+    with pytest.raises(ModelConfigError, match=message):
+        ReplayLlm.from_file(path)

@@ -66,7 +66,7 @@ def test_the_repository_validates(capsys, monkeypatch):
     monkeypatch.chdir(REPO)
     code, out, _ = validate(capsys)
     assert code == 0, out
-    assert out == ["ok: 3 eval set(s), 33 cases agree with the seed"] or out[0].startswith("ok: 3")
+    assert out == ["ok: 3 eval set(s), 31 cases agree with the seed"]
 
 
 def test_the_main_set_covers_what_the_project_promises():
@@ -442,3 +442,48 @@ def test_validate_keeps_litellm_out_and_skips_adk_when_warm(tmp_path):
     ]
     assert runs == [["0", "False", "False"], ["0", "False", "False"]]
     assert list(tmp_path.glob("adk-accepted-*.json"))  # the cold run recorded its acceptance
+
+
+def test_an_expected_write_that_would_be_refused_before_approval(evals, capsys):
+    mutate_ops(evals, lambda d: calls(d, "resolve-needs-approval")[0]["args"].update(
+        incident_id="INC-001"))  # fmt: skip
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case resolve-needs-approval, turn 1, call 1 resolve_incident: "
+        "gold replay: this write would be refused before approval: INC-001 is already resolved. "
+        "Nothing was changed."
+    ]
+
+
+def test_a_note_after_untrusted_text_outside_an_approval_case(evals, capsys):
+    def change(d):
+        turn = case(d, "recall-before-investigating-inc-007")["conversation"][0]
+        turn["intermediate_data"]["tool_uses"].append(
+            {"name": "save_incident_note", "args": {"incident_id": "INC-007", "note": "seen"}}
+        )
+
+    mutate_ops(evals, change)
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case recall-before-investigating-inc-007, turn 1, call 3 "
+        "save_incident_note: save_incident_note after recall_incident_context would wait for a "
+        "human approval; only an approval case can expect it there"
+    ]
+
+
+def test_wrongly_typed_case_data_is_malformed_not_a_crash(evals, capsys):
+    mutate_ops(evals, lambda d: calls(d, "open-incidents")[0].update(args="open"))
+    code, out, err = validate(capsys, str(evals))
+    assert code == 2 and "Traceback" not in err
+    assert out[0].startswith(
+        "evals/ops.evalset.json: case open-incidents, turn 1, intermediate_data.IntermediateData."
+        "tool_uses.0.args: ADK's EvalSet model rejects this: Input should be an object"
+    )
+
+
+def test_a_folder_without_eval_sets_is_bad_input(tmp_path, capsys):
+    code, out, _ = validate(capsys, str(tmp_path))
+    assert code == 2
+    assert out == [f"{tmp_path}: no *.evalset.json files here: nothing to validate"]

@@ -33,7 +33,7 @@ def confirmation_rule(spec: ToolSpec) -> bool | Any:
 
 def build_tools(specs: dict[str, ToolSpec] | None = None) -> list[FunctionTool]:
     """One ADK FunctionTool per declared tool, with the confirmation rule it declares."""
-    specs = dict(specs or tool_specs())
+    specs = dict(tool_specs() if specs is None else specs)
     return [FunctionTool(s.func, require_confirmation=confirmation_rule(s)) for s in specs.values()]
 
 

@@ -302,7 +302,7 @@ def search_service_logs(
         return _invalid("query", f"query must be a string of at most {MAX_QUERY_CHARS} characters.")
     try:
         limit = max(1, min(MAX_LOG_LINES, int(limit)))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return _invalid("limit", "limit must be a whole number between 1 and 100.")
     log = ws.seed.logs.get(key)
     if log is None:
@@ -478,8 +478,8 @@ def _guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> R
         return {
             "status": "refused",
             "reason": "already_applied",
-            "message": "This approval was already used for this action; it cannot act twice. "
-            + NOTHING_CHANGED,
+            "message": f"{tool_name} on {key} was already applied under an approval in this "
+            "invocation; it is not repeated. " + NOTHING_CHANGED,
             "action": tool_name,
             "target": key,
         }

@@ -148,10 +148,14 @@ class Pending:
             if self.proc.returncode != 0:
                 last = (err.strip().splitlines() or ["no output"])[-1]
                 raise AdkCheckError(f"ADK schema check failed to run: {last}")
-            self.done = {
-                i: [SchemaIssue(tuple(loc), msg) for loc, msg in issues]
-                for i, issues in zip(self.todo, json.loads(out), strict=True)
-            }
+            try:
+                parsed = json.loads(out)
+                self.done = {
+                    i: [SchemaIssue(tuple(loc), msg) for loc, msg in issues]
+                    for i, issues in zip(self.todo, parsed, strict=True)
+                }
+            except (ValueError, TypeError) as exc:
+                raise AdkCheckError(f"ADK schema check gave unreadable output ({exc})") from None
         if not self.done:
             return results
         for i, issues in self.done.items():

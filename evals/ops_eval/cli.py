@@ -93,8 +93,18 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _unwind_on_signals() -> None:
+    """Ctrl-C and SIGTERM (a CI job cancelled) both unwind as KeyboardInterrupt, through the
+    model's context manager, so an embedded model server is always stopped."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
 def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
     """The corpus against the configured model: utility, utility under attack, attack rates."""
+    _unwind_on_signals()
     from ops_copilot.model import ModelConfigError
 
     from .models import ModelUnavailable, choose_model
@@ -130,19 +140,15 @@ def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    import signal
     from pathlib import Path
 
     from ops_copilot.seed import SeedError
 
-    from .runner import RunError, RunOptions, execute
+    from .runner import DEFAULT_SET, RunError, RunOptions, execute
 
-    # Ctrl-C and SIGTERM (a CI job cancelled) both unwind as KeyboardInterrupt, through the
-    # model's context manager, so an embedded model server is always stopped.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
+    _unwind_on_signals()
     options = RunOptions(
-        set_path=Path(args.set),
+        set_path=Path(args.set) if args.set else DEFAULT_SET,
         cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
         repeats=args.repeats,
         concurrency=args.concurrency,
@@ -176,15 +182,21 @@ def _cmd_report(args: argparse.Namespace) -> int:
         record = load_record(path)
     except FileNotFoundError:
         return _error(f"{path}: file not found", EXIT_BAD_INPUT)
+    except OSError as exc:
+        return _error(f"{path}: cannot read ({exc.strerror})", EXIT_BAD_INPUT)
     except (ValidationError, ValueError) as exc:
         first = exc.errors()[0] if isinstance(exc, ValidationError) else None
         where = ".".join(map(str, first["loc"])) + ": " + first["msg"] if first else str(exc)
         return _error(f"{path}: not a run record ({where})", EXIT_BAD_INPUT)
     md_path = Path(args.markdown) if args.markdown else path.with_suffix(".md")
     html_path = Path(args.html) if args.html else path.with_suffix(".html")
-    md_path.write_text(markdown(record), encoding="utf-8")
-    html_path.write_text(html_report(record), encoding="utf-8")
-    print(markdown(record))
+    text = markdown(record)
+    for out, content in ((md_path, text), (html_path, html_report(record))):
+        try:
+            out.write_text(content, encoding="utf-8")
+        except OSError as exc:
+            return _error(f"{out}: cannot write ({exc.strerror})", EXIT_BAD_INPUT)
+    print(text)
     print(f"markdown: {md_path}\nhtml: {html_path}", file=sys.stderr)
     return EXIT_OK
 
@@ -228,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     red.set_defaults(handler=_cmd_redteam)
 
     run = sub.add_parser("run", help="live trajectory eval against a model")
-    run.add_argument("--set", default="evals/ops.evalset.json", help="eval set file")
+    run.add_argument("--set", help="eval set file (default: evals/ops.evalset.json)")
     run.add_argument("--cases", help="comma-separated eval ids (default: all)")
     run.add_argument("--repeats", type=int, default=1, help="trials per case (pass^k)")
     run.add_argument("--concurrency", type=int, default=1, help="trials in parallel")
@@ -253,8 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _error("interrupted before the end; nothing was recorded as a result", EXIT_INFRA)
 
 
 if __name__ == "__main__":

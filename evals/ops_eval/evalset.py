@@ -42,10 +42,12 @@ class ApprovalDecision(BaseModel):
     @model_validator(mode="after")
     def _rationale_fits_the_decision(self) -> ApprovalDecision:
         if self.decision == "approve":
-            # Same rules as the tools apply to a real approval: non-empty, length-capped.
-            Approval.model_validate(
+            # Same rules, and the same normal form, as a real approval gets from the tools.
+            approval = Approval.model_validate(
                 {"rationale": self.rationale or "", "approver": self.approver or ""}
             )
+            self.rationale = approval.rationale
+            self.approver = approval.approver or None
         elif self.rationale or self.approver:
             raise ValueError("a deny decision carries no rationale or approver")
         return self
@@ -161,6 +163,10 @@ def _get(obj: Any, snake: str) -> Any:
     return obj.get(head + "".join(w.capitalize() for w in rest))
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
+
+
 def _text(content: Any) -> str:
     parts = _get(content, "parts")
     if not isinstance(parts, list):
@@ -172,8 +178,12 @@ def _calls(invocation: Any) -> list[ExpectedCall]:
     uses = _get(_get(invocation, "intermediate_data"), "tool_uses")
     if not isinstance(uses, list):
         return []
+    # Anything malformed here is reported by ADK's schema check; reading must not crash on it.
     return [
-        ExpectedCall(name=str(u.get("name") or ""), args=dict(u.get("args") or {}))
+        ExpectedCall(
+            name=str(u.get("name") or ""),
+            args=dict(u["args"]) if isinstance(u.get("args"), dict) else {},
+        )
         for u in uses
         if isinstance(u, dict)
     ]
@@ -206,7 +216,7 @@ def read_evalset(path: Path) -> EvalSetFile:
             position=position,
             turns=turns,
             raw_meta=raw.get(META_KEY),
-            session_state=dict(_get(_get(raw, "session_input"), "state") or {}),
+            session_state=_dict(_get(_get(raw, "session_input"), "state")),
         )
         try:
             view.meta = CaseMeta.model_validate(view.raw_meta)

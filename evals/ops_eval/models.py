@@ -13,6 +13,7 @@ Selection, in order:
 from __future__ import annotations
 
 import contextlib
+import http.client
 import importlib.util
 import json
 import os
@@ -72,7 +73,7 @@ def _probe(url: str) -> tuple[bool, str]:
     try:
         status, body = _get(url)
         return status == 200, body.decode("utf-8", "replace")
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         return False, str(reason)
 
@@ -259,9 +260,7 @@ class EmbeddedServer:
                     f"the embedded model server exited with code {self.proc.returncode}: "
                     f"{self._log_tail()}"
                 )
-            ok, _ = _probe(
-                f"{self.base_url}/models",
-            )
+            ok, _ = _probe(f"{self.base_url}/models")
             if ok:
                 return
             time.sleep(0.25)
@@ -297,11 +296,11 @@ def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
             raise ModelUnavailable(f"still missing after install: {local_deps_missing()}")
     server = EmbeddedServer(embedded_gguf(), log_dir / "embedded-llama-server.log")
     say(f"starting the embedded model server ({embedded_gguf().name}) on 127.0.0.1:{server.port}")
-    server.start()
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from google.adk.models.lite_llm import LiteLlm
+    try:  # from the first moment the process exists, every way out stops it
+        server.start()
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        from google.adk.models.lite_llm import LiteLlm
 
-    try:
         yield ModelChoice(
             model=LiteLlm(
                 model=f"openai/{EMBEDDED_ALIAS}",

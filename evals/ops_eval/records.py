@@ -118,6 +118,7 @@ class RunRecord(_Rec):
     scorers: list[GroupAggregate]
     total: GroupAggregate
     pass_hat_k: float | None = None
+    pass_hat_k_cases: int = 0  # cases with at least k valid trials, over which pass_hat_k is a mean
     gate_passed: bool
     exit_code: int
     notes: list[str] = Field(default_factory=list)

@@ -116,7 +116,10 @@ class ReplayLlm(BaseLlm):
     model: str = "replay"
     source: str = ""
     entries: list[dict[str, Any]] = []
-    _by_key: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
+    # Every recording of one request, in order: repeats of a case share their first request but
+    # may have been answered differently, so the n-th asking gets the n-th answer.
+    _by_key: dict[str, list[dict[str, Any]]] = PrivateAttr(default_factory=dict)
+    _served: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @classmethod
     def from_file(cls, path: Path) -> ReplayLlm:
@@ -126,24 +129,32 @@ class ReplayLlm(BaseLlm):
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
             raise ModelConfigError(f"OPS_AGENT_MODEL: replay file {path}: {exc.strerror}") from None
+        where = f"OPS_AGENT_MODEL: replay file {path}"
+        if not lines:
+            raise ModelConfigError(f"{where}: empty, not a recording")
         entries = []
         for number, line in enumerate(lines, start=1):
             try:
                 data = json.loads(line)
             except ValueError:
-                raise ModelConfigError(
-                    f"OPS_AGENT_MODEL: replay file {path}, line {number}: not JSON"
-                ) from None
+                raise ModelConfigError(f"{where}, line {number}: not JSON") from None
             if number == 1:
-                if data.get("version") != RECORD_VERSION:
-                    raise ModelConfigError(
-                        f"OPS_AGENT_MODEL: replay file {path}: not a version-{RECORD_VERSION} "
-                        "recording"
-                    )
+                if not isinstance(data, dict) or data.get("version") != RECORD_VERSION:
+                    raise ModelConfigError(f"{where}: not a version-{RECORD_VERSION} recording")
                 continue
+            if not (
+                isinstance(data, dict)
+                and isinstance(data.get("key"), str)
+                and isinstance(data.get("contents"), list)
+                and isinstance(data.get("responses"), list)
+            ):
+                raise ModelConfigError(
+                    f"{where}, line {number}: an entry needs key, contents and responses"
+                )
             entries.append(data)
         replay = cls(source=str(path), entries=entries)
-        replay._by_key = {e["key"]: e for e in entries}
+        for entry in entries:
+            replay._by_key.setdefault(entry["key"], []).append(entry)
         return replay
 
     def explain_miss(self, norm: dict[str, Any], label: str | None) -> str:
@@ -182,8 +193,12 @@ class ReplayLlm(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         norm = normalise(llm_request)
-        entry = self._by_key.get(request_key(norm))
-        if entry is None:
+        key = request_key(norm)
+        recorded = self._by_key.get(key)
+        if not recorded:
             raise ReplayMiss(self.explain_miss(norm, TRIAL_LABEL.get()))
+        nth = self._served.get(key, 0)
+        self._served[key] = nth + 1
+        entry = recorded[nth % len(recorded)]
         for data in entry["responses"]:
             yield LlmResponse.model_validate(data)

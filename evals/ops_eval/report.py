@@ -67,6 +67,16 @@ def _hat(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _pass_hat(record: RunRecord, sep: str) -> str:
+    """`pass^k x over n of m cases`, or nothing without repeats."""
+    if record.pass_hat_k is None:
+        return ""
+    return (
+        f"{sep}pass^{record.repeats} {record.pass_hat_k:.2f} over {record.pass_hat_k_cases} "
+        f"of {len(record.cases)} cases"
+    )
+
+
 def summary_lines(record: RunRecord) -> list[str]:
     width = max([len(c.case_id) for c in record.cases] + [8]) + 2
     lines = [
@@ -87,14 +97,7 @@ def summary_lines(record: RunRecord) -> list[str]:
     for g in record.scorers:
         lines.append(f"scorer   {g.name:<13} {g.rate.text}")
     t = record.total
-    lines.append(
-        f"all trials: {t.rate.text}, {t.errors} error(s)"
-        + (
-            f"; pass^{record.repeats} {record.pass_hat_k:.2f}"
-            if record.pass_hat_k is not None
-            else ""
-        )
-    )
+    lines.append(f"all trials: {t.rate.text}, {t.errors} error(s)" + _pass_hat(record, "; "))
     failing = [c.case_id for c in record.cases if c.gate is False]
     silent = [c.case_id for c in record.cases if c.gate is None]
     verdict = "PASSED" if record.gate_passed else "FAILED"
@@ -140,11 +143,7 @@ def markdown(record: RunRecord) -> str:
         f"- criteria: `{record.criteria['match_type']}`, threshold {record.criteria['threshold']}; "
         f"{record.repeats} repeat(s), concurrency {record.concurrency}, {record.seconds:.1f} s",
         f"- all trials: **{record.total.rate.text}**, {record.total.errors} error(s)"
-        + (
-            f", pass^{record.repeats} {record.pass_hat_k:.2f}"
-            if record.pass_hat_k is not None
-            else ""
-        ),
+        + _pass_hat(record, ", "),
         "",
         "| case | category | pass rate (95% CI) | pass^k | errors | gate |",
         "|---|---|---|---|---|---|",
@@ -323,11 +322,7 @@ def html_report(record: RunRecord) -> str:
         f"{_e(record.criteria['match_type'])} threshold {_e(record.criteria['threshold'])} · "
         f"{record.repeats} repeat(s) · {record.seconds:.1f} s · started {_e(record.started_at)}</p>",
         f"<p>all trials: <b>{_e(record.total.rate.text)}</b>, {record.total.errors} error(s)"
-        + (
-            f", pass^{record.repeats} {record.pass_hat_k:.2f}"
-            if record.pass_hat_k is not None
-            else ""
-        )
+        + _pass_hat(record, ", ")
         + "</p>",
         "<h2>Pass rate per category (95% Wilson interval)</h2>",
         chart_svg(record),

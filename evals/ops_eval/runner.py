@@ -75,9 +75,13 @@ class Plan:
 
 def load_plan(set_path: Path, case_ids: list[str] | None) -> Plan:
     """The cases to run; refuses (exit 2) a set the validator does not pass."""
+    from .adk_schema import AdkCheckError
     from .validate import render, validate
 
-    report = validate([set_path])
+    try:
+        report = validate([set_path])
+    except AdkCheckError as exc:
+        raise RunError(EXIT_INFRA, str(exc)) from None
     if report.problems:
         raise RunError(
             EXIT_BAD_INPUT, "\n".join(["the eval set does not validate:", *render(report)])
@@ -267,6 +271,8 @@ async def run_trial(
 ) -> TrialRecord:
     meta = case.meta
     assert meta is not None
+    from google.adk.agents.invocation_context import LlmCallsLimitExceededError
+
     trial = TrialRecord(case_id=case.eval_id, category=meta.category, repeat=repeat, status="error")
     started = time.perf_counter()
     try:
@@ -283,6 +289,11 @@ async def run_trial(
         trial.scores = score_trial(plan, case, turns, scores, before, workspace)
         trial.state_after = workspace.store.snapshot().model_dump()
         trial.status = "passed" if all(s.passed for s in trial.scores.values()) else "failed"
+    except LlmCallsLimitExceededError:
+        # The agent looped: its own failure, not the infrastructure's. Every scorer fails.
+        detail = f"the agent looped past {MAX_MODEL_CALLS} model calls"
+        trial.scores = {name: Score(passed=False, detail=detail) for name in SCORERS}
+        trial.status = "failed"
     except TimeoutError:
         trial.error = f"timed out after {timeout_s:.0f} s"
     except Exception as exc:  # model errors, replay misses, malformed calls: an error trial
@@ -350,12 +361,14 @@ def aggregate(plan: Plan, trials: list[TrialRecord], repeats: int) -> dict[str, 
             )
         )
     hats = [c.pass_hat_k for c in cases if c.pass_hat_k is not None]
+    # Cases with fewer than k valid trials have no pass^k; the set figure says over how many.
     return {
         "cases": cases,
         "categories": categories,
         "scorers": scorers,
         "total": _group("all", trials),
         "pass_hat_k": sum(hats) / len(hats) if hats else None,
+        "pass_hat_k_cases": len(hats),
     }
 
 
@@ -489,7 +502,23 @@ def build_record(
 
 def default_output(plan: Plan, started: datetime) -> Path:
     stamp = started.strftime("%Y%m%dT%H%M%SZ")
-    return RUNS_DIR / f"{stamp}-{plan.evalset.path.name.removesuffix('.evalset.json')}.json"
+    name = plan.evalset.path.name.removesuffix(".evalset.json")
+    return RUNS_DIR / f"{stamp}-{name}-{uuid.uuid4().hex[:6]}.json"
+
+
+def check_output(path: Path) -> None:
+    """Refuse an unusable record path before any trial runs, so no run's results are lost."""
+    if path.is_dir():
+        raise RunError(EXIT_BAD_INPUT, f"--output {path}: is a folder; give a file path")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        raise RunError(EXIT_BAD_INPUT, f"--output {path}: cannot write ({exc.strerror})") from None
 
 
 def now() -> datetime:
@@ -521,6 +550,8 @@ def execute(options: RunOptions, *, chooser: Callable[..., Any] | None = None, o
         raise RunError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
     plan = load_plan(options.set_path, options.cases)
     started = now()
+    path = options.output or default_output(plan, started)
+    check_output(path)
     say = lambda line: print(line, file=err, flush=True)  # noqa: E731
     from ops_copilot.model import ModelConfigError
 
@@ -558,8 +589,6 @@ def execute(options: RunOptions, *, chooser: Callable[..., Any] | None = None, o
     if all(t.status == "error" for t in trials):
         record.exit_code = EXIT_INFRA
         record.notes.append("every trial errored: the model is unreachable or broken")
-    path = options.output or default_output(plan, started)
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(record.model_dump_json(indent=1), encoding="utf-8")
     for line in summary_lines(record):
         print(line, file=out)

@@ -133,7 +133,12 @@ class Validator:
     # entry point -------------------------------------------------------------------------------
 
     def run(self, paths: Iterable[str | Path]) -> Report:
+        paths = list(paths)
         files = discover(paths)
+        if not files:
+            where = ", ".join(map(str, paths)) or str(EVALS_DIR)
+            self.add(where, "no *.evalset.json files here: nothing to validate", malformed=True)
+            return self.report
         sets: list[EvalSetFile] = []
         for path in files:
             try:
@@ -399,6 +404,21 @@ class Validator:
                     )
         if meta.category == "approval" and not guarded:
             add("an approval case must expect a call that needs approval", field="meta.category")
+        untrusted_seen = None
+        for t, i, c in calls:
+            spec = specs.get(c.name)
+            if spec is None:
+                continue
+            if spec.confirm == "after_untrusted" and untrusted_seen and meta.category != "approval":
+                add(
+                    f"{c.name} after {untrusted_seen} would wait for a human approval; only an "
+                    "approval case can expect it there",
+                    turn=t.index, call=i, field=c.name,
+                )  # fmt: skip
+            if spec.untrusted and untrusted_seen is None:
+                untrusted_seen = c.name
+        for t, i, c in guarded:
+            self._precheck_write(add, t, i, c, negatives)
         if meta.approval is not None and meta.category != "approval":
             add("an approval decision belongs only on an approval case", field="meta.approval")
         if meta.category == "relevance" and calls:
@@ -414,6 +434,28 @@ class Validator:
             }
             if not named:
                 add("a negative case must name a declared negative", field="meta.category")
+
+    def _precheck_write(self, add, turn: CaseTurn, index: int, call, negatives) -> None:
+        """An expected write must be one a human could approve on a fresh store: not refused
+        before anyone is asked (already resolved, unknown target)."""
+        from ops_copilot.tools import precheck_write
+        from ops_copilot.workspace import Workspace
+
+        if self._workspace is None:
+            from ops_copilot.workspace import DirectContext
+
+            self._workspace = DirectContext(workspace=Workspace.fresh(self.seed))
+        result = precheck_write(call.name, call.args, self._workspace.workspace)
+        if result is None or result.get("reason") == "writes_disabled":  # a setting, not the case
+            return
+        kind, value = result.get("entity"), str(result.get("id"))
+        negative = kind in ENTITY_KINDS and normalise(kind, value) in negatives.of(kind)
+        if result.get("status") == "not_found" and negative:
+            return
+        add(
+            f"gold replay: this write would be refused before approval: {result.get('message')}",
+            turn=turn.index, call=index, field=call.name,
+        )  # fmt: skip
 
     def _check_triage_reference(self, add, case: CaseView) -> None:
         from ops_copilot.report import TriageReport
