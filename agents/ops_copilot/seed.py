@@ -167,15 +167,28 @@ def _field_path(loc: Iterable[object]) -> str:
     return ".".join(str(p) for p in loc) or "(record)"
 
 
-def _read_yaml(path: Path, root: Path) -> object:
+class YamlFileError(ValueError):
+    """A YAML file that is missing or does not parse; the message says where, not which file."""
+
+
+def load_yaml(path: Path) -> object:
+    """Parse one YAML file; YamlFileError says 'file not found' or 'line L, column C not valid
+    YAML', for the caller to prefix with the file name its users know."""
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SeedError(f"{_rel(path, root)}: file is missing") from None
+        raise YamlFileError("file not found") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise SeedError(f"{_rel(path, root)}:{where} not valid YAML") from None
+        where = f"line {mark.line + 1}, column {mark.column + 1} " if mark else ""
+        raise YamlFileError(f"{where}not valid YAML") from None
+
+
+def _read_yaml(path: Path, root: Path) -> object:
+    try:
+        return load_yaml(path)
+    except YamlFileError as exc:
+        raise SeedError(f"{_rel(path, root)}: {exc}") from None
 
 
 def _parse_records(path: Path, root: Path, key: str, model: type[BaseModel], id_field: str):

@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ops_copilot.registry import tool_specs
-from ops_copilot.seed import Seed, normalise
+from ops_copilot.seed import Seed, YamlFileError, load_yaml, normalise
 
 from .scripted import Call
 
@@ -129,13 +129,9 @@ class _BenignFile(BaseModel):
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: file not found") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
-        raise CorpusError(f"{path}:{where} not valid YAML") from None
+        return load_yaml(path)
+    except YamlFileError as exc:
+        raise CorpusError(f"{path}: {exc}") from None
 
 
 def _first(exc: ValidationError) -> tuple[str, str]:

@@ -105,10 +105,12 @@ def load_plan(set_path: Path, case_ids: list[str] | None) -> Plan:
     from google.adk.evaluation.eval_set import EvalSet
 
     adk_set = EvalSet.model_validate_json(evalset.text)
-    import yaml
+    from ops_copilot.seed import ENTITY_KINDS, load_yaml
 
-    negatives_data = yaml.safe_load((set_path.parent / "negatives.yaml").read_text()) or {}
-    negatives = frozenset(v for values in negatives_data.values() for v in values or [])
+    from .validate import NEGATIVES_FILE, Negatives
+
+    declared = Negatives.model_validate(load_yaml(set_path.parent / NEGATIVES_FILE) or {})
+    negatives = frozenset(v for kind in ENTITY_KINDS for v in getattr(declared, kind))
     return Plan(
         evalset=evalset,
         cases=cases,

@@ -17,10 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ops_copilot.seed import ENTITY_KINDS, EntityKind, Seed, closest, default_seed, normalise
+from ops_copilot.seed import (
+    ENTITY_KINDS,
+    EntityKind,
+    Seed,
+    YamlFileError,
+    closest,
+    default_seed,
+    load_yaml,
+    normalise,
+)
 
 from .agents import AGENTS
 from .criteria import strictness_problems
@@ -188,14 +196,9 @@ class Validator:
         )
         shown = self.negatives_shown = _show(path)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-            return Negatives.model_validate(data)
-        except FileNotFoundError:
-            self.add(shown, "missing: the deliberate negatives must be declared", malformed=True)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-            self.add(shown, f"{where}invalid YAML", malformed=True)
+            return Negatives.model_validate(load_yaml(path) or {})
+        except YamlFileError as exc:
+            self.add(shown, f"{exc}: the deliberate negatives must be declared", malformed=True)
         except ValidationError as exc:
             err = exc.errors()[0]
             self.add(shown, err["msg"], field=".".join(map(str, err["loc"])), malformed=True)
