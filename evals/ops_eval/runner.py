@@ -258,7 +258,7 @@ def score_trial(
         approved_writes=[c for c in expected_writes if c.name in guarded]
         if decision == "approve"
         else [],
-        expected_notes=sum(c.name == "save_incident_note" for c in expected_writes)
+        expected_notes=sum(c.name in writes - guarded for c in expected_writes)
         if decision != "deny"
         else 0,
         rationale=meta.approval.rationale if decision == "approve" else None,
