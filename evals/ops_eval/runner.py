@@ -135,8 +135,11 @@ def _pause_text(pending: list[CallRec]) -> str:
     return f"Waiting for approval: {calls}. No state change."
 
 
-async def play_case(case: CaseView, model: Any, seed: Seed) -> tuple[list[TurnRecord], Any, Any]:
-    """Play every turn of `case` in one fresh session; returns turns, ADK events, workspace."""
+async def play_case(
+    case: CaseView, model: Any, seed: Seed
+) -> tuple[list[TurnRecord], Any, Any, Any]:
+    """Play every turn of `case` in one fresh session; returns turns, ADK events, workspace and
+    the store's snapshot before the first turn."""
     from google.adk.agents.run_config import RunConfig
 
     from ops_copilot.workspace import Workspace
@@ -147,6 +150,7 @@ async def play_case(case: CaseView, model: Any, seed: Seed) -> tuple[list[TurnRe
     meta = case.meta
     assert meta is not None
     workspace = Workspace.fresh(seed)
+    before = workspace.store.snapshot()
     agent = AGENTS[meta.agent].build(model)
     turns: list[TurnRecord] = []
     config = RunConfig(max_llm_calls=MAX_MODEL_CALLS)
@@ -197,7 +201,7 @@ async def play_case(case: CaseView, model: Any, seed: Seed) -> tuple[list[TurnRe
                 record.response_synthesized = True
             turns.append(record)
         events = await session.events()
-    return turns, events, workspace
+    return turns, events, workspace, before
 
 
 def adk_trajectory(events: list[Any], expected: list[Any], criteria: Criteria) -> list[float]:
@@ -278,10 +282,7 @@ async def run_trial(
     trial = TrialRecord(case_id=case.eval_id, category=meta.category, repeat=repeat, status="error")
     started = time.perf_counter()
     try:
-        from ops_copilot.store import StateStore
-
-        before = StateStore.create(plan.seed).snapshot()
-        turns, events, workspace = await asyncio.wait_for(
+        turns, events, workspace, before = await asyncio.wait_for(
             play_case(case, model, plan.seed), timeout=timeout_s
         )
         trial.turns = turns

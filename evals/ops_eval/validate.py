@@ -130,8 +130,17 @@ class Validator:
         self.negatives_file = negatives_file
         self.report = Report()
         self._replay_cache: dict[str, dict[str, Any]] = {}
-        self._workspace = None
+        self._gold = None
         self.negatives_shown = NEGATIVES_FILE
+
+    @property
+    def gold(self):
+        """One fresh workspace for gold replays and write pre-checks (reads change nothing)."""
+        if self._gold is None:
+            from ops_copilot.workspace import DirectContext, Workspace
+
+            self._gold = DirectContext(workspace=Workspace.fresh(self.seed))
+        return self._gold
 
     # problems ----------------------------------------------------------------------------------
 
@@ -363,12 +372,9 @@ class Validator:
         result = self._replay_cache.get(key)
         if result is None:
             from ops_copilot.registry import tool_specs
-            from ops_copilot.workspace import DirectContext, Workspace
 
-            if self._workspace is None:
-                self._workspace = DirectContext(workspace=Workspace.fresh(self.seed))
             try:
-                result = tool_specs()[name].func(**args, tool_context=self._workspace)
+                result = tool_specs()[name].func(**args, tool_context=self.gold)
             except Exception as exc:  # a tool crash on gold input is exactly what to report
                 result = {"status": "crash", "message": f"{type(exc).__name__}: {exc}"}
             self._replay_cache[key] = result
@@ -442,13 +448,8 @@ class Validator:
         """An expected write must be one a human could approve on a fresh store: not refused
         before anyone is asked (already resolved, unknown target)."""
         from ops_copilot.tools import precheck_write
-        from ops_copilot.workspace import Workspace
 
-        if self._workspace is None:
-            from ops_copilot.workspace import DirectContext
-
-            self._workspace = DirectContext(workspace=Workspace.fresh(self.seed))
-        result = precheck_write(call.name, call.args, self._workspace.workspace)
+        result = precheck_write(call.name, call.args, self.gold.workspace)
         if result is None or result.get("reason") == "writes_disabled":  # a setting, not the case
             return
         kind, value = result.get("entity"), str(result.get("id"))
