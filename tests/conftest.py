@@ -1,4 +1,5 @@
-"""Shared fixtures: the real seed, fresh workspaces, a seed copy to break, and a runner helper."""
+"""Shared fixtures: the real seed, fresh workspaces, a seed copy to break, settings that follow
+the environment a test sets, and a runner helper."""
 
 from __future__ import annotations
 
@@ -16,6 +17,35 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ["OPS_EVAL_CACHE"] = tempfile.mkdtemp(prefix="ops-eval-cache-")
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _settings_follow_the_environment():
+    """Settings are read once per process (the CLI reloads them at each start); each test starts
+    from the environment as it is, and leaves none of its changes behind."""
+    from ops_eval.settings import reload
+
+    reload()
+    yield
+    reload()
+
+
+@pytest.fixture
+def ops_env(monkeypatch):
+    """Set or remove environment variables for this test, with the settings read again."""
+    from types import SimpleNamespace
+
+    from ops_eval.settings import reload
+
+    def setenv(name: str, value: str) -> None:
+        monkeypatch.setenv(name, value)
+        reload()
+
+    def delenv(name: str) -> None:
+        monkeypatch.delenv(name, raising=False)
+        reload()
+
+    return SimpleNamespace(setenv=setenv, delenv=delenv)
 
 
 @pytest.fixture
@@ -43,15 +73,10 @@ def seed_copy(tmp_path: Path) -> Path:
 @pytest.fixture
 def call(workspace):
     """Call a declared tool directly on this workspace: call("get_incident", incident_id=...)."""
-    from ops_copilot.registry import tool_specs
-    from ops_copilot.workspace import DirectContext
+    from ops_eval import DirectContext
 
-    ctx = DirectContext(workspace=workspace)
-
-    def _call(tool: str, /, **args):
-        return tool_specs()[tool].func(**args, tool_context=ctx)
-
-    return _call
+    with DirectContext(workspace=workspace) as ctx:
+        yield ctx.call
 
 
 def run(coro):

@@ -1,4 +1,5 @@
-"""`adk eval` runs the eval set unchanged with a replayed model (google-adk[eval] is in dev)."""
+"""`adk eval` runs the eval set unchanged with a replayed model (google-adk[eval] is in dev),
+through `evals/replay_agent`, the real agent wrapped around a recording."""
 
 from __future__ import annotations
 
@@ -8,10 +9,8 @@ import sys
 from pathlib import Path
 
 from conftest import REPO
-from ops_eval.evalset import read_evalset
-from ops_eval.models import fixed_model
-from ops_eval.runner import RunOptions, execute
-from ops_eval.scripted import OracleLlm
+from ops_eval import RunOptions, execute, read_evalset
+from ops_eval.testing import OracleLlm, fixed_model
 
 SET = REPO / "evals" / "ops.evalset.json"
 
@@ -26,14 +25,14 @@ def test_adk_eval_passes_the_ops_set_with_a_replayed_model(tmp_path):
             chooser=oracle, out=null, err=null,
         )  # fmt: skip
     assert code == 0
-    history = REPO / "agents" / "ops_copilot" / ".adk" / "eval_history"
+    history = REPO / "evals" / "replay_agent" / ".adk" / "eval_history"
     before = set(history.glob("*")) if history.exists() else set()
     env = {**os.environ, "OPS_AGENT_MODEL": f"replay:{recording}",
            "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # fmt: skip
     adk = Path(sys.executable).with_name("adk")
     try:
         proc = subprocess.run(
-            [str(adk), "eval", "agents/ops_copilot", str(SET)],
+            [str(adk), "eval", "evals/replay_agent", str(SET)],
             cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
         )  # fmt: skip
     finally:

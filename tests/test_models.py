@@ -9,9 +9,10 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
-from ops_eval import models
-from ops_eval.models import EmbeddedServer, ModelChoice, ModelUnavailable, choose_model
-from ops_eval.replay import RecordingLlm
+from ops_eval import ModelChoice, ModelUnavailable, choose_model
+from ops_eval.models import selection
+from ops_eval.models.embedded import EmbeddedServer
+from ops_eval.testing import RecordingLlm
 
 
 @contextlib.contextmanager
@@ -41,15 +42,15 @@ def choose(monkeypatch, tmp_path, cli_model=None, **kw):
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch):
+def clean_env(ops_env):
     for var in ("OPS_AGENT_MODEL", "OPS_AGENT_BASE_URL", "OPS_AGENT_API_KEY", "OLLAMA_API_BASE"):
-        monkeypatch.delenv(var, raising=False)
+        ops_env.delenv(var)
 
 
-def test_explicit_openai_compatible_server_is_probed_and_used(monkeypatch, tmp_path):
+def test_explicit_openai_compatible_server_is_probed_and_used(monkeypatch, tmp_path, ops_env):
     with fake_server({"/v1/models": {"data": []}}) as base:
-        monkeypatch.setenv("OPS_AGENT_MODEL", "openai/local")
-        monkeypatch.setenv("OPS_AGENT_BASE_URL", f"{base}/v1")
+        ops_env.setenv("OPS_AGENT_MODEL", "openai/local")
+        ops_env.setenv("OPS_AGENT_BASE_URL", f"{base}/v1")
         ctx, _ = choose(monkeypatch, tmp_path)
         with ctx as choice:
             assert (choice.source, choice.name, choice.endpoint) == (
@@ -57,10 +58,10 @@ def test_explicit_openai_compatible_server_is_probed_and_used(monkeypatch, tmp_p
             assert choice.model.model == "openai/local"
 
 
-def test_ollama_with_the_default_tag_is_picked(monkeypatch, tmp_path):
+def test_ollama_with_the_default_tag_is_picked(monkeypatch, tmp_path, ops_env):
     tags = {"models": [{"name": "qwen3:4b-instruct"}]}
     with fake_server({"/api/tags": tags}) as base:
-        monkeypatch.setenv("OLLAMA_API_BASE", base)
+        ops_env.setenv("OLLAMA_API_BASE", base)
         ctx, _ = choose(monkeypatch, tmp_path)
         with ctx as choice:
             assert choice.source == "ollama" and choice.name == "ollama_chat/qwen3:4b-instruct"
@@ -68,7 +69,7 @@ def test_ollama_with_the_default_tag_is_picked(monkeypatch, tmp_path):
 
 
 def test_ollama_without_the_tag_falls_back_to_the_embedded_model_and_says_why(
-    monkeypatch, tmp_path
+    monkeypatch, tmp_path, ops_env
 ):
     seen = {}
 
@@ -77,18 +78,18 @@ def test_ollama_without_the_tag_falls_back_to_the_embedded_model_and_says_why(
         seen["why"] = why
         yield ModelChoice(model="x", name="embedded", source="embedded", reason=why)
 
-    monkeypatch.setattr(models, "embedded_model", fake_embedded)
+    monkeypatch.setattr(selection, "embedded_model", fake_embedded)
     with fake_server({"/api/tags": {"models": [{"name": "llama3:8b"}]}}) as base:
-        monkeypatch.setenv("OLLAMA_API_BASE", base)
+        ops_env.setenv("OLLAMA_API_BASE", base)
         ctx, _ = choose(monkeypatch, tmp_path)
         with ctx as choice:
             assert choice.source == "embedded"
     assert seen["why"] == f"Ollama at {base} answered but has no qwen3:4b-instruct (ollama pull it)"
 
 
-def test_recording_wraps_the_chosen_model(monkeypatch, tmp_path):
+def test_recording_wraps_the_chosen_model(monkeypatch, tmp_path, ops_env):
     with fake_server({"/v1/models": {"data": []}}) as base:
-        monkeypatch.setenv("OPS_AGENT_BASE_URL", f"{base}/v1")
+        ops_env.setenv("OPS_AGENT_BASE_URL", f"{base}/v1")
         ctx, _ = choose(monkeypatch, tmp_path, "openai/local", record=tmp_path / "rec.jsonl")
         with ctx as choice:
             assert isinstance(choice.model, RecordingLlm)
@@ -96,8 +97,8 @@ def test_recording_wraps_the_chosen_model(monkeypatch, tmp_path):
             assert "recording every request" in choice.reason
 
 
-def test_unreachable_ollama_is_infrastructure(monkeypatch, tmp_path):
-    monkeypatch.setenv("OLLAMA_API_BASE", "http://127.0.0.1:9")
+def test_unreachable_ollama_is_infrastructure(monkeypatch, tmp_path, ops_env):
+    ops_env.setenv("OLLAMA_API_BASE", "http://127.0.0.1:9")
     ctx, _ = choose(monkeypatch, tmp_path, "ollama_chat/qwen3:4b-instruct")
     with pytest.raises(ModelUnavailable, match="Ollama at http://127.0.0.1:9 does not answer"):
         ctx.__enter__()

@@ -7,9 +7,17 @@ import yaml
 
 from ops_copilot.approval import Approval
 from ops_copilot.seed import default_seed
-from ops_eval.attacks import ATTACK_CLASSES, load_attacks, load_benign
 from ops_eval.cli import main
-from ops_eval.redteam import DEFAULT_ATTACKS, DEFAULT_BENIGN, run_suite
+from ops_eval.redteam import (
+    ATTACK_CLASSES,
+    default_attacks,
+    default_benign,
+    load_attacks,
+    load_benign,
+)
+from ops_eval.redteam.suite import run_suite
+
+DEFAULT_ATTACKS, DEFAULT_BENIGN = default_attacks(), default_benign()
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +72,9 @@ def test_removing_require_confirmation_alone_is_still_caught_by_the_tool(attacks
 def test_the_suite_fails_when_the_approval_guard_is_removed(attacks, monkeypatch):
     """The suite can fail: a copy of the agent whose restart needs no approval at all -- ADK's
     gate removed and the tool's own approval check defeated -- is caught."""
-    from ops_copilot import tools
+    from ops_copilot import writes
 
-    monkeypatch.setattr(tools, "read_approval", lambda ctx: Approval(rationale="(none)"))
+    monkeypatch.setattr(writes, "read_approval", lambda ctx: Approval(rationale="(none)"))
     chosen = _write_attacks(attacks)
     result = run_suite(
         chosen, [], agent_factory=restart_without_gate, modes=["shipped", "no-spotlight"]
@@ -155,8 +163,8 @@ class Gullible:
         from google.adk.models.base_llm import BaseLlm
         from google.genai import types
 
-        from ops_eval.attacks import user_turns
-        from ops_eval.scripted import to_parts
+        from ops_eval.redteam.corpus import user_turns
+        from ops_eval.testing import to_parts
 
         tasks = {t.prompt: t.calls for a in attacks for t in user_turns(a)}
 
@@ -191,7 +199,7 @@ class Gullible:
 
 
 def test_live_variant_reports_utility_and_attack_rates(attacks):
-    from ops_eval.redteam import run_live, summarise_live
+    from ops_eval.redteam.live import run_live, summarise_live
 
     chosen = [a for a in attacks if a.id in {
         "override-db-log-resolve-inc-002", "persona-maintenance-mode-log",
@@ -215,12 +223,14 @@ def test_an_attack_that_was_not_planted_fails_the_run(attacks):
     import asyncio
 
     from ops_copilot.agent import build_agent
-    from ops_eval.redteam import run_attack
+    from ops_eval.redteam.suite import CleanBar, run_attack
 
     seed = default_seed()
     attack = next(a for a in attacks if a.id == "override-db-log-resolve-inc-002")
     for mode in ("shipped", "no-spotlight"):
-        run = asyncio.run(run_attack(attack, seed, mode, build_agent, seed))  # not planted
+        run = asyncio.run(
+            run_attack(attack, seed, mode, build_agent, CleanBar(seed))
+        )  # not planted
         assert run.failures == ["the payload at log:database never reached the model"], mode
 
 

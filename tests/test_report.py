@@ -8,13 +8,10 @@ import re
 import pytest
 
 from conftest import REPO
+from ops_eval import RunOptions, ToolCall, execute, read_evalset
 from ops_eval.cli import main
-from ops_eval.evalset import read_evalset
-from ops_eval.models import fixed_model
-from ops_eval.records import CallRec
 from ops_eval.report import align
-from ops_eval.runner import RunOptions, execute
-from ops_eval.scripted import Call, OracleLlm
+from ops_eval.testing import OracleLlm, fixed_model
 
 CASES = read_evalset(REPO / "evals" / "ops.evalset.json").cases
 
@@ -30,9 +27,9 @@ def failing_run(tmp_path_factory):
         prompt: (
             [
                 calls[0],
-                Call("list_services", {}),
+                ToolCall("list_services", {}),
                 calls[1],
-                Call("get_runbook", {"slug": "disk-full"}),
+                ToolCall("get_runbook", {"slug": "disk-full"}),
             ],
             reference,
         ),
@@ -48,7 +45,7 @@ def failing_run(tmp_path_factory):
 
 
 def test_alignment_names_matches_differences_missing_and_extra():
-    c = lambda name, **args: CallRec(name=name, args=args)  # noqa: E731
+    c = lambda name, **args: ToolCall(name, args)  # noqa: E731
     rows = align(
         [c("a", x=1), c("b", y=2), c("d")],
         [c("a", x=1), c("z"), c("b", y=3), c("e")],
@@ -74,9 +71,7 @@ def test_markdown_and_html_reports(failing_run, capsys):
 
 
 def test_report_of_nothing_or_garbage_is_bad_input(tmp_path, capsys, monkeypatch):
-    import ops_eval.runner as runner
-
-    monkeypatch.setattr(runner, "RUNS_DIR", tmp_path / "runs")
+    monkeypatch.setenv("OPS_RUNS_DIR", str(tmp_path / "runs"))
     assert main(["report"]) == 2
     assert "no run record" in capsys.readouterr().err
     garbage = tmp_path / "garbage.json"

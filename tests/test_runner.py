@@ -11,14 +11,16 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from ops_eval.evalset import read_evalset
-from ops_eval.models import fixed_model
-from ops_eval.records import load_record
-from ops_eval.replay import ReplayLlm
-from ops_eval.runner import RunError, RunOptions, execute
-from ops_eval.scoring import Call, in_order
-from ops_eval.scripted import Call as Step
-from ops_eval.scripted import OracleLlm
+from ops_eval import (
+    OpsEvalError,
+    RunOptions,
+    ToolCall,
+    execute,
+    in_order,
+    load_record,
+    read_evalset,
+)
+from ops_eval.testing import OracleLlm, ReplayLlm, fixed_model
 
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = read_evalset(OPS).cases
@@ -85,7 +87,7 @@ def test_gate_passes_with_a_perfect_agent(tmp_path):
         "end_state",
     }
     assert record.seed_sha256 and record.tool_schema_sha256 and record.instruction_sha256
-    assert record.schema_version == 1 and record.git_commit
+    assert record.schema_version == 2 and record.git_commit
 
 
 def test_gate_fails_when_a_call_is_missing(tmp_path):
@@ -131,8 +133,8 @@ def test_a_write_the_case_did_not_approve_fails_the_end_state(tmp_path):
         **model.turns,
         prompt: (
             [
-                Step("restart_service", {"name": "inventory"}),
-                Step("resolve_incident", {"incident_id": "INC-002"}),
+                ToolCall("restart_service", {"name": "inventory"}),
+                ToolCall("resolve_incident", {"incident_id": "INC-002"}),
             ],
             reference,
         ),
@@ -209,7 +211,7 @@ def test_concurrency_overlaps_trials(tmp_path):
 )
 def test_bad_input_is_exit_2(tmp_path, monkeypatch, options, message):
     monkeypatch.chdir(REPO)
-    with pytest.raises(RunError) as err:
+    with pytest.raises(OpsEvalError) as err:
         execute(
             RunOptions(output=tmp_path / "r.json", **options),
             chooser=chooser_for(OracleLlm.from_cases(CASES)),
@@ -225,7 +227,7 @@ def test_a_set_that_does_not_validate_is_refused(tmp_path):
     data = json.loads(OPS.read_text())
     data["eval_cases"][0]["conversation"][0]["intermediate_data"]["tool_uses"][0]["name"] = "nope"
     (bad / "ops.evalset.json").write_text(json.dumps(data))
-    with pytest.raises(RunError) as err:
+    with pytest.raises(OpsEvalError) as err:
         execute(
             RunOptions(set_path=bad / "ops.evalset.json", output=tmp_path / "r.json"),
             chooser=chooser_for(OracleLlm.from_cases(CASES)),
@@ -264,7 +266,10 @@ def test_record_then_replay_reproduces_the_run(tmp_path):
 
     def played(record):
         return [
-            [(t.calls, t.results, t.response, t.trajectory_score) for t in trial.turns]
+            [
+                (t.calls, t.response, trial.scores["trajectory"].per_turn[i])
+                for i, t in enumerate(trial.turns)
+            ]
             for trial in record.trials
         ]
 
@@ -301,7 +306,12 @@ def test_our_in_order_agrees_with_adk(tmp_path):
 
     evaluator = TrajectoryEvaluator(threshold=1.0)
     rng = random.Random(7)
-    pool = [Call("a", {}), Call("b", {"x": 1}), Call("b", {"x": 2}), Call("c", {"y": "z"})]
+    pool = [
+        ToolCall("a", {}),
+        ToolCall("b", {"x": 1}),
+        ToolCall("b", {"x": 2}),
+        ToolCall("c", {"y": "z"}),
+    ]
     for _ in range(400):
         actual = [rng.choice(pool) for _ in range(rng.randint(0, 5))]
         expected = [rng.choice(pool) for _ in range(rng.randint(0, 3))]
@@ -314,7 +324,7 @@ def test_our_in_order_agrees_with_adk(tmp_path):
 def test_an_unusable_output_path_is_refused_before_any_trial(tmp_path):
     model = Saboteur.from_cases(CASES)
     model.crash_on = {t.prompt for c in CASES for t in c.turns}  # would fail if it ran
-    with pytest.raises(RunError) as err:
+    with pytest.raises(OpsEvalError) as err:
         execute(RunOptions(output=tmp_path, cases=["open-incidents"]), chooser=chooser_for(model))
     assert err.value.code == 2 and "is a folder" in str(err.value)
     assert model.seen == {}
@@ -326,10 +336,10 @@ def test_a_looping_agent_is_a_failed_trial_not_an_error(tmp_path):
             from google.adk.models.llm_response import LlmResponse
             from google.genai import types
 
-            from ops_eval.scripted import to_parts
+            from ops_eval.testing import to_parts
 
             yield LlmResponse(
-                content=types.Content(role="model", parts=to_parts(Step("list_services")))
+                content=types.Content(role="model", parts=to_parts(ToolCall("list_services")))
             )
 
     code, record = run(tmp_path, Looper.from_cases(CASES), cases=["open-incidents"])

@@ -48,10 +48,11 @@ def test_replayed_approval_cannot_act_twice(seed):
     assert len(store.audit_rows()) == 2
 
 
-def test_audit_log_is_append_only_even_for_raw_sql(seed):
-    store = StateStore.create(seed)
+def test_audit_log_is_append_only_even_for_raw_sql(seed, tmp_path):
+    path = tmp_path / "state.db"
+    store = StateStore.create(seed, path)
     store.apply_write("restart_service", "inventory", **APPROVAL)
-    conn = store._conn
+    conn = sqlite3.connect(path)  # another client of the same file, bypassing this module
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         conn.execute("UPDATE audit_log SET rationale = 'x'")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):

@@ -15,8 +15,8 @@ from google.adk.tools.tool_context import ToolContext  # noqa: E402
 from .approval import read_untrusted_text  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
 from .registry import ToolSpec, tool_specs  # noqa: E402
-from .tools import precheck_write  # noqa: E402
 from .workspace import workspace_for  # noqa: E402
+from .writes import precheck_write  # noqa: E402
 
 AGENT_NAME = "ops_copilot"
 DESCRIPTION = "Incident-response copilot over a fixed seed of services, incidents and runbooks."

@@ -56,7 +56,7 @@ def read_untrusted_text(tool_context: Any) -> bool:
     from .registry import untrusted_tools
 
     session = getattr(tool_context, "session", None)
-    if session is None:  # a direct call outside ADK (gold replay) has no context to taint
+    if session is None:  # no session, no context that text could have entered
         return False
     names = untrusted_tools()
     return any(

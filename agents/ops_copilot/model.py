@@ -1,18 +1,23 @@
 """Which model the agent talks to, from configuration; building it never touches the network.
 
-OPS_AGENT_MODEL holds a LiteLLM model string (`ollama_chat/qwen3:4b-instruct`,
-`openai/<name>` for any OpenAI-compatible server), a native Gemini model name (`gemini-...`), or
-`replay:FILE` to answer from a recording made by `ops-eval run --record FILE`.
+OPS_AGENT_MODEL holds a LiteLLM model string (`ollama_chat/qwen3:4b-instruct`, `openai/<name>`
+for any OpenAI-compatible server) or a native Gemini model name (`gemini-...`).
 OPS_AGENT_BASE_URL and OPS_AGENT_API_KEY set the endpoint and key for LiteLLM routes.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from .settings import Settings, current
+
+__all__ = ["DEFAULT_MODEL", "ModelConfigError", "ModelSettings", "build_model"]
+
 DEFAULT_MODEL = "ollama_chat/qwen3:4b-instruct"
+_PROVIDER = re.compile(r"^[A-Za-z0-9_.-]+/\S")
 
 
 class ModelConfigError(ValueError):
@@ -26,18 +31,16 @@ class ModelSettings:
     api_key: str | None = None
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> ModelSettings:
-        env = dict(os.environ if env is None else env)
-        model = (env.get("OPS_AGENT_MODEL") or DEFAULT_MODEL).strip()
-        base_url = (env.get("OPS_AGENT_BASE_URL") or "").strip() or None
-        api_key = (env.get("OPS_AGENT_API_KEY") or "").strip() or None
-        settings = cls(model=model, base_url=base_url, api_key=api_key)
-        settings.check()
-        return settings
+    def from_settings(cls, settings: Settings) -> ModelSettings:
+        model = settings.agent_model or DEFAULT_MODEL
+        built = cls(model, settings.agent_base_url, settings.agent_api_key)
+        built.check()
+        return built
 
-    @property
-    def is_replay(self) -> bool:
-        return self.model.startswith("replay:")
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> ModelSettings:
+        """From the process settings, or from a mapping shaped like the environment."""
+        return cls.from_settings(current() if env is None else Settings.from_env(env))
 
     @property
     def is_gemini(self) -> bool:
@@ -46,11 +49,7 @@ class ModelSettings:
     def check(self) -> None:
         if not self.model or any(ch.isspace() for ch in self.model):
             raise ModelConfigError(f"OPS_AGENT_MODEL: {self.model!r} is not a model name")
-        if self.is_replay:
-            if not self.model[len("replay:") :]:
-                raise ModelConfigError("OPS_AGENT_MODEL: replay: needs a file, replay:FILE")
-            return
-        if not self.is_gemini and "/" not in self.model:
+        if not self.is_gemini and not _PROVIDER.match(self.model):
             raise ModelConfigError(
                 f"OPS_AGENT_MODEL: {self.model!r} needs a LiteLLM provider prefix "
                 "(ollama_chat/<tag>, openai/<name>) or a gemini-* name"
@@ -68,12 +67,6 @@ def build_model(settings: ModelSettings | None = None) -> Any:
     settings = settings or ModelSettings.from_env()
     if settings.is_gemini:
         return settings.model
-    if settings.is_replay:
-        from pathlib import Path
-
-        from ops_eval.replay import ReplayLlm
-
-        return ReplayLlm.from_file(Path(settings.model[len("replay:") :]))
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from google.adk.models.lite_llm import LiteLlm
 

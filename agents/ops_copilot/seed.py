@@ -9,7 +9,6 @@ seed can never reach an agent or an eval.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -19,7 +18,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-DEFAULT_SEED_DIR = Path(__file__).resolve().parents[2] / "seed"
+from .settings import current
 
 EntityKind = Literal["incident", "service", "runbook", "skill"]
 ENTITY_KINDS: tuple[EntityKind, ...] = ("incident", "service", "runbook", "skill")
@@ -117,9 +116,6 @@ class Seed:
                 "skill": self.skill_dirs,
             }[kind]
         )
-
-    def exists(self, kind: EntityKind, value: object) -> bool:
-        return isinstance(value, str) and normalise(kind, value) in self.ids(kind)
 
     @cached_property
     def skills(self) -> dict[str, SkillInfo]:
@@ -271,7 +267,7 @@ def _check_references(seed: Seed) -> None:
 
 def load_seed(root: Path | str | None = None) -> Seed:
     """Load and cross-check a seed folder; raises SeedError with file, record and field."""
-    root = Path(root or os.environ.get("OPS_SEED_DIR") or DEFAULT_SEED_DIR).resolve()
+    root = Path(root).resolve() if root else current().seed_path
     if not root.is_dir():
         raise SeedError(f"{root}: seed folder does not exist")
     for sub in ("runbooks", "logs", "skills"):
@@ -303,8 +299,8 @@ def _cached(root: str) -> Seed:
 
 
 def default_seed() -> Seed:
-    """The seed named by OPS_SEED_DIR (or the repository's seed/), loaded once per process."""
-    return _cached(str(Path(os.environ.get("OPS_SEED_DIR") or DEFAULT_SEED_DIR).resolve()))
+    """The seed the settings name (OPS_SEED_DIR, else the project's seed/), loaded once."""
+    return _cached(str(current().seed_path))
 
 
 def closest(value: str, candidates: Iterable[str]) -> str | None:

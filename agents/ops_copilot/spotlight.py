@@ -213,14 +213,8 @@ def neutralise(text: str) -> Spotlit:
     return Spotlit(text="\n".join(out_lines), neutralised=total, classes=tuple(seen))
 
 
-def fence(text: str, source: str, *, enabled: bool = True) -> Spotlit:
-    """Neutralise `text` and wrap it in a data fence naming its source.
-
-    With `enabled=False` (the red-team setting that proves the approval gate holds on its own)
-    the text is returned exactly as given: no normalisation, no neutralisation, no fence.
-    """
-    if not enabled:
-        return Spotlit(text=text, neutralised=0, classes=())
+def fence(text: str, source: str) -> Spotlit:
+    """Neutralise `text` and wrap it in a data fence naming its source."""
     clean = neutralise(text)
     body = clean.text.replace("<<<", "‹‹‹").replace(">>>", "›››")
     tag = hashlib.sha256(f"{source}\0{body}".encode()).hexdigest()[:12]

@@ -1,114 +1,29 @@
 """The ops copilot's tools, each declared (read/write, approval, entity arguments) where defined.
 
-Every tool returns a dict with a `status`: `ok`, `not_found` (the entity does not exist -- the
-model is told so plainly, never given a guess), `invalid_argument`, or `refused` (a guarded write
-that did not run). Ids are normalised (case, spaces) and only ever compared against the seed, so
-nothing a model passes can address a file. Free text that people or systems wrote (summaries,
-timelines, runbook bodies, log lines, notes) is returned through `spotlight.fence`.
+Result shapes and id resolution are in `results`, word search in `search`, the write policy in
+`writes`. Free text that people or systems wrote (summaries, timelines, runbook bodies, log
+lines, notes) goes back to the model through the workspace's `untrusted`, fenced as data.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from google.adk.tools.tool_context import ToolContext
 
-from .approval import NOTHING_CHANGED, Refusal, read_approval, read_untrusted_text
-from .registry import TOOLS, declare
-from .seed import EntityKind, Seed, normalise
-from .spotlight import NOTICE, fence, neutralise
-from .workspace import Workspace, call_ids, workspace_for
+from .approval import Refusal, read_approval, read_untrusted_text
+from .registry import declare
+from .results import Result, invalid, resolve
+from .search import pick_log_lines, rank_runbooks, terms
+from .seed import normalise
+from .spotlight import NOTICE
+from .workspace import call_ids, workspace_for
+from .writes import guarded_write, precheck_write
 
-MAX_ID_CHARS = 100
 MAX_QUERY_CHARS = 200
 MAX_NOTE_CHARS = 2000
 MAX_LOG_LINES = 100
 DEFAULT_LOG_LINES = 20
 
 _INCIDENT_STATUSES = ("open", "investigating", "resolved")
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "my",
-        "of",
-        "on",
-        "or",
-        "the",
-        "this",
-        "to",
-        "what",
-        "when",
-        "where",
-        "which",
-        "why",
-        "with",
-    ]
-)
-
-Result = dict[str, Any]
-
-
-# -- shared result shapes ----------------------------------------------------------------------
-
-
-def _not_found(kind: EntityKind, value: str, seed: Seed) -> Result:
-    result: Result = {
-        "status": "not_found",
-        "entity": kind,
-        "id": value,
-        "exists": False,
-        "message": (
-            f"There is no {kind} {value!r} in the ops database. It does not exist: tell the user "
-            f"so, and do not guess, invent or substitute another {kind}."
-        ),
-    }
-    if kind != "incident":
-        result[f"known_{kind}s"] = sorted(seed.ids(kind))
-    return result
-
-
-def _invalid(arg: str, message: str) -> Result:
-    return {"status": "invalid_argument", "argument": arg, "message": message}
-
-
-def _resolve(kind: EntityKind, arg: str, value: Any, ws: Workspace) -> str | Result:
-    """The canonical id for `value`, or the result to return instead (not found, invalid)."""
-    if not isinstance(value, str) or not value.strip():
-        return _invalid(arg, f"{arg} must be a non-empty string naming a {kind}.")
-    if len(value) > MAX_ID_CHARS:
-        return _invalid(arg, f"{arg} is longer than {MAX_ID_CHARS} characters; no {kind} is.")
-    key = normalise(kind, value)
-    if key not in ws.seed.ids(kind):
-        return _not_found(kind, value.strip(), ws.seed)
-    return key
-
-
-def _terms(query: str) -> list[str]:
-    words = re.findall(r"[a-z0-9][a-z0-9_\-]*", query.lower())
-    return [w for w in words if w not in _STOPWORDS and len(w) > 1]
-
-
-def _untrusted(ws: Workspace, text: str, source: str) -> tuple[str, int]:
-    lit = fence(text, source, enabled=ws.spotlight)
-    return lit.text, lit.neutralised
-
-
-def _title(ws: Workspace, text: str) -> str:
-    return neutralise(text).text if ws.spotlight else text
 
 
 # -- reads -------------------------------------------------------------------------------------
@@ -141,7 +56,7 @@ def get_service_status(name: str, tool_context: ToolContext) -> Result:
         name: The service name, for example "checkout".
     """
     ws = workspace_for(tool_context)
-    key = _resolve("service", "name", name, ws)
+    key = resolve("service", "name", name, ws.seed)
     if isinstance(key, dict):
         return key
     svc = ws.seed.services[key]
@@ -178,19 +93,19 @@ def list_incidents(
     ws = workspace_for(tool_context)
     svc_key = None
     if service not in (None, ""):
-        svc_key = _resolve("service", "service", service, ws)
+        svc_key = resolve("service", "service", service, ws.seed)
         if isinstance(svc_key, dict):
             return svc_key
     want = None
     if status not in (None, ""):
         want = str(status).strip().lower()
         if want not in _INCIDENT_STATUSES:
-            return _invalid("status", f"status must be one of {', '.join(_INCIDENT_STATUSES)}.")
+            return invalid("status", f"status must be one of {', '.join(_INCIDENT_STATUSES)}.")
     current = ws.store.incident_statuses()
     rows = [
         {
             "id": i.id,
-            "title": _title(ws, i.title),
+            "title": ws.title(i.title),
             "service": i.service,
             "severity": i.severity,
             "status": current[i.id],
@@ -209,28 +124,28 @@ def get_incident(incident_id: str, tool_context: ToolContext) -> Result:
         incident_id: The incident id, for example "INC-002".
     """
     ws = workspace_for(tool_context)
-    key = _resolve("incident", "incident_id", incident_id, ws)
+    key = resolve("incident", "incident_id", incident_id, ws.seed)
     if isinstance(key, dict):
         return key
     inc = ws.seed.incidents[key]
-    summary, n1 = _untrusted(ws, inc.summary, f"incident:{key}:summary")
-    timeline, n2 = _untrusted(
-        ws, "\n".join(f"{t.at} {t.event}" for t in inc.timeline), f"incident:{key}:timeline"
+    summary = ws.untrusted(inc.summary, f"incident:{key}:summary")
+    timeline = ws.untrusted(
+        "\n".join(f"{t.at} {t.event}" for t in inc.timeline), f"incident:{key}:timeline"
     )
     return {
         "status": "ok",
         "incident": {
             "id": inc.id,
-            "title": _title(ws, inc.title),
+            "title": ws.title(inc.title),
             "service": inc.service,
             "severity": inc.severity,
             "status": ws.store.incident_status(key),
             "runbook": inc.runbook,
             "related": list(inc.related),
-            "summary": summary,
-            "timeline": timeline,
+            "summary": summary.text,
+            "timeline": timeline.text,
         },
-        "neutralised": n1 + n2,
+        "neutralised": summary.neutralised + timeline.neutralised,
         "note": NOTICE,
     }
 
@@ -244,18 +159,11 @@ def search_runbooks(query: str, tool_context: ToolContext) -> Result:
     """
     ws = workspace_for(tool_context)
     if not isinstance(query, str) or not query.strip():
-        return _invalid("query", "query must be a non-empty string.")
+        return invalid("query", "query must be a non-empty string.")
     if len(query) > MAX_QUERY_CHARS:
-        return _invalid("query", f"query is longer than {MAX_QUERY_CHARS} characters.")
-    terms = _terms(query)
-    scored = []
-    for rb in ws.seed.runbooks.values():
-        title, body = rb.title.lower(), rb.body.lower()
-        score = sum(3 * title.count(t) + body.count(t) + 3 * (t in rb.slug) for t in terms)
-        if score:
-            scored.append((score, rb.slug, rb.title))
-    scored.sort(key=lambda r: (-r[0], r[1]))
-    matches = [{"slug": slug, "title": _title(ws, t), "score": s} for s, slug, t in scored[:3]]
+        return invalid("query", f"query is longer than {MAX_QUERY_CHARS} characters.")
+    ranked = rank_runbooks(list(ws.seed.runbooks.values()), terms(query))
+    matches = [{"slug": slug, "title": ws.title(t), "score": s} for s, slug, t in ranked]
     result: Result = {"status": "ok", "query": query, "matches": matches}
     if not matches:
         result["message"] = "No runbook matches these words."
@@ -270,15 +178,15 @@ def get_runbook(slug: str, tool_context: ToolContext) -> Result:
         slug: The runbook slug, for example "service-down".
     """
     ws = workspace_for(tool_context)
-    key = _resolve("runbook", "slug", slug, ws)
+    key = resolve("runbook", "slug", slug, ws.seed)
     if isinstance(key, dict):
         return key
     rb = ws.seed.runbooks[key]
-    body, n = _untrusted(ws, rb.body, f"runbook:{key}")
+    text = ws.untrusted(rb.body, f"runbook:{key}")
     return {
         "status": "ok",
-        "runbook": {"slug": rb.slug, "title": _title(ws, rb.title), "body": body},
-        "neutralised": n,
+        "runbook": {"slug": rb.slug, "title": ws.title(rb.title), "body": text.text},
+        "neutralised": text.neutralised,
         "note": NOTICE,
     }
 
@@ -295,15 +203,15 @@ def search_service_logs(
         limit: At most this many lines (1-100, default 20).
     """
     ws = workspace_for(tool_context)
-    key = _resolve("service", "service", service, ws)
+    key = resolve("service", "service", service, ws.seed)
     if isinstance(key, dict):
         return key
     if not isinstance(query, str) or len(query) > MAX_QUERY_CHARS:
-        return _invalid("query", f"query must be a string of at most {MAX_QUERY_CHARS} characters.")
+        return invalid("query", f"query must be a string of at most {MAX_QUERY_CHARS} characters.")
     try:
         limit = max(1, min(MAX_LOG_LINES, int(limit)))
     except (TypeError, ValueError, OverflowError):
-        return _invalid("limit", "limit must be a whole number between 1 and 100.")
+        return invalid("limit", "limit must be a whole number between 1 and 100.")
     log = ws.seed.logs.get(key)
     if log is None:
         return {
@@ -313,21 +221,15 @@ def search_service_logs(
             "lines": "",
             "message": f"The seed holds no logs for {key}.",
         }
-    terms = _terms(query)
-    if terms:
-        hits = [(sum(t in ln.lower() for t in terms), i) for i, ln in enumerate(log.lines)]
-        best = sorted((h for h in hits if h[0]), key=lambda h: (-h[0], h[1]))[:limit]
-        picked = sorted(i for _, i in best)
-    else:
-        picked = list(range(max(0, len(log.lines) - limit), len(log.lines)))
-    text, n = _untrusted(ws, "\n".join(log.lines[i] for i in picked), f"log:{key}")
+    picked = pick_log_lines(log.lines, terms(query), limit)
+    text = ws.untrusted("\n".join(log.lines[i] for i in picked), f"log:{key}")
     return {
         "status": "ok",
         "service": key,
         "query": query,
         "match_count": len(picked),
-        "lines": text if picked else "",
-        "neutralised": n,
+        "lines": text.text if picked else "",
+        "neutralised": text.neutralised,
         "note": NOTICE,
     }
 
@@ -340,13 +242,11 @@ def recall_incident_context(incident_id: str, tool_context: ToolContext) -> Resu
         incident_id: The incident id, for example "INC-002".
     """
     ws = workspace_for(tool_context)
-    key = _resolve("incident", "incident_id", incident_id, ws)
+    key = resolve("incident", "incident_id", incident_id, ws.seed)
     if isinstance(key, dict):
         return key
     notes = ws.store.notes(key)
-    text, n = _untrusted(
-        ws, "\n".join(f"{nt.created_at} {nt.text}" for nt in notes), f"notes:{key}"
-    )
+    text = ws.untrusted("\n".join(f"{nt.created_at} {nt.text}" for nt in notes), f"notes:{key}")
     inc = ws.seed.incidents[key]
     actions = [
         {
@@ -365,9 +265,9 @@ def recall_incident_context(incident_id: str, tool_context: ToolContext) -> Resu
         "incident_id": key,
         "incident_status": ws.store.incident_status(key),
         "note_count": len(notes),
-        "notes": text if notes else "",
+        "notes": text.text if notes else "",
         "approved_actions": actions,
-        "neutralised": n,
+        "neutralised": text.neutralised,
         "note": NOTICE,
     }
 
@@ -390,7 +290,7 @@ def load_skill(name: str, tool_context: ToolContext) -> Result:
         name: The skill name, for example "incident-triage".
     """
     ws = workspace_for(tool_context)
-    key = _resolve("skill", "name", name, ws)
+    key = resolve("skill", "name", name, ws.seed)
     if isinstance(key, dict):
         return key
     skill = ws.seed.skills[key]
@@ -415,9 +315,9 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
         return early
     key = normalise("incident", incident_id)
     if not isinstance(note, str) or not note.strip():
-        return _invalid("note", "note must be non-empty text.")
+        return invalid("note", "note must be non-empty text.")
     if len(note) > MAX_NOTE_CHARS:
-        return _invalid("note", f"note is longer than {MAX_NOTE_CHARS} characters.")
+        return invalid("note", f"note is longer than {MAX_NOTE_CHARS} characters.")
     if read_untrusted_text(tool_context):
         approval = read_approval(tool_context)
         if isinstance(approval, Refusal):
@@ -427,74 +327,6 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
     return {"status": "ok", "incident_id": key, "saved_at": saved.created_at}
 
 
-def write_precheck(tool_name: str, target: str, ws: Workspace) -> Refusal | None:
-    """Why a write cannot run whatever a human says (checked before asking, and again when it
-    runs): writes switched off, or nothing to do."""
-    if ws.writes_refused():
-        return Refusal(
-            reason="writes_disabled",
-            message="Writes are disabled (OPS_WRITES_DISABLED). " + NOTHING_CHANGED,
-        )
-    if tool_name == "resolve_incident" and ws.store.incident_status(target) == "resolved":
-        return Refusal(
-            reason="already_resolved",
-            message=f"{target} is already resolved. " + NOTHING_CHANGED,
-        )
-    return None
-
-
-def precheck_write(tool_name: str, args: dict[str, Any], ws: Workspace) -> Result | None:
-    """The result a write call gets without asking anyone (unknown target, writes off, nothing
-    to do), or None when it may proceed (to a human, when it needs approval)."""
-    spec = TOOLS[tool_name]
-    ((arg, kind),) = spec.entities.items()
-    key = _resolve(kind, arg, args.get(arg), ws)
-    if isinstance(key, dict):
-        return key
-    refusal = write_precheck(tool_name, key, ws)
-    return refusal.result(action=tool_name, target=key) if refusal else None
-
-
-def _guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> Result:
-    ws = workspace_for(tool_context)
-    early = precheck_write(tool_name, args, ws)
-    if early is not None:
-        return early
-    ((arg, kind),) = TOOLS[tool_name].entities.items()
-    key = normalise(kind, args[arg])
-    approval = read_approval(tool_context)
-    if isinstance(approval, Refusal):
-        return approval.result(action=tool_name, target=key)
-    session_id, invocation_id, user_id = call_ids(tool_context)
-    outcome = ws.store.apply_write(
-        tool_name,  # type: ignore[arg-type]
-        key,
-        approver=approval.approver or user_id,
-        rationale=approval.rationale,
-        session_id=session_id,
-        invocation_id=invocation_id,
-    )
-    if outcome.duplicate:
-        return {
-            "status": "refused",
-            "reason": "already_applied",
-            "message": f"{tool_name} on {key} was already applied under an approval in this "
-            "invocation; it is not repeated. " + NOTHING_CHANGED,
-            "action": tool_name,
-            "target": key,
-        }
-    return {
-        "status": "ok",
-        "applied": True,
-        "action": tool_name,
-        "target": key,
-        "before": outcome.before_status,
-        "after": outcome.after_status,
-        "approved_by": approval.approver or user_id,
-        "rationale": approval.rationale,
-    }
-
-
 @declare(effect="write", entities={"name": "service"}, confirm="always")
 def restart_service(name: str, tool_context: ToolContext) -> Result:
     """Restart a service. Pauses for a human approval with a rationale; runs only if approved.
@@ -502,7 +334,7 @@ def restart_service(name: str, tool_context: ToolContext) -> Result:
     Args:
         name: The service to restart, for example "inventory".
     """
-    return _guarded_write("restart_service", {"name": name}, tool_context)
+    return guarded_write("restart_service", {"name": name}, tool_context)
 
 
 @declare(effect="write", entities={"incident_id": "incident"}, confirm="always")
@@ -512,4 +344,4 @@ def resolve_incident(incident_id: str, tool_context: ToolContext) -> Result:
     Args:
         incident_id: The incident to resolve, for example "INC-002".
     """
-    return _guarded_write("resolve_incident", {"incident_id": incident_id}, tool_context)
+    return guarded_write("resolve_incident", {"incident_id": incident_id}, tool_context)

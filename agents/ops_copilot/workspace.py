@@ -3,35 +3,28 @@
 Every session gets its own workspace: the seed (immutable, shared) and a state store. By default
 the store is a fresh `:memory:` database per session, so an eval case or `adk eval` run can never
 leak state into the next one. `OPS_STATE_DB=path.db` makes interactive sessions (`adk web`,
-`adk run`) share one file instead. Harnesses bind their own workspace to a session id before
-running it (a fresh store, a seed copy with an injected payload, spotlighting switched off) and
-release it afterwards.
+`adk run`) share one file instead. Code that drives the agent itself binds its own workspace to a
+session id before running it and releases it afterwards.
 """
 
 from __future__ import annotations
 
-import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .seed import Seed, default_seed
+from .settings import current
+from .spotlight import Spotlit, fence, neutralise
 from .store import StateStore
-
-_TRUE = {"1", "true", "yes", "on"}
-
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in _TRUE
 
 
 @dataclass
 class Workspace:
-    """The world one session sees. `spotlight=False` exists only for the red-team suite."""
+    """The world one session sees, and how untrusted text from it is shown to the model."""
 
     seed: Seed
     store: StateStore
-    spotlight: bool = True
     writes_disabled: bool = False
 
     @classmethod
@@ -40,20 +33,16 @@ class Workspace:
         return cls(seed=seed, store=StateStore.create(seed), **settings)
 
     def writes_refused(self) -> bool:
-        """Writes are off for this workspace, or for the whole process (OPS_WRITES_DISABLED=1)."""
-        return self.writes_disabled or env_flag("OPS_WRITES_DISABLED")
+        """Writes are off for this workspace, or for the whole process (OPS_WRITES_DISABLED)."""
+        return self.writes_disabled or current().writes_disabled
 
+    def untrusted(self, text: str, source: str) -> Spotlit:
+        """Text people or systems wrote (logs, runbooks, incident text, notes), fenced as data."""
+        return fence(text, source)
 
-@dataclass
-class DirectContext:
-    """Stands in for ADK's ToolContext when code calls a tool function directly (gold replay)."""
-
-    workspace: Workspace
-    session_id: str = "direct"
-    invocation_id: str = "direct"
-    user_id: str = "direct"
-    tool_confirmation: Any = None
-    state: dict[str, Any] = field(default_factory=dict)
+    def title(self, text: str) -> str:
+        """A short untrusted label (an incident or runbook title), defanged but not fenced."""
+        return neutralise(text).text
 
 
 class Workspaces:
@@ -82,7 +71,7 @@ class Workspaces:
 
     def _default(self) -> Workspace:
         seed = default_seed()
-        path = os.environ.get("OPS_STATE_DB", "").strip()
+        path = current().state_db
         if path:
             store = self._shared.get(path)
             if store is None:
@@ -97,13 +86,9 @@ WORKSPACES = Workspaces()
 
 def workspace_for(tool_context: Any) -> Workspace:
     """The workspace of the session a tool call belongs to."""
-    if isinstance(tool_context, DirectContext):
-        return tool_context.workspace
     return WORKSPACES.get(tool_context.session.id)
 
 
 def call_ids(tool_context: Any) -> tuple[str, str, str]:
     """(session id, invocation id, user id) of a call, for notes and audit rows."""
-    if isinstance(tool_context, DirectContext):
-        return tool_context.session_id, tool_context.invocation_id, tool_context.user_id
     return tool_context.session.id, tool_context.invocation_id, tool_context.user_id

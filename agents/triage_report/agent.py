@@ -14,9 +14,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from google.adk.agents import LlmAgent  # noqa: E402
 
 from ops_copilot.agent import build_tools  # noqa: E402
-from ops_copilot.report import TriageReport  # noqa: E402
 
 from .definition import INSTRUCTION, tool_specs  # noqa: E402
+from .schema import TriageReport  # noqa: E402
 
 
 def build_agent(model: Any = None) -> LlmAgent:

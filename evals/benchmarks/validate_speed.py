@@ -22,6 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 OPS_EVAL = Path(sys.executable).with_name("ops-eval")
+TARGET_REPO_S, TARGET_LARGE_S = 1.5, 5.0
 
 
 def timed(args: list[str], cache: Path, cwd: Path) -> float:
@@ -36,7 +37,8 @@ def timed(args: list[str], cache: Path, cwd: Path) -> float:
     return elapsed
 
 
-def measure(label: str, args: list[str], cwd: Path, runs: int) -> None:
+def measure(label: str, args: list[str], cwd: Path, runs: int, target: float) -> bool:
+    """Print the figures; True when the cold median is within `target` seconds."""
     cold, warm = [], []
     for _ in range(runs):
         cache = Path(tempfile.mkdtemp(prefix="ops-eval-cache-"))
@@ -45,8 +47,10 @@ def measure(label: str, args: list[str], cwd: Path, runs: int) -> None:
         shutil.rmtree(cache)
     print(
         f"{label}: cold median {statistics.median(cold):.2f} s (min {min(cold):.2f}), "
-        f"warm median {statistics.median(warm):.2f} s (min {min(warm):.2f}) over {runs} runs"
+        f"warm median {statistics.median(warm):.2f} s (min {min(warm):.2f}) over {runs} runs "
+        f"(target: cold within {target:.1f} s)"
     )
+    return statistics.median(cold) <= target
 
 
 def generate(folder: Path, count: int) -> None:
@@ -73,10 +77,13 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=10_000)
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
-    measure("all eval sets in the repo", [], REPO, args.runs)
+    ok = measure("all eval sets in the repo", [], REPO, args.runs, TARGET_REPO_S)
     with tempfile.TemporaryDirectory() as tmp:
         generate(Path(tmp), args.cases)
-        measure(f"{args.cases} generated cases", [tmp], REPO, max(1, args.runs // 2))
+        ok &= measure(
+            f"{args.cases} generated cases", [tmp], REPO, max(1, args.runs // 2), TARGET_LARGE_S
+        )
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":

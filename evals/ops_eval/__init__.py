@@ -1,0 +1,74 @@
+"""The evaluation harness of the ops copilot (CLI: `ops-eval`).
+
+A run flows down one staircase, each step its own module, none calling back up:
+
+    plan -> play -> scorers -> aggregate -> records -> report
+
+beside the offline validator (`validate`), the red team (`redteam`), model selection
+(`models`) and deterministic stand-in models (`testing`). The names below are the public
+surface; each loads its module on first use, so importing the package costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    # one tool call, one played turn, one trial view
+    "ToolCall": "calls",
+    "Turn": "calls",
+    "TrialView": "calls",
+    "in_order": "calls",
+    # eval set files
+    "Case": "evalset",
+    "CaseMeta": "evalset",
+    "ApprovalDecision": "evalset",
+    "EvalSetFile": "evalset",
+    "read_evalset": "evalset",
+    # the stages of a run
+    "Plan": "plan",
+    "load_plan": "plan",
+    "AgentSession": "session",
+    "play_turn": "play",
+    "play_trial": "play",
+    "MAX_MODEL_CALLS": "play",
+    "Score": "scorers",
+    "scorer": "scorers",
+    "registered": "scorers",
+    "score_trial": "scorers",
+    "aggregate": "aggregate",
+    "RunRecord": "records",
+    "TrialRecord": "records",
+    "RecordError": "records",
+    "load_record": "records",
+    "SCHEMA_VERSION": "records",
+    "RunOptions": "run",
+    "execute": "run",
+    "summary_lines": "report",
+    "markdown": "report",
+    "html_report": "report",
+    # beside the run
+    "validate": "validate",
+    "DirectContext": "direct",
+    "choose_model": "models",
+    "ModelChoice": "models",
+    "ModelUnavailable": "models",
+    "OpsEvalError": "exits",
+    "EvalSettings": "settings",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

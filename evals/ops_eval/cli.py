@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
+from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 
 
 def _error(message: object, code: int) -> int:
@@ -38,8 +38,8 @@ def _cmd_seed(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from ops_copilot.seed import SeedError
 
-    from .adk_schema import AdkCheckError
     from .validate import render, validate
+    from .validate.adk import AdkCheckError
 
     try:
         report = validate(args.paths)
@@ -65,14 +65,13 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
 
     from ops_copilot.seed import SeedError, default_seed
 
-    from .attacks import CorpusError, load_attacks, load_benign
-    from .redteam import DEFAULT_ATTACKS, DEFAULT_BENIGN, run_suite, summarise
+    from .redteam import CorpusError, default_attacks, default_benign, load_attacks, load_benign
 
     try:
         seed = default_seed()
-        corpora = [DEFAULT_ATTACKS, *map(Path, args.corpus or [])]
+        corpora = [default_attacks(), *map(Path, args.corpus or [])]
         attacks = load_attacks(corpora, seed)
-        benign = load_benign(Path(args.benign) if args.benign else DEFAULT_BENIGN)
+        benign = load_benign(Path(args.benign) if args.benign else default_benign())
     except (CorpusError, SeedError) as exc:
         return _error(exc, EXIT_BAD_INPUT)
     if args.attacks:
@@ -83,6 +82,8 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
         attacks = [a for a in attacks if a.id in wanted]
     if args.live:
         return _redteam_live(args, attacks, seed)
+    from .redteam.suite import run_suite, summarise
+
     result = run_suite(attacks, benign, seed=seed)
     for line in summarise(result):
         print(line)
@@ -108,26 +109,26 @@ def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
     from ops_copilot.model import ModelConfigError
 
     from .models import ModelUnavailable, choose_model
-    from .redteam import MODES, run_live, summarise_live
-    from .runner import RUNS_DIR
+    from .progress import Progress
+    from .redteam import MODES
+    from .redteam.live import run_live, summarise_live
+    from .settings import current
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not modes or set(modes) - set(MODES):
         return _error(f"--modes: choose from {', '.join(MODES)}", EXIT_BAD_INPUT)
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     try:
-        with choose_model(args.model, say=say, log_dir=RUNS_DIR) as choice:
+        with choose_model(args.model, say=say, log_dir=current().runs_dir) as choice:
             for line in choice.banner():
                 print(line, flush=True)
-            total = len(attacks) * len(modes)
-            done = [0]
+            progress = Progress(len(attacks) * len(modes), "attack")
 
-            def progress(run) -> None:
-                done[0] += 1
+            def done(run) -> None:
                 state = run.error or ("attempted" if run.attempted else "ignored the injection")
-                say(f"attack {done[0]}/{total}: {run.attack} [{run.mode}] {state}")
+                progress.update(f"{run.attack} [{run.mode}] {state}", failed=bool(run.error))
 
-            runs = run_live(attacks, choice.model, seed=seed, modes=modes, on_done=progress)
+            runs = run_live(attacks, choice.model, seed=seed, modes=modes, on_done=done)
     except ModelConfigError as exc:
         return _error(exc, EXIT_BAD_INPUT)
     except ModelUnavailable as exc:
@@ -144,11 +145,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from ops_copilot.seed import SeedError
 
-    from .runner import DEFAULT_SET, RunError, RunOptions, execute
+    from .run import RunOptions, execute
 
     _unwind_on_signals()
     options = RunOptions(
-        set_path=Path(args.set) if args.set else DEFAULT_SET,
         cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
         repeats=args.repeats,
         concurrency=args.concurrency,
@@ -157,9 +157,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         output=Path(args.output) if args.output else None,
         timeout_s=args.timeout,
     )
+    if args.set:
+        options.set_path = Path(args.set)
     try:
         code, _, _ = execute(options)
-    except RunError as exc:
+    except OpsEvalError as exc:
         return _error(exc, exc.code)
     except SeedError as exc:
         return _error(exc, EXIT_BAD_INPUT)
@@ -169,25 +171,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pydantic import ValidationError
-
-    from .records import load_record
+    from .records import RecordError, load_record
     from .report import html_report, latest_run, markdown
-    from .runner import RUNS_DIR
+    from .settings import current
 
-    path = Path(args.run) if args.run else latest_run(RUNS_DIR)
+    runs_dir = current().runs_dir
+    path = Path(args.run) if args.run else latest_run(runs_dir)
     if path is None:
-        return _error(f"no run record in {RUNS_DIR}; run `mise run eval` first", EXIT_BAD_INPUT)
+        return _error(f"no run record in {runs_dir}; run `mise run eval` first", EXIT_BAD_INPUT)
     try:
         record = load_record(path)
     except FileNotFoundError:
         return _error(f"{path}: file not found", EXIT_BAD_INPUT)
     except OSError as exc:
         return _error(f"{path}: cannot read ({exc.strerror})", EXIT_BAD_INPUT)
-    except (ValidationError, ValueError) as exc:
-        first = exc.errors()[0] if isinstance(exc, ValidationError) else None
-        where = ".".join(map(str, first["loc"])) + ": " + first["msg"] if first else str(exc)
-        return _error(f"{path}: not a run record ({where})", EXIT_BAD_INPUT)
+    except (RecordError, UnicodeDecodeError) as exc:
+        return _error(f"{path}: not a run record ({exc})", EXIT_BAD_INPUT)
     md_path = Path(args.markdown) if args.markdown else path.with_suffix(".md")
     html_path = Path(args.html) if args.html else path.with_suffix(".html")
     text = markdown(record)
@@ -259,8 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .settings import reload
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    reload()  # every command starts from the environment as it is now
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)

@@ -1,9 +1,9 @@
 """Eval set files: reading them, the per-case metadata, and a light view of their cases.
 
 Eval sets are ADK EvalSet JSON, unchanged, so `adk eval` runs them as they are. What ADK has no
-field for -- a case's category, the approval decision a runner should give, the agent it targets
--- lives in one extra key of each case, `meta`, validated by `CaseMeta` (ADK's EvalCase keeps
-extra keys and ignores them).
+field for -- a case's category, whether it is held out from tuning, the approval decision a
+runner should give, the agent it targets -- lives in one extra key of each case, `meta`,
+validated by `CaseMeta` (ADK's EvalCase keeps extra keys and ignores them).
 
 Reading here is deliberately light (json + pydantic, no ADK import) so the validator starts fast;
 conformance to ADK's own models is checked separately (`adk_schema`).
@@ -23,11 +23,12 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from ops_copilot.approval import Approval
 
 from .agents import DEFAULT_AGENT, AgentName
+from .calls import ToolCall
 
 META_KEY = "meta"
 _EVAL_ID_KEY = re.compile(r'"(?:eval_id|evalId)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 Category = Literal["happy", "negative", "adversarial", "approval", "memory", "relevance"]
-CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
+Split = Literal["tuning", "holdout"]
 
 
 class ApprovalDecision(BaseModel):
@@ -67,6 +68,8 @@ class CaseMeta(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     category: Category
+    split: Split = "tuning"
+    """`holdout` cases decide releases and are never used while tuning the instruction."""
     approval: ApprovalDecision | None = None
     agent: AgentName = DEFAULT_AGENT
 
@@ -80,33 +83,34 @@ class MalformedInput(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
-class ExpectedCall:
-    name: str
-    args: dict[str, Any]
-
-
 @dataclass
 class CaseTurn:
     index: int  # 1-based
-    invocation_id: str
     prompt: str
     reference: str
-    calls: list[ExpectedCall]
+    calls: list[ToolCall]
 
 
 @dataclass
-class CaseView:
+class SessionInput:
+    """The case's `session_input`, applied the way ADK applies it when it creates the session."""
+
+    app_name: str | None = None
+    user_id: str | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+
+
+@dataclass
+class Case:
     """What the validator and runners read of one case (ADK checks the full schema)."""
 
     file: str
     eval_id: str
-    position: int  # 0-based index in eval_cases
     turns: list[CaseTurn]
-    raw_meta: Any
     meta: CaseMeta | None = None
     meta_error: str | None = None
-    session_state: dict[str, Any] = field(default_factory=dict)
+    session: SessionInput = field(default_factory=SessionInput)
 
 
 @dataclass
@@ -115,7 +119,7 @@ class EvalSetFile:
     display: str
     text: str
     data: dict[str, Any]
-    cases: list[CaseView]
+    cases: list[Case]
 
     @cached_property
     def case_lines(self) -> dict[str, int]:
@@ -167,6 +171,19 @@ def _dict(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 
 
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _session_input(raw: Any) -> SessionInput:
+    return SessionInput(
+        app_name=_str(_get(raw, "app_name")),
+        user_id=_str(_get(raw, "user_id")),
+        state=_dict(_get(raw, "state")),
+        session_id=_str(_get(raw, "session_id")),
+    )
+
+
 def _text(content: Any) -> str:
     parts = _get(content, "parts")
     if not isinstance(parts, list):
@@ -174,15 +191,14 @@ def _text(content: Any) -> str:
     return "".join(p.get("text") or "" for p in parts if isinstance(p, dict)).strip()
 
 
-def _calls(invocation: Any) -> list[ExpectedCall]:
+def _calls(invocation: Any) -> list[ToolCall]:
     uses = _get(_get(invocation, "intermediate_data"), "tool_uses")
     if not isinstance(uses, list):
         return []
     # Anything malformed here is reported by ADK's schema check; reading must not crash on it.
     return [
-        ExpectedCall(
-            name=str(u.get("name") or ""),
-            args=dict(u["args"]) if isinstance(u.get("args"), dict) else {},
+        ToolCall(
+            str(u.get("name") or ""), dict(u["args"]) if isinstance(u.get("args"), dict) else {}
         )
         for u in uses
         if isinstance(u, dict)
@@ -190,7 +206,7 @@ def _calls(invocation: Any) -> list[ExpectedCall]:
 
 
 def read_evalset(path: Path) -> EvalSetFile:
-    """Read one eval set file into case views; raises MalformedInput for bad JSON or shape."""
+    """Read one eval set file into cases; raises MalformedInput for bad JSON or shape."""
     text, data = read_json(path)
     shown = display_path(path)
     if not isinstance(data, dict) or not isinstance(data.get("eval_cases"), list):
@@ -203,26 +219,23 @@ def read_evalset(path: Path) -> EvalSetFile:
         turns = [
             CaseTurn(
                 index=i + 1,
-                invocation_id=str(_get(inv, "invocation_id") or f"t{i + 1}"),
                 prompt=_text(_get(inv, "user_content")),
                 reference=_text(_get(inv, "final_response")),
                 calls=_calls(inv),
             )
             for i, inv in enumerate(conversation if isinstance(conversation, list) else [])
         ]
-        view = CaseView(
+        case = Case(
             file=shown,
             eval_id=str(_get(raw, "eval_id") or f"#{position + 1}"),
-            position=position,
             turns=turns,
-            raw_meta=raw.get(META_KEY),
-            session_state=_dict(_get(_get(raw, "session_input"), "state")),
+            session=_session_input(_get(raw, "session_input")),
         )
         try:
-            view.meta = CaseMeta.model_validate(view.raw_meta)
+            case.meta = CaseMeta.model_validate(raw.get(META_KEY))
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            view.meta_error = _first_error(exc)
-        cases.append(view)
+            case.meta_error = _first_error(exc)
+        cases.append(case)
     return EvalSetFile(path=path, display=shown, text=text, data=data, cases=cases)
 
 

@@ -1,52 +1,32 @@
 """The run record: one schema-versioned JSON file per live run, everything needed to reproduce
 and to judge it -- which model and why, hashes of prompt, eval set, seed and tool schema, the git
-commit, every trial's trajectory, responses, scores, timings and tokens, and the aggregates."""
+commit, every trial's turns (calls with their results, responses), scores, timings and tokens,
+and the aggregates. Reports, and whatever compares runs, read runs only through `load_record`.
+
+Version 2: a turn's calls carry their results (version 1 kept results in a separate list),
+scores say pass, fail or n/a, and the scorer set is recorded.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-SCHEMA_VERSION = 1
+from .calls import Turn
+from .scorers.base import Score
+
+SCHEMA_VERSION = 2
+
+
+class RecordError(ValueError):
+    """A file that is not a run record this version can read; the message says why."""
 
 
 class _Rec(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class CallRec(_Rec):
-    name: str
-    args: dict[str, Any] = {}
-
-
-class ResultRec(_Rec):
-    name: str
-    response: dict[str, Any] = {}
-
-
-class TurnRecord(_Rec):
-    index: int
-    prompt: str
-    reference: str
-    expected: list[CallRec]
-    calls: list[CallRec] = []
-    results: list[ResultRec] = []
-    pending: list[CallRec] = []  # writes still waiting for approval when the turn ended
-    answered: list[str] = []  # approval decisions the runner gave in this turn
-    response: str = ""
-    response_synthesized: bool = False
-    trajectory_score: float | None = None
-    prompt_tokens: int = 0
-    output_tokens: int = 0
-    seconds: float = 0.0
-
-
-class Score(_Rec):
-    passed: bool
-    detail: str = ""
-    value: float | None = None
 
 
 class TrialRecord(_Rec):
@@ -55,7 +35,7 @@ class TrialRecord(_Rec):
     repeat: int
     status: Literal["passed", "failed", "error"]
     error: str | None = None
-    turns: list[TurnRecord] = []
+    turns: list[Turn] = []
     scores: dict[str, Score] = {}
     seconds: float = 0.0
     state_after: dict[str, Any] = {}
@@ -76,7 +56,7 @@ class CaseAggregate(_Rec):
     errors: int
     rate: Rate
     pass_hat_k: float | None = None
-    trajectory_mean: float | None = None
+    means: dict[str, float] = {}  # mean value of each mean-gated scorer over the valid trials
     gate: bool | None = None  # None: no valid trial, no verdict
 
 
@@ -106,6 +86,7 @@ class RunRecord(_Rec):
     seed_sha256: str
     instruction_sha256: dict[str, str]
     tool_schema_sha256: str
+    scorers_sha256: str
     git_commit: str | None
     git_dirty: bool | None
     criteria: dict[str, Any]
@@ -125,4 +106,24 @@ class RunRecord(_Rec):
 
 
 def load_record(path: Path) -> RunRecord:
-    return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    """Read a run record. OSError when the file cannot be read; RecordError when it is not a
+    record of this schema version, or does not validate as one."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise RecordError(f"not JSON ({exc})") from None
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if version != SCHEMA_VERSION:
+        raise RecordError(
+            f"schema_version {version!r} is not supported (this version reads {SCHEMA_VERSION})"
+        )
+    try:
+        return RunRecord.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise RecordError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+
+
+def write_record(record: RunRecord, path: Path) -> None:
+    path.write_text(record.model_dump_json(indent=1), encoding="utf-8")

@@ -3,8 +3,8 @@
 An `AgentSession` owns one ADK session and the ops workspace bound to it (a fresh in-memory
 state store by default). `send` runs a user turn; `answer_confirmation` answers a pending
 `adk_request_confirmation` the way a human would (approve with a payload, or reject). Each call
-returns a `Turn`: the tool calls, tool responses, confirmation pauses and final text, read off
-ADK's events. Tests, the red-team suite and the eval runner all go through this one path.
+returns a `SessionTurn`: the tool calls, tool responses, confirmation pauses and final text, read
+off ADK's events. `play` drives whole conversations through it for the runner and the red team.
 """
 
 from __future__ import annotations
@@ -21,18 +21,15 @@ from google.genai import types
 
 from ops_copilot.workspace import WORKSPACES, Workspace
 
+from .calls import ToolCall
+
 CONFIRMATION = "adk_request_confirmation"
 
 
 @dataclass(frozen=True)
-class ToolCall:
-    name: str
-    args: dict[str, Any]
-    id: str | None = None
-
-
-@dataclass(frozen=True)
 class ToolResult:
+    """A function response as ADK emitted it (it may arrive in a later run than its call)."""
+
     name: str
     response: dict[str, Any]
     id: str | None = None
@@ -47,7 +44,9 @@ class PendingWrite:
 
 
 @dataclass
-class Turn:
+class SessionTurn:
+    """What one `run_async` of the session produced."""
+
     invocation_id: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_results: list[ToolResult] = field(default_factory=list)
@@ -73,7 +72,7 @@ class Turn:
             self.prompt_tokens += usage.prompt_token_count or 0
             self.output_tokens += usage.candidates_token_count or 0
         for fc in event.get_function_calls():
-            call = ToolCall(name=fc.name or "", args=dict(fc.args or {}), id=fc.id)
+            call = ToolCall(fc.name or "", dict(fc.args or {}), id=fc.id)
             self.tool_calls.append(call)
             # Only ADK's own pause is pending: it marks the call long-running. A model that emits
             # an adk_request_confirmation call itself gets "no such tool", not a human's attention.
@@ -83,8 +82,8 @@ class Turn:
                     PendingWrite(
                         confirmation_id=fc.id or "",
                         call=ToolCall(
-                            name=original.get("name", ""),
-                            args=dict(original.get("args") or {}),
+                            original.get("name", ""),
+                            dict(original.get("args") or {}),
                             id=original.get("id"),
                         ),
                     )
@@ -109,6 +108,7 @@ class AgentSession:
         app_name: str = "ops_copilot",
         user_id: str = "oncall",
         session_id: str | None = None,
+        state: dict[str, Any] | None = None,
         run_config: RunConfig | None = None,
     ) -> None:
         self.agent = agent
@@ -117,22 +117,22 @@ class AgentSession:
         self.app_name = app_name
         self.user_id = user_id
         self.session_id = session_id or f"s-{uuid.uuid4().hex}"
+        self.state = dict(state or {})
         self.runner = InMemoryRunner(agent=agent, app_name=app_name)
-        self._open = False
-        self.turns: list[Turn] = []
 
     async def __aenter__(self) -> AgentSession:
         await self.runner.session_service.create_session(
-            app_name=self.app_name, user_id=self.user_id, session_id=self.session_id
+            app_name=self.app_name,
+            user_id=self.user_id,
+            session_id=self.session_id,
+            state=self.state,
         )
         WORKSPACES.bind(self.session_id, self.workspace)
-        self._open = True
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         WORKSPACES.release(self.session_id)
         await self.runner.close()
-        self._open = False
 
     async def events(self) -> list[Event]:
         """Every event of the session so far, as ADK stored them."""
@@ -141,8 +141,8 @@ class AgentSession:
         )
         return list(session.events) if session else []
 
-    async def _run(self, message: types.Content) -> Turn:
-        turn = Turn()
+    async def _run(self, message: types.Content) -> SessionTurn:
+        turn = SessionTurn()
         async for event in self.runner.run_async(
             user_id=self.user_id,
             session_id=self.session_id,
@@ -150,22 +150,21 @@ class AgentSession:
             run_config=self.run_config,
         ):
             turn.absorb(event)
-        self.turns.append(turn)
         return turn
 
-    async def send(self, text: str) -> Turn:
+    async def send(self, text: str) -> SessionTurn:
         """Run one user turn to its end: a final answer or a confirmation pause."""
         return await self._run(types.Content(role="user", parts=[types.Part(text=text)]))
 
     async def answer_confirmation(
         self, pending: PendingWrite, *, confirmed: bool, payload: Any = None
-    ) -> Turn:
+    ) -> SessionTurn:
         """Answer a pause as the human: `confirmed` with a payload such as {"rationale": ...}."""
         return await self.answer_confirmations([pending], confirmed=confirmed, payload=payload)
 
     async def answer_confirmations(
         self, pending: list[PendingWrite], *, confirmed: bool, payload: Any = None
-    ) -> Turn:
+    ) -> SessionTurn:
         """Answer several pauses of one turn at once, the same way."""
         response: dict[str, Any] = {"confirmed": confirmed}
         if payload is not None:

@@ -1,7 +1,9 @@
 """Record and replay model traffic, so a harness or scorer change can be re-checked without a model.
 
 `RecordingLlm` wraps any ADK model and appends every request with its responses to a JSON-lines
-file. `ReplayLlm` (OPS_AGENT_MODEL=replay:FILE) answers from that file by the normalised request:
+file (`ops-eval run --record FILE`). `ReplayLlm` (`--model replay:FILE`, or OPS_AGENT_MODEL for
+`ops-eval run` and for the `evals/replay_agent` that `adk eval` loads) answers from that file by
+the normalised request:
 system instruction, tool declarations and conversation, with the volatile parts (call ids,
 thought signatures) left out. A request that was never recorded is an error that names the eval
 case and turn and says what changed -- the prompt, the tools, or the history (and where).
@@ -9,7 +11,6 @@ case and turn and says what changed -- the prompt, the tools, or the history (an
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import json
 import threading
@@ -22,10 +23,9 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from pydantic import PrivateAttr
 
-RECORD_VERSION = 1
+from ..play import TRIAL_LABEL
 
-# Which eval case and turn the current model call belongs to; set by the runner per trial.
-TRIAL_LABEL: contextvars.ContextVar[str | None] = contextvars.ContextVar("trial", default=None)
+RECORD_VERSION = 1
 
 
 class ReplayMiss(RuntimeError):

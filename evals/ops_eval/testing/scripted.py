@@ -1,16 +1,15 @@
 """Scripted models: deterministic stand-ins for an LLM, for tests and benchmarks only.
 
 `ScriptedLlm` answers each model call with the next step of a fixed script (text and/or tool
-calls), optionally after a fixed delay. It records every request, so a test can assert how many
-model calls a turn took. It is test infrastructure, never a product default.
+calls). It records every request, so a test can assert how many model calls a turn took.
+`OracleLlm` follows each eval case's expected trajectory. Test infrastructure, never a product
+default.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
@@ -18,27 +17,24 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import PrivateAttr
 
+from ..calls import ToolCall
 
-@dataclass(frozen=True)
-class Call:
-    """A tool call the scripted model makes."""
+if TYPE_CHECKING:
+    from ..evalset import Case
 
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-
-
-Step = str | Call | Sequence[str | Call] | Callable[[LlmRequest], "Step"]
+Step = str | ToolCall | Sequence[str | ToolCall] | Callable[[LlmRequest], "Step"]
 
 
 class ScriptExhausted(RuntimeError):
     """The agent asked the scripted model for more steps than the script holds."""
 
 
-def to_parts(step: str | Call | Sequence[str | Call]) -> list[types.Part]:
-    items = [step] if isinstance(step, str | Call) else list(step)
+def to_parts(step: str | ToolCall | Sequence[str | ToolCall]) -> list[types.Part]:
+    """Model response parts: text, and tool calls (ids are ADK's to assign)."""
+    items = [step] if isinstance(step, str | ToolCall) else list(step)
     parts = []
     for item in items:
-        if isinstance(item, Call):
+        if isinstance(item, ToolCall):
             parts.append(
                 types.Part(function_call=types.FunctionCall(name=item.name, args=dict(item.args)))
             )
@@ -52,7 +48,6 @@ class ScriptedLlm(BaseLlm):
 
     model: str = "scripted"
     script: list[Any] = []
-    delay_s: float = 0.0
     _cursor: int = PrivateAttr(default=0)
     _requests: list[LlmRequest] = PrivateAttr(default_factory=list)
 
@@ -72,10 +67,8 @@ class ScriptedLlm(BaseLlm):
             raise ScriptExhausted(f"script has {len(self.script)} steps; call {self.calls} asked")
         step = self.script[self._cursor]
         self._cursor += 1
-        while callable(step) and not isinstance(step, Call):
+        while callable(step) and not isinstance(step, ToolCall):
             step = step(llm_request)
-        if self.delay_s:
-            await asyncio.sleep(self.delay_s)
         yield LlmResponse(
             content=types.Content(role="model", parts=to_parts(step)),
             usage_metadata=types.GenerateContentResponseUsageMetadata(
@@ -86,17 +79,17 @@ class ScriptedLlm(BaseLlm):
 
 class OracleLlm(BaseLlm):
     """Follows each eval case's expected trajectory exactly: for the user turn it recognises by
-    its prompt, it makes the expected calls one by one, then answers the reference text. Proves a
-    harness end to end (and benchmarks it) with the answers a perfect agent would give."""
+    its prompt, it makes the expected calls one by one, then answers the reference text. It
+    proves the harness's plumbing end to end (and benchmarks it): a run scored against the cases
+    it was built from passes by construction."""
 
     model: str = "oracle"
-    turns: dict[str, tuple[list[Call], str]] = {}
+    turns: dict[str, tuple[list[ToolCall], str]] = {}
 
     @classmethod
-    def from_cases(cls, cases: list[Any]) -> OracleLlm:
-        """`cases`: ops_eval.evalset.CaseView objects."""
+    def from_cases(cls, cases: Sequence[Case]) -> OracleLlm:
         turns = {
-            t.prompt: ([Call(c.name, dict(c.args)) for c in t.calls], t.reference)
+            t.prompt: ([ToolCall(c.name, dict(c.args)) for c in t.calls], t.reference)
             for case in cases
             for t in case.turns
         }

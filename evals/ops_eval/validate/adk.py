@@ -9,6 +9,8 @@ a third of a millisecond per case, so two things keep the validator fast:
   are remembered by content hash in `.cache/ops-eval/` (git-ignored; rejections never cached);
 - files that do need ADK are parsed in a worker process, started first, while the validator's
   own rules run in this one (`start` ... `finish`).
+A live run, which needs ADK's parse anyway, asks for it in process (`in_process=True`): every
+file is parsed once, here, and the parsed objects are kept for the run.
 """
 
 from __future__ import annotations
@@ -23,10 +25,6 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
-
-CACHE_DIR = Path(
-    os.environ.get("OPS_EVAL_CACHE") or Path(__file__).resolve().parents[2] / ".cache" / "ops-eval"
-)
 
 
 class AdkCheckError(RuntimeError):
@@ -45,7 +43,9 @@ CACHE_LIMIT = 1000  # most recent acceptances kept
 
 
 def _cache_file() -> Path:
-    return CACHE_DIR / f"adk-accepted-{version('google-adk')}.json"
+    from ..settings import current
+
+    return current().cache_dir / f"adk-accepted-{version('google-adk')}.json"
 
 
 def _load_accepted() -> dict[str, None]:
@@ -57,7 +57,7 @@ def _load_accepted() -> dict[str, None]:
 
 def _save_accepted(accepted: dict[str, None]) -> None:
     try:
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        _cache_file().parent.mkdir(parents=True, exist_ok=True)
         tmp = _cache_file().with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(list(accepted)[-CACHE_LIMIT:]))
         tmp.replace(_cache_file())
@@ -69,15 +69,14 @@ def _key(kind: str, text: str) -> str:
     return hashlib.sha256(f"{kind}\0{text}".encode()).hexdigest()
 
 
-def _evalset_issues(text: str) -> list[SchemaIssue]:
+def _evalset(text: str) -> tuple[Any, list[SchemaIssue]]:
     from google.adk.evaluation.eval_set import EvalSet
     from pydantic import ValidationError
 
     try:
-        EvalSet.model_validate_json(text)
+        return EvalSet.model_validate_json(text), []
     except ValidationError as exc:
-        return [SchemaIssue(tuple(e["loc"]), e["msg"]) for e in exc.errors()]
-    return []
+        return None, [SchemaIssue(tuple(e["loc"]), e["msg"]) for e in exc.errors()]
 
 
 def _config_issues(text: str) -> list[SchemaIssue]:
@@ -107,20 +106,29 @@ def _config_issues(text: str) -> list[SchemaIssue]:
 
 
 def issues_for(kind: str, text: str) -> list[SchemaIssue]:
-    return _evalset_issues(text) if kind == "evalset" else _config_issues(text)
+    return _evalset(text)[1] if kind == "evalset" else _config_issues(text)
 
 
 class Pending:
     """ADK checks in flight for the files not yet known to be accepted."""
 
-    def __init__(self, items: list[tuple[str, str]]) -> None:
+    def __init__(self, items: list[tuple[str, str]], *, in_process: bool = False) -> None:
         self.items = items
         self.accepted = _load_accepted()
         self.keys = [_key(kind, text) for kind, text in items]
-        self.todo = [i for i, key in enumerate(self.keys) if key not in self.accepted]
+        self.parsed: dict[int, Any] = {}  # in process: item index -> ADK's EvalSet
         self.proc: subprocess.Popen[str] | None = None
         self.payload: Path | None = None
         self.done: dict[int, list[SchemaIssue]] = {}
+        if in_process:
+            self.todo = list(range(len(items)))
+            for i, (kind, text) in enumerate(items):
+                if kind == "evalset":
+                    self.parsed[i], self.done[i] = _evalset(text)
+                else:
+                    self.done[i] = _config_issues(text)
+            return
+        self.todo = [i for i, key in enumerate(self.keys) if key not in self.accepted]
         if self.todo and "google.adk.evaluation.eval_set" in sys.modules:
             # ADK is loaded already (a long-lived process): parsing here beats a new process.
             self.done = {i: issues_for(*items[i]) for i in self.todo}
@@ -166,9 +174,9 @@ class Pending:
         return results
 
 
-def start(items: list[tuple[str, str]]) -> Pending:
+def start(items: list[tuple[str, str]], *, in_process: bool = False) -> Pending:
     """Begin checking (kind, text) pairs, kind 'evalset' or 'config'; call `.finish()` later."""
-    return Pending(items)
+    return Pending(items, in_process=in_process)
 
 
 def _worker(payload: str) -> None:

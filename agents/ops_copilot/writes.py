@@ -1,0 +1,75 @@
+"""Write policy: what a write call gets before anyone is asked, and how an approved write runs.
+
+`precheck_write` answers a write that cannot run whatever a human says -- unknown target, writes
+switched off, nothing to do -- so nobody is asked to approve it; it runs again inside the tool
+when an approval arrives. `guarded_write` then applies an approved restart or resolution, with
+its audit row, at most once per approval.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .approval import NOTHING_CHANGED, Refusal, read_approval
+from .registry import TOOLS
+from .results import Result, resolve
+from .seed import normalise
+from .workspace import Workspace, call_ids, workspace_for
+
+
+def precheck_write(tool_name: str, args: dict[str, Any], ws: Workspace) -> Result | None:
+    """The result a write call gets without asking anyone, or None when it may proceed (to a
+    human, when it needs approval)."""
+    ((arg, kind),) = TOOLS[tool_name].entities.items()
+    key = resolve(kind, arg, args.get(arg), ws.seed)
+    if isinstance(key, dict):
+        return key
+    refusal = None
+    if ws.writes_refused():
+        refusal = Refusal(
+            reason="writes_disabled",
+            message="Writes are disabled (OPS_WRITES_DISABLED). " + NOTHING_CHANGED,
+        )
+    elif tool_name == "resolve_incident" and ws.store.incident_status(key) == "resolved":
+        refusal = Refusal(
+            reason="already_resolved", message=f"{key} is already resolved. " + NOTHING_CHANGED
+        )
+    return refusal.result(action=tool_name, target=key) if refusal else None
+
+
+def guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> Result:
+    """Apply a restart or resolution that a human approved with a rationale, or say why not."""
+    ws = workspace_for(tool_context)
+    early = precheck_write(tool_name, args, ws)
+    if early is not None:
+        return early
+    ((arg, kind),) = TOOLS[tool_name].entities.items()
+    key = normalise(kind, args[arg])
+    approval = read_approval(tool_context)
+    if isinstance(approval, Refusal):
+        return approval.result(action=tool_name, target=key)
+    session_id, invocation_id, user_id = call_ids(tool_context)
+    outcome = ws.store.apply_write(
+        tool_name,  # type: ignore[arg-type]
+        key,
+        approver=approval.approver or user_id,
+        rationale=approval.rationale,
+        session_id=session_id,
+        invocation_id=invocation_id,
+    )
+    if outcome.duplicate:
+        return Refusal(
+            reason="already_applied",
+            message=f"{tool_name} on {key} was already applied under an approval in this "
+            "invocation; it is not repeated. " + NOTHING_CHANGED,
+        ).result(action=tool_name, target=key)
+    return {
+        "status": "ok",
+        "applied": True,
+        "action": tool_name,
+        "target": key,
+        "before": outcome.before_status,
+        "after": outcome.after_status,
+        "approved_by": approval.approver or user_id,
+        "rationale": approval.rationale,
+    }

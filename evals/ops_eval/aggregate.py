@@ -1,0 +1,108 @@
+"""The fourth stage of a run: trial verdicts into rates with intervals, pass^k, and the gate.
+
+The gate is decided per case as ADK decides it, over the case's valid trials: a `mean`-gated
+scorer (ADK's trajectory metric) needs the mean of its values to reach the threshold, every
+other scorer must pass in every trial where it applies. Error trials are left out of every rate
+and pass^k; `n/a` scores are left out of their scorer's rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .records import CaseAggregate, GroupAggregate, Rate, TrialRecord
+from .scorers import registered
+from .stats import pass_hat_k, rate, wilson
+
+
+@dataclass
+class Aggregates:
+    cases: list[CaseAggregate]
+    categories: list[GroupAggregate]
+    scorers: list[GroupAggregate]
+    total: GroupAggregate
+    pass_hat_k: float | None
+    pass_hat_k_cases: int
+
+    @property
+    def verdicts(self) -> list[bool | None]:
+        return [c.gate for c in self.cases]
+
+
+def _rate(k: int, n: int) -> Rate:
+    lo, hi = wilson(k, n)
+    return Rate(passed=k, n=n, ci_low=lo, ci_high=hi, text=rate(k, n))
+
+
+def _group(name: str, trials: Sequence[TrialRecord]) -> GroupAggregate:
+    valid = [t for t in trials if t.status != "error"]
+    return GroupAggregate(
+        name=name,
+        trials=len(trials),
+        errors=len(trials) - len(valid),
+        rate=_rate(sum(t.status == "passed" for t in valid), len(valid)),
+    )
+
+
+def _case(
+    case_id: str, category: str, mine: list[TrialRecord], repeats: int, threshold: float
+) -> CaseAggregate:
+    valid = [t for t in mine if t.status != "error"]
+    passed = sum(t.status == "passed" for t in valid)
+    means: dict[str, float] = {}
+    holds = True
+    for name, entry in registered().items():
+        scores = [t.scores[name] for t in valid if name in t.scores]
+        applicable = [s for s in scores if s.outcome != "n/a"]
+        if entry.gate == "mean" and applicable:
+            means[name] = sum(s.value or 0.0 for s in applicable) / len(applicable)
+            holds = holds and means[name] >= threshold
+        elif entry.gate == "all":
+            holds = holds and all(s.passed for s in applicable)
+    return CaseAggregate(
+        case_id=case_id,
+        category=category,
+        trials=len(mine),
+        errors=len(mine) - len(valid),
+        rate=_rate(passed, len(valid)),
+        pass_hat_k=pass_hat_k(passed, len(valid), repeats) if repeats > 1 else None,
+        means=means,
+        gate=holds if valid else None,
+    )
+
+
+def aggregate(
+    cases: Sequence[tuple[str, str]], trials: Sequence[TrialRecord], repeats: int, threshold: float
+) -> Aggregates:
+    """`cases`: (case id, category) in run order."""
+    per_case = [
+        _case(cid, cat, [t for t in trials if t.case_id == cid], repeats, threshold)
+        for cid, cat in cases
+    ]
+    categories = [
+        _group(cat, [t for t in trials if t.category == cat])
+        for cat in dict.fromkeys(cat for _, cat in cases)
+    ]
+    valid = [t for t in trials if t.status != "error"]
+    scorers = []
+    for name in registered():
+        applicable = [t.scores[name] for t in valid if t.scores[name].outcome != "n/a"]
+        scorers.append(
+            GroupAggregate(
+                name=name,
+                trials=len(trials),
+                errors=len(trials) - len(valid),
+                rate=_rate(sum(s.passed for s in applicable), len(applicable)),
+            )
+        )
+    hats = [c.pass_hat_k for c in per_case if c.pass_hat_k is not None]
+    # Cases with fewer than k valid trials have no pass^k; the set figure says over how many.
+    return Aggregates(
+        cases=per_case,
+        categories=categories,
+        scorers=scorers,
+        total=_group("all", trials),
+        pass_hat_k=sum(hats) / len(hats) if hats else None,
+        pass_hat_k_cases=len(hats),
+    )

@@ -1,0 +1,101 @@
+"""The one model of a tool call, of a played user turn, and of a trial as every scorer reads it.
+
+`ToolCall` is what a case expects, what a scripted model makes, what the agent made (with the
+result it got back), what waits for approval, and what a run record stores. `Turn` is one user
+turn as played: the calls with their results, the writes that paused for approval, the answer.
+`TrialView` is one case x repeat after play: its turns, the store before and after, the audit
+trail, ADK's events, and how it ended -- everything a scorer may read, and nothing it may not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+
+if TYPE_CHECKING:
+    from ops_copilot.store import AuditRow, Snapshot
+
+    from .evalset import Case
+
+
+@pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+class ToolCall:
+    """A tool call: name and arguments; the call id and the tool's result when known."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
+    result: dict[str, Any] | None = None
+
+    def same(self, other: ToolCall) -> bool:
+        """Same tool, same arguments (ADK's comparison: whole-args equality, ids ignored)."""
+        return self.name == other.name and self.args == other.args
+
+    def show(self) -> str:
+        """`name(key=value, ...)`, for details and messages."""
+        return f"{self.name}({', '.join(f'{k}={v}' for k, v in self.args.items())})"
+
+
+def in_order(actual: Sequence[ToolCall], expected: Sequence[ToolCall]) -> bool:
+    """True when `expected` is a subsequence of `actual` (ADK's IN_ORDER)."""
+    it = iter(actual)
+    return all(any(a.same(e) for a in it) for e in expected)
+
+
+class Turn(BaseModel):
+    """One user turn as played (and as a run record stores it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    prompt: str
+    reference: str = ""
+    expected: list[ToolCall] = []
+    calls: list[ToolCall] = []
+    """The agent's tool calls, each with the last result it got; approval requests left out."""
+    paused: list[ToolCall] = []
+    """Writes that asked for a human approval during this turn."""
+    pending: list[ToolCall] = []
+    """Writes still waiting for approval when the turn ended."""
+    answered: list[str] = []
+    """The approval decisions given in this turn, one per round of pauses."""
+    response: str = ""
+    response_synthesized: bool = False
+    """The turn ended at an approval pause with no text; `response` says what waits."""
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class TrialView:
+    """One case x repeat after play. `error` set: the trial could not be played (model error,
+    timeout); `looped` set: the agent ran past the model-call limit (its own failure)."""
+
+    case: Case
+    repeat: int
+    turns: list[Turn] = field(default_factory=list)
+    before: Snapshot | None = None
+    after: Snapshot | None = None
+    audit: list[AuditRow] = field(default_factory=list)
+    events: list[Any] | None = None
+    """ADK's session events (None when the trial was rebuilt from a record)."""
+    error: str | None = None
+    looped: str | None = None
+    seconds: float = 0.0
+
+    def provides(self) -> frozenset[str]:
+        """What this view holds, for scorers that declare what they need."""
+        have = {"turns"}
+        if self.events is not None:
+            have.add("events")
+        if self.before is not None and self.after is not None:
+            have.add("state")
+        return frozenset(have)
+
+    def expected_calls(self) -> Iterable[ToolCall]:
+        return (c for t in self.turns for c in t.expected)

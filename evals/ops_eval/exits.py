@@ -1,0 +1,17 @@
+"""Exit codes of every `ops-eval` command, and the error that carries one to the CLI.
+
+0 pass, 1 the thing measured failed (gate, attack), 2 bad input or configuration, 3
+infrastructure (model unreachable, every trial errored, a check that could not run).
+"""
+
+from __future__ import annotations
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
+
+
+class OpsEvalError(Exception):
+    """A precise, one-message failure with the exit code it means; never shown as a traceback."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code

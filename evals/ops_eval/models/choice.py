@@ -1,0 +1,46 @@
+"""What model selection hands a run: the model, its name and why it was chosen; and the probe
+that tells whether an endpoint answers."""
+
+from __future__ import annotations
+
+import http.client
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+PROBE_TIMEOUT_S = 1.5
+REPLAY_PREFIX = "replay:"  # a model setting `replay:FILE` answers from a recording
+
+Say = Callable[[str], None]
+
+
+class ModelUnavailable(RuntimeError):
+    """The model cannot be reached or started (exit code 3)."""
+
+
+@dataclass
+class ModelChoice:
+    model: Any  # what LlmAgent(model=...) takes
+    name: str
+    source: str  # --model | OPS_AGENT_MODEL | ollama | embedded | replay | fixed
+    reason: str
+    caveat: str | None = None
+    endpoint: str | None = None
+
+    def banner(self) -> list[str]:
+        lines = [f"model: {self.name} ({self.reason})"]
+        if self.caveat:
+            lines.append(f"note:  {self.caveat}")
+        return lines
+
+
+def probe(url: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
+    """(answered with 200, body or the reason it did not)."""
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+            return response.status == 200, response.read().decode("utf-8", "replace")
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
+        return False, str(getattr(exc, "reason", exc))

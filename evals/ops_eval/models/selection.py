@@ -1,0 +1,122 @@
+"""Which model a live run talks to.
+
+In order:
+1. `--model` or OPS_AGENT_MODEL: a LiteLLM model string, a Gemini name, or `replay:FILE` (answer
+   from a recording). The endpoint is probed first, so an unreachable server is one clear error.
+2. Ollama, if it answers (OLLAMA_API_BASE or http://127.0.0.1:11434) and has the default tag.
+3. The embedded llama.cpp model (`embedded`), installed and started on first use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from ops_copilot.model import ModelConfigError, ModelSettings, build_model
+
+from ..settings import current
+from .choice import REPLAY_PREFIX, ModelChoice, ModelUnavailable, Say, probe
+from .embedded import embedded_model
+
+OLLAMA_DEFAULT_TAG = "qwen3:4b-instruct"
+OLLAMA_DEFAULT_BASE = "http://127.0.0.1:11434"
+
+
+def _ollama_base(settings_base: str | None = None) -> str:
+    return (settings_base or current().ollama_api_base or OLLAMA_DEFAULT_BASE).rstrip("/")
+
+
+def _preflight(settings: ModelSettings) -> str | None:
+    """Probe the endpoint of an explicitly configured model; returns the endpoint probed."""
+    if settings.model.startswith(("ollama/", "ollama_chat/")):
+        base = _ollama_base(settings.base_url)
+        ok, detail = probe(f"{base}/api/tags")
+        if not ok:
+            raise ModelUnavailable(f"Ollama at {base} does not answer ({detail})")
+        return base
+    if settings.base_url:
+        base = settings.base_url.rstrip("/")
+        ok, detail = probe(f"{base}/models")
+        if not ok:
+            raise ModelUnavailable(f"the model server at {base} does not answer ({detail})")
+        return base
+    if settings.is_gemini and not (
+        os.environ.get("GOOGLE_API_KEY") or os.environ.get("GOOGLE_GENAI_USE_VERTEXAI")
+    ):
+        raise ModelConfigError(
+            f"OPS_AGENT_MODEL: {settings.model} needs GOOGLE_API_KEY (or Vertex AI settings)"
+        )
+    return None
+
+
+def _explicit(value: str, source: str) -> ModelChoice:
+    if value.startswith(REPLAY_PREFIX):
+        from ..testing.replay import ReplayLlm
+
+        return ModelChoice(
+            model=ReplayLlm.from_file(Path(value[len(REPLAY_PREFIX) :])),
+            name=value,
+            source="replay",
+            reason=f"from {source}: answers come from a recording, no model is called",
+        )
+    settings = current()
+    chosen = ModelSettings(value.strip(), settings.agent_base_url, settings.agent_api_key)
+    chosen.check()
+    endpoint = _preflight(chosen)
+    return ModelChoice(
+        model=build_model(chosen),
+        name=chosen.model,
+        source=source,
+        reason=f"from {source}",
+        endpoint=endpoint,
+    )
+
+
+def _ollama_default() -> tuple[ModelChoice | None, str]:
+    """Ollama's default tag if Ollama answers and has it; else why not (for the banner)."""
+    base = _ollama_base()
+    ok, body = probe(f"{base}/api/tags")
+    if not ok:
+        return None, f"no Ollama answered at {base}"
+    try:
+        tags = {m.get("name") for m in json.loads(body).get("models", [])}
+    except ValueError:
+        tags = set()
+    if OLLAMA_DEFAULT_TAG not in tags and f"{OLLAMA_DEFAULT_TAG}:latest" not in tags:
+        return None, f"Ollama at {base} answered but has no {OLLAMA_DEFAULT_TAG} (ollama pull it)"
+    settings = ModelSettings(model=f"ollama_chat/{OLLAMA_DEFAULT_TAG}", base_url=None)
+    os.environ.setdefault("OLLAMA_API_BASE", base)  # LiteLLM's own variable for the endpoint
+    choice = ModelChoice(
+        model=build_model(settings),
+        name=settings.model,
+        source="ollama",
+        reason=f"no model configured; Ollama answered at {base} with {OLLAMA_DEFAULT_TAG}",
+        endpoint=base,
+    )
+    return choice, ""
+
+
+@contextlib.contextmanager
+def choose_model(
+    cli_model: str | None, *, say: Say, log_dir: Path, record: Path | None = None
+) -> Iterator[ModelChoice]:
+    """The model for a live run, per the order in the module docstring; cleans up on exit."""
+    with contextlib.ExitStack() as stack:
+        configured = current().agent_model
+        if cli_model:
+            choice = _explicit(cli_model, "--model")
+        elif configured:
+            choice = _explicit(configured, "OPS_AGENT_MODEL")
+        else:
+            choice, why_not = _ollama_default()
+            if choice is None:
+                choice = stack.enter_context(embedded_model(say, log_dir, why_not))
+        if record is not None:
+            from ..testing.replay import RecordingLlm
+
+            choice.model = RecordingLlm.to_file(choice.model, record)
+            choice.reason += f"; recording every request to {record}"
+        yield choice

@@ -1,0 +1,70 @@
+"""The first stage of a run: read the eval set once, validate it, and fix what will run.
+
+The set's file is read once; the validator checks that same text (a set it does not pass is
+refused, exit 2), and ADK parses it once, in process, for the trajectory scorer's expected
+invocations. The criteria and the deliberate negatives come from the validator's reading of the
+files beside the set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ops_copilot.seed import Seed, default_seed
+
+from .criteria import Criteria, read_criteria
+from .evalset import Case, EvalSetFile, MalformedInput, read_evalset
+from .exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
+
+
+@dataclass
+class Plan:
+    """What a run plays and what its scorers compare against."""
+
+    evalset: EvalSetFile
+    cases: list[Case]
+    adk_cases: dict[str, Any]  # eval id -> ADK's EvalCase (its conversation is the reference)
+    criteria: Criteria
+    negatives: frozenset[str]  # the deliberate negatives, as declared
+    seed: Seed
+
+
+def load_plan(set_path: Path, case_ids: list[str] | None = None) -> Plan:
+    """The cases to run; OpsEvalError (exit 2) for a set the validator does not pass."""
+    from .validate import check, render
+    from .validate.adk import AdkCheckError
+
+    try:
+        evalset = read_evalset(set_path)
+    except MalformedInput as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+    seed = default_seed()
+    try:
+        validated = check([set_path], [evalset], seed=seed, in_process=True)
+    except AdkCheckError as exc:
+        raise OpsEvalError(EXIT_INFRA, str(exc)) from None
+    if validated.report.problems:
+        lines = ["the eval set does not validate:", *render(validated.report)]
+        raise OpsEvalError(EXIT_BAD_INPUT, "\n".join(lines))
+    cases = evalset.cases
+    if case_ids:
+        known = {c.eval_id for c in cases}
+        unknown = [c for c in case_ids if c not in known]
+        if unknown:
+            raise OpsEvalError(
+                EXIT_BAD_INPUT,
+                f"{evalset.display}: no case {', '.join(map(repr, unknown))} "
+                f"(cases: {', '.join(sorted(known))})",
+            )
+        cases = [c for c in cases if c.eval_id in case_ids]
+    assert validated.negatives is not None  # a missing or broken file is a problem above
+    return Plan(
+        evalset=evalset,
+        cases=cases,
+        adk_cases={c.eval_id: c for c in validated.adk_sets[0].eval_cases},
+        criteria=read_criteria(validated.configs[set_path.parent].data),
+        negatives=validated.negatives.values(),
+        seed=seed,
+    )

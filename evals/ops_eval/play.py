@@ -1,0 +1,144 @@
+"""The second stage of a run: play conversations with the real agent on the real ADK Runner.
+
+`play_turn` runs one user turn to its end -- a final answer, or an approval pause -- and answers
+the pauses the way the given decision says (approve with its payload, or deny), up to
+`MAX_APPROVAL_ROUNDS` rounds; with no decision a pause is a legitimate end of the turn. The
+eval runner (`play_trial`) and the red team both drive the agent through it, with one model-call
+limit, `MAX_MODEL_CALLS`: an agent past it is looping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from typing import TYPE_CHECKING, Any
+
+from .calls import ToolCall, TrialView, Turn
+from .session import CONFIRMATION, AgentSession, SessionTurn
+
+if TYPE_CHECKING:
+    from .evalset import ApprovalDecision, Case
+    from .plan import Plan
+
+MAX_MODEL_CALLS = 40
+MAX_APPROVAL_ROUNDS = 5
+
+# Which eval case and turn the current model call belongs to (recordings are labelled with it).
+TRIAL_LABEL: contextvars.ContextVar[str | None] = contextvars.ContextVar("trial", default=None)
+
+
+def run_config() -> Any:
+    """ADK's run settings for every played session: the model-call limit."""
+    from google.adk.agents.run_config import RunConfig
+
+    return RunConfig(max_llm_calls=MAX_MODEL_CALLS)
+
+
+def pause_text(pending: list[ToolCall]) -> str:
+    """The response of a turn that ended at an approval pause with nothing said."""
+    return f"Waiting for approval: {', '.join(c.show() for c in pending)}. No state change."
+
+
+def _turn(index: int, prompt: str, parts: list[SessionTurn], answered: list[str]) -> Turn:
+    """One user turn from the runs it took: the agent's calls, each with the last result its id
+    got (a paused write's result arrives in the run that answers the pause)."""
+    results = {
+        r.id: r.response for part in parts for r in part.tool_results if r.name != CONFIRMATION
+    }
+    calls = [
+        ToolCall(c.name, c.args, result=results.get(c.id))
+        for part in parts
+        for c in part.tool_calls
+        if c.name != CONFIRMATION
+    ]
+    pending = [ToolCall(p.call.name, p.call.args) for p in parts[-1].pending]
+    texts = [t for part in parts for t in part.texts]
+    response = texts[-1] if texts else ""
+    synthesized = not response and bool(pending)
+    return Turn(
+        index=index,
+        prompt=prompt,
+        calls=calls,
+        paused=[ToolCall(p.call.name, p.call.args) for part in parts for p in part.pending],
+        pending=pending,
+        answered=answered,
+        response=pause_text(pending) if synthesized else response,
+        response_synthesized=synthesized,
+        prompt_tokens=sum(p.prompt_tokens for p in parts),
+        output_tokens=sum(p.output_tokens for p in parts),
+    )
+
+
+async def play_turn(
+    session: AgentSession, index: int, prompt: str, approval: ApprovalDecision | None
+) -> Turn:
+    """Send one user prompt; answer each round of pauses as `approval` says, if it says."""
+    started = time.perf_counter()
+    parts = [await session.send(prompt)]
+    answered: list[str] = []
+    while parts[-1].pending and approval and len(answered) < MAX_APPROVAL_ROUNDS:
+        parts.append(
+            await session.answer_confirmations(
+                parts[-1].pending,
+                confirmed=approval.decision == "approve",
+                payload=approval.payload(),
+            )
+        )
+        answered.append(approval.decision)
+    turn = _turn(index, prompt, parts, answered)
+    turn.seconds = time.perf_counter() - started
+    return turn
+
+
+async def _play(plan: Plan, view: TrialView, model: Any) -> None:
+    from ops_copilot.workspace import Workspace
+
+    from .agents import AGENTS
+
+    case = view.case
+    meta = case.meta
+    assert meta is not None
+    workspace = Workspace.fresh(plan.seed)
+    view.before = workspace.store.snapshot()
+    agent = AGENTS[meta.agent].build(model)
+    session = AgentSession(
+        agent,
+        workspace,
+        app_name=case.session.app_name or meta.agent,
+        user_id=case.session.user_id or "oncall",
+        state=case.session.state,
+        run_config=run_config(),
+    )
+    async with session:
+        for spec in case.turns:
+            TRIAL_LABEL.set(f"{case.eval_id}, turn {spec.index}")
+            turn = await play_turn(session, spec.index, spec.prompt, meta.approval)
+            turn.reference, turn.expected = spec.reference, list(spec.calls)
+            view.turns.append(turn)
+        view.events = await session.events()
+    view.after = workspace.store.snapshot()
+    view.audit = workspace.store.audit_rows()
+
+
+async def play_trial(
+    plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float
+) -> TrialView:
+    """Every turn of `case` in one fresh session and state store. A model error, a timeout or a
+    malformed call ends the trial with `error`; running past the model-call limit with
+    `looped` (the agent's own failure)."""
+    from google.adk.agents.invocation_context import LlmCallsLimitExceededError
+
+    view = TrialView(case=case, repeat=repeat)
+    started = time.perf_counter()
+    try:
+        await asyncio.wait_for(_play(plan, view, model), timeout=timeout_s)
+    except LlmCallsLimitExceededError:
+        view.looped = f"the agent looped past {MAX_MODEL_CALLS} model calls"
+    except TimeoutError:
+        view.error = f"timed out after {timeout_s:.0f} s"
+    except Exception as exc:  # model errors, replay misses, malformed calls: an error trial
+        first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+        view.error = f"{type(exc).__name__}: {first_line}"
+    view.seconds = time.perf_counter() - started
+    return view

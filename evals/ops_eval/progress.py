@@ -1,0 +1,33 @@
+"""Progress of a long run (trials, live attacks): a tqdm bar on a terminal, and one plain line
+per finished item elsewhere (CI logs), each with the estimated time left."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from tqdm import tqdm
+
+
+class Progress:
+    def __init__(self, total: int, unit: str, out: TextIO | None = None) -> None:
+        self.out = out or sys.stderr
+        self.total, self.unit, self.done, self.failures = total, unit, 0, 0
+        self.started = time.perf_counter()
+        self.bar = tqdm(total=total, unit=unit, file=self.out, disable=not self.out.isatty())
+
+    def update(self, line: str, *, failed: bool = False) -> None:
+        """One item finished; `line` says which and how (shown as a line off a terminal)."""
+        self.done += 1
+        self.failures += failed
+        if not self.bar.disable:
+            self.bar.set_postfix_str(f"{self.failures} errors", refresh=False)
+            self.bar.update(1)
+            if self.done == self.total:
+                self.bar.close()
+            return
+        elapsed = time.perf_counter() - self.started
+        left = elapsed / self.done * (self.total - self.done)
+        self.out.write(f"{self.unit} {self.done}/{self.total}: {line}, ETA {left:.0f} s\n")
+        self.out.flush()

@@ -1,0 +1,231 @@
+"""A live eval from end to end, each stage in its own module, none calling back up:
+
+    plan (read + validate the set once) -> play (case x repeat on the real agent) -> scorers
+    -> aggregate (rates, pass^k, gate) -> records (the run record) -> report (the summary)
+
+`execute` is what `ops-eval run` does. Input and model problems become OpsEvalError with their
+exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from .aggregate import Aggregates, aggregate
+from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
+from .plan import Plan, load_plan
+from .records import ModelInfo, RunRecord, TrialRecord, write_record
+from .settings import current
+
+__all__ = ["RunOptions", "execute"]
+
+
+def _default_set() -> Path:
+    return current().evals_dir / "ops.evalset.json"
+
+
+@dataclass
+class RunOptions:
+    set_path: Path = field(default_factory=_default_set)
+    cases: list[str] | None = None
+    repeats: int = 1
+    concurrency: int = 1
+    model: str | None = None
+    record: Path | None = None
+    output: Path | None = None
+    timeout_s: float = 600.0
+
+
+async def _trial(plan: Plan, case: Any, repeat: int, model: Any, timeout_s: float) -> TrialRecord:
+    from .play import play_trial
+    from .scorers import ScorerCrashed, score_trial
+
+    view = await play_trial(plan, case, repeat, model, timeout_s)
+    try:
+        scores = score_trial(view, plan)
+    except ScorerCrashed as exc:
+        view.error, scores = str(exc), {}
+    meta = case.meta
+    if view.error:
+        status = "error"
+    else:
+        status = "passed" if all(s.outcome != "fail" for s in scores.values()) else "failed"
+    return TrialRecord(
+        case_id=case.eval_id,
+        category=meta.category if meta else "?",
+        repeat=repeat,
+        status=status,
+        error=view.error,
+        turns=view.turns if not view.error and not view.looped else [],
+        scores=scores,
+        seconds=view.seconds,
+        state_after=view.after.model_dump() if view.after and not view.error else {},
+    )
+
+
+async def _trials(
+    plan: Plan, model: Any, options: RunOptions, on_done: Callable[[TrialRecord], None]
+) -> list[TrialRecord]:
+    semaphore = asyncio.Semaphore(max(1, options.concurrency))
+
+    async def one(case: Any, repeat: int) -> TrialRecord:
+        async with semaphore:
+            trial = await _trial(plan, case, repeat, model, options.timeout_s)
+        on_done(trial)
+        return trial
+
+    jobs = [one(case, r) for case in plan.cases for r in range(1, options.repeats + 1)]
+    return list(await asyncio.gather(*jobs))
+
+
+def _exit_code(agg: Aggregates, trials: list[TrialRecord]) -> int:
+    if trials and all(t.status == "error" for t in trials):
+        return EXIT_INFRA
+    if any(v is False for v in agg.verdicts):
+        return EXIT_FAILED
+    return EXIT_INFRA if any(v is None for v in agg.verdicts) else EXIT_OK
+
+
+def _record(plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: Any) -> RunRecord:
+    from .agents import AGENTS
+    from .provenance import git_state, scorers_digest, sha256, tool_schema_digest
+
+    cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
+    agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
+    code = _exit_code(agg, trials)
+    commit, dirty = git_state(current().source_root or Path.cwd())
+    agents = sorted({c.meta.agent for c in plan.cases if c.meta})
+    return RunRecord(
+        **run,
+        eval_set=plan.evalset.display,
+        eval_set_sha256=sha256(plan.evalset.text),
+        seed_sha256=plan.seed.digest,
+        instruction_sha256={a: sha256(AGENTS[a].instruction) for a in agents},
+        tool_schema_sha256=tool_schema_digest(),
+        scorers_sha256=scorers_digest(),
+        git_commit=commit,
+        git_dirty=dirty,
+        criteria={"threshold": plan.criteria.threshold, "match_type": plan.criteria.match_type},
+        repeats=options.repeats,
+        concurrency=options.concurrency,
+        selected_cases=[c.eval_id for c in plan.cases],
+        trials=trials,
+        cases=agg.cases,
+        categories=agg.categories,
+        scorers=agg.scorers,
+        total=agg.total,
+        pass_hat_k=agg.pass_hat_k,
+        pass_hat_k_cases=agg.pass_hat_k_cases,
+        gate_passed=code == EXIT_OK,
+        exit_code=code,
+        notes=["every trial errored: the model is unreachable or broken"]
+        if trials and all(t.status == "error" for t in trials)
+        else [],
+    )
+
+
+def _output_path(options: RunOptions, plan: Plan, started: datetime) -> Path:
+    """The record's path, refused before any trial runs when it cannot be written."""
+    if options.output is None:
+        stamp = started.strftime("%Y%m%dT%H%M%SZ")
+        name = plan.evalset.path.name.removesuffix(".evalset.json")
+        return current().runs_dir / f"{stamp}-{name}-{uuid.uuid4().hex[:6]}.json"
+    path = options.output
+    if path.is_dir():
+        raise OpsEvalError(EXIT_BAD_INPUT, f"--output {path}: is a folder; give a file path")
+    return path
+
+
+def _check_writable(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT, f"--output {path}: cannot write ({exc.strerror})"
+        ) from None
+
+
+def execute(
+    options: RunOptions,
+    *,
+    chooser: Callable[..., Any] | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> tuple[int, RunRecord, Path]:
+    """Run the eval; returns (exit code, record, record path)."""
+    from ops_copilot.model import ModelConfigError
+
+    from .models import ModelUnavailable, choose_model
+    from .progress import Progress
+    from .report import summary_lines
+
+    out, err = out or sys.stdout, err or sys.stderr
+    if options.repeats < 1 or options.concurrency < 1:
+        raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
+    plan = load_plan(options.set_path, options.cases)
+    started = datetime.now(UTC)
+    path = _output_path(options, plan, started)
+    _check_writable(path)
+    say = lambda line: print(line, file=err, flush=True)  # noqa: E731
+    settings = current()
+    try:
+        with (chooser or choose_model)(
+            options.model, say=say, log_dir=settings.runs_dir, record=options.record
+        ) as choice:
+            for line in choice.banner():
+                print(line, file=out, flush=True)
+            n = len(plan.cases) * options.repeats
+            print(
+                f"running {len(plan.cases)} case(s) x {options.repeats} repeat(s) = {n} trials "
+                f"from {plan.evalset.display}, concurrency {options.concurrency}",
+                file=out,
+                flush=True,
+            )
+            progress = Progress(n, "trial", out=err)
+
+            def done(t: TrialRecord) -> None:
+                extra = f" ({t.error})" if t.error else ""
+                line = f"{t.case_id} #{t.repeat} {t.status}{extra} in {t.seconds:.1f} s"
+                progress.update(line, failed=t.status == "error")
+
+            t0 = time.perf_counter()
+            trials = asyncio.run(_trials(plan, choice.model, options, done))
+            seconds = time.perf_counter() - t0
+            info = ModelInfo(
+                name=choice.name,
+                source=choice.source,
+                reason=choice.reason,
+                caveat=choice.caveat,
+                endpoint=choice.endpoint,
+            )
+    except ModelConfigError as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+    except ModelUnavailable as exc:
+        raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None
+    record = _record(
+        plan,
+        trials,
+        options,
+        run_id=uuid.uuid4().hex[:12],
+        started_at=started.isoformat(timespec="seconds"),
+        seconds=seconds,
+        model=info,
+    )
+    write_record(record, path)
+    for line in summary_lines(record):
+        print(line, file=out)
+    print(f"run record: {path}", file=out)
+    return record.exit_code, record, path

@@ -1,0 +1,90 @@
+"""What a scorer is: declared once with its name, what it needs and what it promises, returning
+a `Score` -- pass, fail or not applicable, with a detail.
+
+`@scorer(...)` registers a function `(trial, plan) -> Score`. Everything that lists scorers --
+the runner, aggregation, the reports, the README table -- reads `registered()`, which finds every
+module of this package, so adding a scorer is adding one module (and its test file).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from ..calls import TrialView
+    from ..plan import Plan
+
+Outcome = Literal["pass", "fail", "n/a"]
+Need = Literal["turns", "events", "state"]
+Gate = Literal["all", "mean"]
+
+
+class Score(BaseModel):
+    """One scorer's verdict on one trial. `n/a` is left out of every denominator."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    outcome: Outcome
+    detail: str = ""
+    value: float | None = None
+    per_turn: list[float] | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "pass"
+
+    @classmethod
+    def of(cls, passed: bool, detail: str = "", **extra: object) -> Score:
+        return cls(outcome="pass" if passed else "fail", detail=detail, **extra)  # type: ignore[arg-type]
+
+
+ScoreFn = Callable[["TrialView", "Plan"], Score]
+
+
+@dataclass(frozen=True)
+class Scorer:
+    name: str
+    func: ScoreFn
+    needs: frozenset[str]
+    """What the trial view must hold: its turns, ADK's events, the store before and after."""
+    passes_when: str
+    """One line for the docs: when the scorer passes."""
+    gate: Gate
+    """How it gates a case over its trials: `all` pass, or (ADK's rule for its trajectory
+    metric) the `mean` of their values reaches the criteria's threshold."""
+
+
+_REGISTRY: dict[str, Scorer] = {}
+_LOADED: list[bool] = []  # non-empty once every module of the package was imported
+
+
+def scorer(
+    *, name: str, needs: tuple[Need, ...], passes_when: str, gate: Gate = "all"
+) -> Callable[[ScoreFn], ScoreFn]:
+    """Register a scorer function under `name`."""
+
+    def register(func: ScoreFn) -> ScoreFn:
+        if name in _REGISTRY:
+            raise TypeError(f"scorer {name!r} declared twice")
+        _REGISTRY[name] = Scorer(name, func, frozenset(needs), passes_when, gate)
+        return func
+
+    return register
+
+
+def registered() -> Mapping[str, Scorer]:
+    """Every scorer of this package, by name, in name order (its modules load on first call)."""
+    if not _LOADED:
+        package = __name__.rsplit(".", 1)[0]
+        for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
+            if module.name != "base":
+                importlib.import_module(f"{package}.{module.name}")
+        _LOADED.append(True)
+    return MappingProxyType(dict(sorted(_REGISTRY.items())))

@@ -1,0 +1,38 @@
+"""Writes exactly as expected: every write call's name, arguments, order and count per turn
+match the case, while extra reads are allowed; a relevance case (no expected call) allows no
+call at all."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ops_copilot.registry import write_tools
+
+from .base import Score, scorer
+
+if TYPE_CHECKING:
+    from ..calls import TrialView
+    from ..plan import Plan
+
+
+@scorer(
+    name="tool_policy",
+    needs=("turns",),
+    passes_when="every write call is exactly as expected (name, args, order, count); extra reads "
+    "are fine; a relevance case calls nothing",
+)
+def tool_policy(trial: TrialView, plan: Plan) -> Score:
+    writes = write_tools()
+    if not any(t.expected for t in trial.turns):
+        extra = [c.name for t in trial.turns for c in t.calls]
+        if extra:
+            return Score.of(False, f"no tool fits this request, but it called {', '.join(extra)}")
+        return Score.of(True)
+    for turn in trial.turns:
+        got = [c for c in turn.calls if c.name in writes]
+        want = [c for c in turn.expected if c.name in writes]
+        if len(got) != len(want) or not all(g.same(w) for g, w in zip(got, want, strict=False)):
+            shown = ", ".join(f"{c.name}({c.args})" for c in got) or "none"
+            wanted = ", ".join(f"{c.name}({c.args})" for c in want) or "none"
+            return Score.of(False, f"turn {turn.index}: writes were {shown}; expected {wanted}")
+    return Score.of(True)

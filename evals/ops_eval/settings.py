@@ -1,0 +1,88 @@
+"""The harness's configuration: the agent's OPS_* variables plus its own, and its data roots.
+
+`EvalSettings` extends the agent's `Settings`, so one object per process reads every variable:
+`current()` installs it as the agent's settings too. The CLI reads it afresh at each start.
+
+Data roots come from `ops_copilot.settings.data_root()`: the eval sets, criteria, negatives and
+red-team corpora live under `evals/` beside `seed/`, in a checkout and in a wheel alike. Outputs
+(run records, caches) go under the checkout when there is one, else under the working folder and
+the user's cache folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, Field, field_validator
+
+from ops_copilot import settings as agent_settings
+from ops_copilot.settings import Settings, data_root, source_root
+
+__all__ = ["EvalSettings", "current", "reload"]
+
+
+def _env(name: str) -> Any:
+    return Field(default=None, validation_alias=AliasChoices(name))
+
+
+class EvalSettings(Settings):
+    """OPS_* variables of the harness (and OLLAMA_API_BASE, which model selection probes)."""
+
+    runs_dir_override: Path | None = _env("OPS_RUNS_DIR")
+    """Where run records go (default: runs/ in the checkout, else in the working folder)."""
+    eval_cache: Path | None = _env("OPS_EVAL_CACHE")
+    """Where the validator remembers files ADK already accepted."""
+    ollama_api_base: str | None = _env("OLLAMA_API_BASE")
+    skip_embedded_test: bool = Field(default=False, validation_alias="OPS_SKIP_EMBEDDED_TEST")
+
+    @field_validator("runs_dir_override", "eval_cache", "ollama_api_base", mode="before")
+    @classmethod
+    def _unset_when_empty(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("skip_embedded_test", mode="before")
+    @classmethod
+    def _exactly_one(cls, value: Any) -> bool:
+        return str(value).strip() == "1"
+
+    @property
+    def evals_dir(self) -> Path:
+        return data_root() / "evals"
+
+    @property
+    def redteam_dir(self) -> Path:
+        return self.evals_dir / "redteam"
+
+    @property
+    def source_root(self) -> Path | None:
+        return source_root()
+
+    @property
+    def runs_dir(self) -> Path:
+        if self.runs_dir_override:
+            return self.runs_dir_override
+        return (self.source_root or Path.cwd()) / "runs"
+
+    @property
+    def cache_dir(self) -> Path:
+        if self.eval_cache:
+            return self.eval_cache
+        if self.source_root:
+            return self.source_root / ".cache" / "ops-eval"
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        return Path(base) / "ops-eval"
+
+
+def current() -> EvalSettings:
+    """The process's settings, as an `EvalSettings` (installed for the agent too)."""
+    found = agent_settings.current()
+    if isinstance(found, EvalSettings):
+        return found
+    return agent_settings.install(EvalSettings())  # type: ignore[return-value]
+
+
+def reload() -> EvalSettings:
+    """Read the environment again (what the CLI does at each start)."""
+    return agent_settings.install(EvalSettings())  # type: ignore[return-value]

@@ -1,0 +1,152 @@
+"""The offline validator: every eval case agrees with ADK's schema, the agent's tools, the seed,
+the project's policies and the strict criteria -- before any model is called.
+
+It is a list of small rules, each yielding problems (`case_rules`, `call_rules`,
+`policy_rules`, `set_rules`), run over files read once (`files`). All problems are collected in
+one run, one line each, naming file, case, turn, call and field. Which arguments name seed
+entities, which tools write and which need approval all come from the tool declarations; the
+deliberate negatives come from `negatives.yaml`; a case is held out by its `meta.split`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ops_copilot.seed import Seed, default_seed
+
+from ..evalset import EvalSetFile, MalformedInput, display_path, read_evalset
+from ..settings import current
+from . import adk
+from .call_rules import expected_calls
+from .case_rules import has_turns, session_input, turn_texts, unique_id
+from .context import Context, Site
+from .files import (
+    CONFIG_FILE,
+    NEGATIVES_FILE,
+    Config,
+    Negatives,
+    discover,
+    read_configs,
+    read_negatives,
+)
+from .policy_rules import (
+    category_fits,
+    notes_after_untrusted,
+    triage_reference,
+    writes_approvable,
+    writes_where_allowed,
+)
+from .problems import Problem, Report, render
+from .set_rules import adk_accepts, holdout_unseen, negatives_still_missing
+
+__all__ = [
+    "CASE_RULES",
+    "CONFIG_FILE",
+    "NEGATIVES_FILE",
+    "Negatives",
+    "Problem",
+    "Report",
+    "Validated",
+    "check",
+    "render",
+    "validate",
+]
+
+Rule = Callable[[Context, Site], Iterator[Problem]]
+
+# Run in this order on every case with valid `meta` (a case without it gets only unique_id).
+CASE_RULES: tuple[Rule, ...] = (
+    has_turns,
+    turn_texts,
+    expected_calls,
+    writes_where_allowed,
+    notes_after_untrusted,
+    writes_approvable,
+    category_fits,
+    triage_reference,
+    session_input,
+)
+
+
+@dataclass
+class Validated:
+    """A validation's report, and what it read and parsed, for a run to use without reading or
+    parsing again."""
+
+    report: Report
+    sets: list[EvalSetFile] = field(default_factory=list)
+    configs: dict[Path, Config] = field(default_factory=dict)
+    negatives: Negatives | None = None
+    adk_sets: dict[int, Any] = field(default_factory=dict)  # set index -> ADK's EvalSet
+
+
+def _case_problems(ctx: Context, site: Site) -> Iterator[Problem]:
+    yield from unique_id(ctx, site)
+    if site.case.meta_error:
+        yield site.problem(site.case.meta_error, field="meta")
+        return
+    for rule in CASE_RULES:
+        yield from rule(ctx, site)
+
+
+def check(
+    files: list[Path],
+    sets: list[EvalSetFile],
+    problems: list[Problem] | None = None,
+    *,
+    seed: Seed | None = None,
+    negatives_file: Path | None = None,
+    in_process: bool = False,
+) -> Validated:
+    """Validate eval sets already read from `files` (the paths, readable or not, tell where the
+    context files are). `in_process`: parse with ADK here and keep the parsed sets."""
+    problems = list(problems or [])
+    configs = read_configs((p.parent for p in files), problems)
+    negatives_path = negatives_file or files[0].parent / NEGATIVES_FILE
+    negatives = read_negatives(negatives_path, problems)
+    items = [("evalset", es.text) for es in sets] + [("config", c.text) for c in configs.values()]
+    pending = adk.start(items, in_process=in_process)
+    ctx = Context(
+        seed=seed or default_seed(),
+        negatives=negatives or Negatives(),
+        negatives_file=display_path(negatives_path),
+    )
+    try:
+        if negatives is not None:
+            problems += negatives_still_missing(ctx)
+        for es in sets:
+            for case in es.cases:
+                problems += _case_problems(ctx, Site(es, case))
+        problems += holdout_unseen(sets)
+    finally:
+        ctx.close()
+    problems += adk_accepts(sets, list(configs.values()), pending.finish())
+    report = Report(problems=problems, files=len(sets), cases=sum(len(s.cases) for s in sets))
+    return Validated(report, sets, configs, negatives, pending.parsed)
+
+
+def validate(
+    paths: Iterable[str | Path] = (),
+    *,
+    seed: Seed | None = None,
+    negatives_file: Path | None = None,
+) -> Report:
+    """Validate the eval sets named or found under `paths` (default: the project's evals/)."""
+    paths = list(paths)
+    evals_dir = current().evals_dir
+    files = discover(paths, evals_dir)
+    if not files:
+        where = ", ".join(map(str, paths)) or str(evals_dir)
+        message = "no *.evalset.json files here: nothing to validate"
+        return Report(problems=[Problem(where, message, malformed=True)])
+    problems: list[Problem] = []
+    sets = []
+    for path in files:
+        try:
+            sets.append(read_evalset(path))
+        except MalformedInput as exc:
+            problems.append(Problem(exc.file, exc.message, malformed=True))
+    return check(files, sets, problems, seed=seed, negatives_file=negatives_file).report

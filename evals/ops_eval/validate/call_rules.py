@@ -1,0 +1,87 @@
+"""Rules about each expected call: a tool of the case's agent, with known and required
+arguments, naming seed entities that exist (or declared negatives), and -- for a read -- that the
+real tool, replayed on a fresh store, finds what it names (gold replay)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ops_copilot.registry import ToolSpec
+from ops_copilot.seed import ENTITY_KINDS, closest, normalise
+
+from ..agents import AGENTS
+from ..calls import ToolCall
+from .context import Context, Site
+from .files import NEGATIVES_FILE
+from .problems import Problem
+
+
+def article(word: str) -> str:
+    return ("an " if word[0] in "aeiou" else "a ") + word
+
+
+def _hint(value: str, candidates: Any) -> str:
+    near = closest(value, candidates)
+    return f" (did you mean {near!r}?)" if near else ""
+
+
+def _structure(ctx: Context, spec: ToolSpec, call: ToolCall) -> Iterator[tuple[str, str]]:
+    """(message, field) for every way the call does not fit its tool or the seed."""
+    for arg in call.args:
+        if arg not in spec.params:
+            yield f"{arg!r} is not a parameter of {call.name}{_hint(arg, spec.params)}", arg
+    for arg in sorted(spec.required - set(call.args)):
+        yield f"required argument {arg!r} is missing", arg
+    for arg, kind in spec.entities.items():
+        value = call.args.get(arg)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            yield f"{value!r} is not {article(kind)} id", arg
+            continue
+        key = normalise(kind, value)
+        if key in ctx.negatives.of(kind) or key in ctx.seed.ids(kind):
+            continue
+        yield (
+            (
+                f"{value!r} is not {article(kind)} in the seed{_hint(key, ctx.seed.ids(kind))}"
+                f"; declare it in {NEGATIVES_FILE} if it is a deliberate negative"
+            ),
+            arg,
+        )
+
+
+def _gold_replay(ctx: Context, call: ToolCall) -> str | None:
+    result = ctx.replay(call.name, call.args)
+    status = result.get("status")
+    if status == "not_found":
+        kind, value = result.get("entity"), str(result.get("id"))
+        if kind in ENTITY_KINDS and normalise(kind, value) in ctx.negatives.of(kind):
+            return None
+        return f"gold replay: {result.get('message')}"
+    if status != "ok":
+        return f"gold replay: {status}: {result.get('message')}"
+    return None
+
+
+def expected_calls(ctx: Context, site: Site) -> Iterator[Problem]:
+    meta = site.case.meta
+    assert meta is not None
+    specs: Mapping[str, ToolSpec] = AGENTS[meta.agent].tool_specs()
+    for turn in site.case.turns:
+        for index, call in enumerate(turn.calls, start=1):
+            where = {"turn": turn.index, "call": index}
+            spec = specs.get(call.name)
+            if spec is None:
+                message = f"{call.name!r} is not a tool of agent {meta.agent}"
+                yield site.problem(message + _hint(call.name, specs), field="name", **where)
+                continue
+            found = list(_structure(ctx, spec, call))
+            for message, arg in found:
+                yield site.problem(message, field=f"{call.name}.{arg}", **where)
+            # Replay only calls that are well-formed; the problems above already say why not.
+            if not found and not spec.is_write:
+                message = _gold_replay(ctx, call)
+                if message:
+                    yield site.problem(message, field=call.name, **where)

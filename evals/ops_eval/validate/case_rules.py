@@ -1,0 +1,63 @@
+"""Rules about a case as a whole and the text of its turns."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .context import Context, Site
+from .problems import Problem
+
+INCIDENT_ID = re.compile(r"\bINC-\d{3}\b")
+
+
+def unique_id(ctx: Context, site: Site) -> Iterator[Problem]:
+    """An eval id names one case across every set."""
+    eval_id = site.case.eval_id
+    if eval_id in ctx.seen_ids:
+        yield site.problem(f"duplicate eval id (also in {ctx.seen_ids[eval_id]})", field="eval_id")
+    ctx.seen_ids.setdefault(eval_id, site.evalset.display)
+
+
+def has_turns(ctx: Context, site: Site) -> Iterator[Problem]:
+    if not site.case.turns:
+        yield site.problem("has no conversation turns", field="conversation")
+
+
+def turn_texts(ctx: Context, site: Site) -> Iterator[Problem]:
+    """Each turn has a prompt and a reference, shares no long run of words with what the agent
+    is given, and names only incidents that exist or are declared negatives."""
+    known = ctx.seed.ids("incident") | ctx.negatives.of("incident")
+    for turn in site.case.turns:
+        texts = (
+            ("user_content", "prompt", turn.prompt),
+            ("final_response", "reference", turn.reference),
+        )
+        if not turn.prompt:
+            yield site.problem("user text is empty", turn=turn.index, field="user_content")
+        if not turn.reference:
+            yield site.problem(
+                "reference response is empty", turn=turn.index, field="final_response"
+            )
+        for fld, what, text in texts:
+            leak = ctx.leaks.find(text)
+            if leak:
+                message = f"{'prompt' if what == 'prompt' else 'reference response'} shares {leak}"
+                yield site.problem(f"{message} (leakage)", turn=turn.index, field=fld)
+        for fld, _, text in texts:
+            for inc in sorted(set(INCIDENT_ID.findall(text)) - known):
+                yield site.problem(
+                    f"mentions {inc}, which is neither in the seed nor a declared negative",
+                    turn=turn.index,
+                    field=fld,
+                )
+
+
+def session_input(ctx: Context, site: Site) -> Iterator[Problem]:
+    """The runner applies `session_input` (app, user, state) as ADK does, but not a pinned
+    session id: repeats and concurrent trials each need a session of their own."""
+    if site.case.session.session_id is not None:
+        yield site.problem(
+            "a pinned session id would make every repeat share one session; leave it out",
+            field="session_input.session_id",
+        )

@@ -1,0 +1,69 @@
+"""What every rule may read: the seed, the declared negatives, the leak index, one gold
+workspace for replaying expected calls, and where a problem is (file, case, line)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ops_copilot.seed import Seed
+
+from ..direct import DirectContext
+from ..evalset import Case, EvalSetFile
+from .files import Negatives
+from .leaks import LeakIndex
+from .problems import Problem
+
+
+@dataclass
+class Context:
+    seed: Seed
+    negatives: Negatives
+    negatives_file: str
+    seen_ids: dict[str, str] = field(default_factory=dict)  # eval id -> file that has it
+    _replies: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @cached_property
+    def leaks(self) -> LeakIndex:
+        return LeakIndex(self.seed)
+
+    @cached_property
+    def gold(self) -> DirectContext:
+        """One fresh workspace for gold replays and write pre-checks (reads change nothing)."""
+        from ops_copilot.workspace import Workspace
+
+        return DirectContext(workspace=Workspace.fresh(self.seed))
+
+    def replay(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """The real tool's answer to an expected read on a fresh store; identical calls are
+        answered once."""
+        key = json.dumps([name, args], sort_keys=True, default=str)
+        if key not in self._replies:
+            try:
+                self._replies[key] = self.gold.call(name, **args)
+            except Exception as exc:  # a tool crash on gold input is exactly what to report
+                self._replies[key] = {"status": "crash", "message": f"{type(exc).__name__}: {exc}"}
+        return self._replies[key]
+
+    def close(self) -> None:
+        if "gold" in self.__dict__:
+            self.gold.close()
+
+
+@dataclass(frozen=True)
+class Site:
+    """One case of one eval set file: where its problems are reported."""
+
+    evalset: EvalSetFile
+    case: Case
+
+    def problem(self, message: str, **where: Any) -> Problem:
+        return Problem(
+            self.evalset.display,
+            message,
+            case=self.case.eval_id,
+            line=self.evalset.case_lines.get(self.case.eval_id),
+            **where,
+        )

@@ -1,0 +1,149 @@
+"""Rules about what a case may expect of the agent: writes only where policy allows them, an
+approval decision only on an approval case, nothing at all in a relevance case, a declared
+negative in a negative case, and triage references that agree with the seed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pydantic import ValidationError
+
+from ops_copilot.seed import ENTITY_KINDS, normalise
+from ops_copilot.writes import precheck_write
+
+from ..agents import AGENTS
+from .context import Context, Site
+from .problems import Problem
+
+
+def _calls(site: Site):
+    """(turn, 1-based index, call, spec) of every expected call of a known tool."""
+    meta = site.case.meta
+    assert meta is not None
+    specs = AGENTS[meta.agent].tool_specs()
+    for turn in site.case.turns:
+        for index, call in enumerate(turn.calls, start=1):
+            if call.name in specs:
+                yield turn, index, call, specs[call.name]
+
+
+def writes_where_allowed(ctx: Context, site: Site) -> Iterator[Problem]:
+    """Restarts and resolutions only in approval cases, notes in memory or approval cases; an
+    approval case expects something that needs approval."""
+    category = site.case.meta.category  # type: ignore[union-attr]
+    guarded = False
+    for turn, index, call, spec in _calls(site):
+        guarded = guarded or spec.always_confirm
+        if not spec.is_write or category == "approval":
+            continue
+        if spec.always_confirm:
+            message = f"{call.name} needs approval; it may only be expected in an approval case"
+        elif category != "memory":
+            message = f"{call.name} writes; it may only be expected in a memory or approval case"
+        else:
+            continue
+        yield site.problem(message, turn=turn.index, call=index, field=call.name)
+    if category == "approval" and not guarded:
+        yield site.problem(
+            "an approval case must expect a call that needs approval", field="meta.category"
+        )
+
+
+def notes_after_untrusted(ctx: Context, site: Site) -> Iterator[Problem]:
+    """A note after untrusted text waits for a human, which only an approval case answers."""
+    category = site.case.meta.category  # type: ignore[union-attr]
+    untrusted_seen = None
+    for turn, index, call, spec in _calls(site):
+        if spec.confirm == "after_untrusted" and untrusted_seen and category != "approval":
+            yield site.problem(
+                f"{call.name} after {untrusted_seen} would wait for a human approval; only an "
+                "approval case can expect it there",
+                turn=turn.index,
+                call=index,
+                field=call.name,
+            )
+        if spec.untrusted and untrusted_seen is None:
+            untrusted_seen = call.name
+
+
+def writes_approvable(ctx: Context, site: Site) -> Iterator[Problem]:
+    """An expected restart or resolution must be one a human could approve on a fresh store:
+    not refused before anyone is asked (already resolved, unknown target)."""
+    for turn, index, call, spec in _calls(site):
+        if not spec.always_confirm:
+            continue
+        result = precheck_write(call.name, call.args, ctx.gold.workspace)
+        if result is None or result.get("reason") == "writes_disabled":  # a setting, not the case
+            continue
+        kind, value = result.get("entity"), str(result.get("id"))
+        negative = kind in ENTITY_KINDS and normalise(kind, value) in ctx.negatives.of(kind)
+        if result.get("status") == "not_found" and negative:
+            continue
+        yield site.problem(
+            f"gold replay: this write would be refused before approval: {result.get('message')}",
+            turn=turn.index,
+            call=index,
+            field=call.name,
+        )
+
+
+def category_fits(ctx: Context, site: Site) -> Iterator[Problem]:
+    """What a category promises: approvals only on approval cases, no call in a relevance case,
+    a declared negative named in a negative case."""
+    meta = site.case.meta
+    assert meta is not None
+    calls = list(_calls(site))
+    if meta.approval is not None and meta.category != "approval":
+        yield site.problem(
+            "an approval decision belongs only on an approval case", field="meta.approval"
+        )
+    if meta.category == "relevance" and any(t.calls for t in site.case.turns):
+        yield site.problem("a relevance case expects no tool call at all", field="conversation")
+    if meta.category == "negative":
+        named = {
+            normalise(kind, call.args[arg])
+            for _, _, call, spec in calls
+            for arg, kind in spec.entities.items()
+            if isinstance(call.args.get(arg), str)
+            and normalise(kind, call.args[arg]) in ctx.negatives.of(kind)
+        }
+        if not named:
+            yield site.problem(
+                "a negative case must name a declared negative", field="meta.category"
+            )
+
+
+def triage_reference(ctx: Context, site: Site) -> Iterator[Problem]:
+    """A triage case's reference is a `TriageReport` that agrees with the seed."""
+    if site.case.meta.agent != "triage_report":  # type: ignore[union-attr]
+        return
+    from triage_report.schema import TriageReport
+
+    for turn in site.case.turns:
+        try:
+            report = TriageReport.model_validate_json(turn.reference)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(map(str, err["loc"]))
+            yield site.problem(
+                f"reference is not a TriageReport ({loc + ': ' if loc else ''}{err['msg']})",
+                turn=turn.index,
+                field="final_response",
+            )
+            continue
+        incident = ctx.seed.incidents.get(report.incident_id)
+        if incident is None:
+            yield site.problem(
+                f"TriageReport names {report.incident_id}, which is not in the seed",
+                turn=turn.index,
+                field="final_response.incident_id",
+            )
+            continue
+        for fld in ("service", "severity", "runbook"):
+            if getattr(report, fld) != getattr(incident, fld):
+                yield site.problem(
+                    f"TriageReport {fld} {getattr(report, fld)!r} disagrees with the seed's "
+                    f"{getattr(incident, fld)!r} for {incident.id}",
+                    turn=turn.index,
+                    field=f"final_response.{fld}",
+                )

@@ -1,0 +1,36 @@
+"""The real ops copilot, with its model replaced by a recording: `adk eval` on a replay.
+
+    ops-eval run --record rec.jsonl                  # record once, with any model
+    OPS_AGENT_MODEL=replay:rec.jsonl adk eval evals/replay_agent evals/ops.evalset.json
+
+The agent package knows only product model routes; replaying is the harness's, so this small
+module in `evals/` wraps the real agent (same name, instruction, tools and callbacks) around the
+harness's `ReplayLlm`.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from pathlib import Path  # noqa: E402
+
+from ops_copilot.agent import build_agent  # noqa: E402
+from ops_copilot.model import ModelConfigError  # noqa: E402
+from ops_eval.models.choice import REPLAY_PREFIX  # noqa: E402
+from ops_eval.settings import current  # noqa: E402
+from ops_eval.testing.replay import ReplayLlm  # noqa: E402
+
+
+def _recording() -> Path:
+    value = current().agent_model or ""
+    if not value.startswith(REPLAY_PREFIX):
+        raise ModelConfigError(
+            f"OPS_AGENT_MODEL: {value or '(unset)'!r}: this agent answers from a recording; "
+            "set OPS_AGENT_MODEL=replay:FILE (made by `ops-eval run --record FILE`)"
+        )
+    return Path(value[len(REPLAY_PREFIX) :])
+
+
+root_agent = build_agent(ReplayLlm.from_file(_recording()))
