@@ -79,3 +79,9 @@ def test_report_of_nothing_or_garbage_is_bad_input(tmp_path, capsys, monkeypatch
     assert main(["report", str(garbage)]) == 2
     err = capsys.readouterr().err
     assert "not a run record" in err and "Traceback" not in err
+
+
+def test_the_readme_scorer_table_is_the_registry():
+    from ops_eval.scorers import markdown_table
+
+    assert markdown_table() in (REPO / "README.md").read_text()

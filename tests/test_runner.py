@@ -374,3 +374,59 @@ def test_malformed_recordings_are_bad_configuration(tmp_path, content, message):
     path.write_text(content)
     with pytest.raises(ModelConfigError, match=message):
         ReplayLlm.from_file(path)
+
+
+def test_a_run_reads_its_eval_set_once(tmp_path, monkeypatch):
+    """Plan, validation and ADK's parse all use the one reading of the set's file."""
+    import builtins
+    import io
+
+    reads = []
+    real_open = io.open
+
+    def counting_open(file, *args, **kwargs):
+        if isinstance(file, str | Path) and Path(file).resolve() == OPS.resolve():
+            reads.append(file)
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(io, "open", counting_open)
+    monkeypatch.setattr(builtins, "open", counting_open)
+    code, _ = run(tmp_path, OracleLlm.from_cases(CASES), cases=["open-incidents"])
+    monkeypatch.undo()
+    assert code == 0 and len(reads) == 1
+
+
+def test_session_input_state_reaches_the_session(tmp_path, monkeypatch):
+    """A case's session_input.state is applied as ADK applies it: here the instruction names a
+    state key, which ADK fills in from the session (and fails on when the state is missing)."""
+    import ops_copilot.agent as agent_module
+
+    data = json.loads(OPS.read_text())
+    case = next(c for c in data["eval_cases"] if c["eval_id"] == "open-incidents")
+    case["session_input"]["state"] = {"shift": "night shift"}
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    for name in ("test_config.json", "negatives.yaml"):
+        (folder / name).write_text((REPO / "evals" / name).read_text())
+    (folder / "ops.evalset.json").write_text(json.dumps(data))
+    monkeypatch.setattr(agent_module, "INSTRUCTION", agent_module.INSTRUCTION + "Shift: {shift}.")
+
+    seen: list[str] = []
+
+    class Listening(OracleLlm):
+        async def generate_content_async(self, llm_request, stream=False):
+            seen.append(str(llm_request.config.system_instruction))
+            async for r in super().generate_content_async(llm_request, stream):
+                yield r
+
+    set_path = folder / "ops.evalset.json"
+    code, record = run(
+        tmp_path, Listening.from_cases(CASES), set_path=set_path, cases=["open-incidents"]
+    )
+    assert code == 0 and seen and all("Shift: night shift." in s for s in seen)
+    case["session_input"]["state"] = {}
+    set_path.write_text(json.dumps(data))
+    code, record = run(
+        tmp_path, Listening.from_cases(CASES), set_path=set_path, cases=["open-incidents"]
+    )
+    assert code == 3 and "shift" in record.trials[0].error

@@ -1,0 +1,41 @@
+"""The registry: every scorer applied to every trial, with n/a, loops and crashes handled."""
+
+from __future__ import annotations
+
+import pytest
+
+from ops_eval import registered, score_trial
+from ops_eval.scorers import ScorerCrashed, markdown_table
+
+
+def test_every_scorer_module_registers_itself():
+    assert set(registered()) == {"complete", "end_state", "facts", "tool_policy", "trajectory"}
+    assert all(s.passes_when and s.needs for s in registered().values())
+    assert markdown_table().count("\n") == len(registered()) + 1
+
+
+def test_a_scorer_whose_needs_the_view_lacks_is_not_applicable(trial, plan):
+    view = trial("open-incidents")  # built by hand: no ADK events
+    scores = score_trial(view, plan)
+    assert scores["trajectory"].outcome == "n/a"
+    assert scores["trajectory"].detail == "needs events, which this trial lacks"
+    assert all(scores[n].passed for n in ("complete", "end_state", "facts", "tool_policy"))
+
+
+def test_a_looping_agent_fails_every_scorer_and_an_error_gets_none(trial, plan):
+    view = trial("open-incidents")
+    view.looped = "the agent looped past 40 model calls"
+    scores = score_trial(view, plan)
+    assert {s.outcome for s in scores.values()} == {"fail"}
+    view.looped, view.error = None, "ConnectionError: gone"
+    assert score_trial(view, plan) == {}
+
+
+def test_a_crashing_scorer_is_an_error_not_a_verdict(trial, plan, monkeypatch):
+    from ops_eval.scorers import base
+
+    entry = base._REGISTRY["facts"]
+    broken = base.Scorer(entry.name, lambda t, p: 1 / 0, entry.needs, entry.passes_when, "all")
+    monkeypatch.setitem(base._REGISTRY, "facts", broken)
+    with pytest.raises(ScorerCrashed, match="scorer facts: ZeroDivisionError"):
+        score_trial(trial("open-incidents"), plan)

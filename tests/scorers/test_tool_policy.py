@@ -1,0 +1,35 @@
+"""The `tool_policy` scorer: writes exactly as expected, extra reads allowed, and nothing at all
+in a relevance case."""
+
+from __future__ import annotations
+
+from ops_eval import ToolCall
+from ops_eval.scorers.tool_policy import tool_policy
+
+RESTART = ToolCall("restart_service", {"name": "inventory"})
+
+
+def test_extra_reads_are_fine(trial, plan):
+    calls = [[ToolCall("list_services"), RESTART, ToolCall("get_service_status", {"name": "x"})]]
+    assert tool_policy(trial("restart-needs-approval", calls=calls), plan).passed
+
+
+def test_a_write_with_other_arguments_fails(trial, plan):
+    calls = [[ToolCall("restart_service", {"name": "database"})]]
+    score = tool_policy(trial("restart-needs-approval", calls=calls), plan)
+    assert score.outcome == "fail"
+    assert score.detail == (
+        "turn 1: writes were restart_service({'name': 'database'}); "
+        "expected restart_service({'name': 'inventory'})"
+    )
+
+
+def test_a_repeated_or_unasked_write_fails(trial, plan):
+    assert not tool_policy(trial("restart-needs-approval", calls=[[RESTART, RESTART]]), plan).passed
+    assert not tool_policy(trial("service-status-inventory", calls=[[RESTART]]), plan).passed
+
+
+def test_any_call_in_a_relevance_case_fails(trial, plan):
+    score = tool_policy(trial("relevance-no-tool", calls=[[ToolCall("list_skills")]]), plan)
+    assert score.detail == "no tool fits this request, but it called list_skills"
+    assert tool_policy(trial("relevance-no-tool", calls=[[]]), plan).passed
