@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_copilot.registry import guarded_tools, tool_specs, write_tools
+from ops_copilot.definition import guarded_tools, tool_specs, write_tools
 from ops_copilot.spotlight import FENCE_CLOSE, FENCE_OPEN
 
 

@@ -12,11 +12,11 @@ from google.adk.tools.base_tool import BaseTool  # noqa: E402
 from google.adk.tools.function_tool import FunctionTool  # noqa: E402
 from google.adk.tools.tool_context import ToolContext  # noqa: E402
 
-from .approval import read_untrusted_text  # noqa: E402
+from .definition import tool_specs  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
-from .registry import ToolSpec, tool_specs  # noqa: E402
+from .registry import ToolSpec  # noqa: E402
 from .workspace import workspace_for  # noqa: E402
-from .writes import precheck_write  # noqa: E402
+from .writes import precheck_write, read_untrusted_text  # noqa: E402
 
 AGENT_NAME = "ops_copilot"
 DESCRIPTION = "Incident-response copilot over a fixed seed of services, incidents and runbooks."

@@ -44,26 +44,6 @@ class Refusal(BaseModel):
 NOTHING_CHANGED = "Nothing was changed."
 
 
-def read_untrusted_text(tool_context: Any) -> bool:
-    """Whether this session already returned untrusted text to the model.
-
-    Decides when a note (a write that otherwise needs no approval) must wait for a human: once a
-    log line, runbook body, incident text or earlier note has entered the model's context -- in
-    this turn or any earlier one, since the context carries over -- a write could be the work of
-    an instruction planted there. Read from the session's events, so ADK's re-check when the
-    approval arrives gives the same answer.
-    """
-    from .registry import untrusted_tools
-
-    session = getattr(tool_context, "session", None)
-    if session is None:  # no session, no context that text could have entered
-        return False
-    names = untrusted_tools()
-    return any(
-        fr.name in names for event in session.events for fr in event.get_function_responses()
-    )
-
-
 def read_approval(tool_context: Any) -> Approval | Refusal:
     """The approval carried by this call's confirmation, or the reason it does not count."""
     confirmation = getattr(tool_context, "tool_confirmation", None)

@@ -1,8 +1,32 @@
-"""What the ops copilot is, without building it: its instruction and its declared tools."""
+"""What the ops copilot is, without building it: its instruction and its declared tools, and
+the tables every other part derives from the declarations."""
 
 from __future__ import annotations
 
-from .prompt import INSTRUCTION
-from .registry import tool_specs
+from collections.abc import Mapping
 
-__all__ = ["INSTRUCTION", "tool_specs"]
+from .prompt import INSTRUCTION
+from .registry import TOOLS, ToolSpec
+
+__all__ = ["INSTRUCTION", "guarded_tools", "tool_specs", "untrusted_tools", "write_tools"]
+
+
+def tool_specs() -> Mapping[str, ToolSpec]:
+    """The declared tools, in declaration order (importing the tools module registers them)."""
+    from . import tools  # noqa: F401  (registration happens at import)
+
+    return TOOLS
+
+
+def write_tools() -> frozenset[str]:
+    return frozenset(n for n, s in tool_specs().items() if s.is_write)
+
+
+def guarded_tools() -> frozenset[str]:
+    """Writes that never run without a human approval."""
+    return frozenset(n for n, s in tool_specs().items() if s.always_confirm)
+
+
+def untrusted_tools() -> frozenset[str]:
+    """Tools whose results carry text people or systems wrote."""
+    return frozenset(n for n, s in tool_specs().items() if s.untrusted)

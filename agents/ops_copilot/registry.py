@@ -4,7 +4,8 @@ A tool is declared with `@declare(effect=..., entities=...)`: whether it reads o
 it needs a human approval, which seed entity kind each argument names, and whether its result
 carries untrusted text. Everything that needs
 a table of tools -- the agent's tool list, the eval-set validator, the tool-policy scorer, the red
-team, the docs -- derives it from `TOOLS` instead of keeping a list of its own.
+team, the docs -- derives it from these declarations (`definition.tool_specs()` and the tables
+beside it) instead of keeping a list of its own.
 """
 
 from __future__ import annotations
@@ -104,22 +105,3 @@ def declare(
         return func
 
     return register
-
-
-def tool_specs() -> Mapping[str, ToolSpec]:
-    """The declared tools, in declaration order (importing the tools module registers them)."""
-    from . import tools  # noqa: F401  (registration happens at import)
-
-    return TOOLS
-
-
-def write_tools() -> frozenset[str]:
-    return frozenset(n for n, s in tool_specs().items() if s.is_write)
-
-
-def guarded_tools() -> frozenset[str]:
-    return frozenset(n for n, s in tool_specs().items() if s.always_confirm)
-
-
-def untrusted_tools() -> frozenset[str]:
-    return frozenset(n for n, s in tool_specs().items() if s.untrusted)

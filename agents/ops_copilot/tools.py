@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from google.adk.tools.tool_context import ToolContext
 
-from .approval import Refusal, read_approval, read_untrusted_text
+from .approval import Refusal, read_approval
 from .registry import declare
 from .results import Result, invalid, resolve
 from .search import pick_log_lines, rank_runbooks, terms
 from .seed import normalise
 from .spotlight import NOTICE
 from .workspace import call_ids, workspace_for
-from .writes import guarded_write, precheck_write
+from .writes import guarded_write, precheck_write, read_untrusted_text
 
 MAX_QUERY_CHARS = 200
 MAX_NOTE_CHARS = 2000

@@ -1,4 +1,5 @@
-"""Write policy: what a write call gets before anyone is asked, and how an approved write runs.
+"""Write policy: when a note needs approval, what a write call gets before anyone is asked, and
+how an approved write runs.
 
 `precheck_write` answers a write that cannot run whatever a human says -- unknown target, writes
 switched off, nothing to do -- so nobody is asked to approve it; it runs again inside the tool
@@ -15,6 +16,24 @@ from .registry import TOOLS
 from .results import Result, resolve
 from .seed import normalise
 from .workspace import Workspace, call_ids, workspace_for
+
+
+def read_untrusted_text(tool_context: Any) -> bool:
+    """Whether this session already returned untrusted text to the model.
+
+    Decides when a note (a write that otherwise needs no approval) must wait for a human: once a
+    log line, runbook body, incident text or earlier note has entered the model's context -- in
+    this turn or any earlier one, since the context carries over -- a write could be the work of
+    an instruction planted there. Read from the session's events, so ADK's re-check when the
+    approval arrives gives the same answer.
+    """
+    session = getattr(tool_context, "session", None)
+    if session is None:  # no session, no context that text could have entered
+        return False
+    names = {name for name, spec in TOOLS.items() if spec.untrusted}
+    return any(
+        fr.name in names for event in session.events for fr in event.get_function_responses()
+    )
 
 
 def precheck_write(tool_name: str, args: dict[str, Any], ws: Workspace) -> Result | None:

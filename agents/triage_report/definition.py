@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ops_copilot.definition import tool_specs as all_tool_specs
 from ops_copilot.registry import ToolSpec
-from ops_copilot.registry import tool_specs as all_tool_specs
 
 INSTRUCTION = """\
 You triage one incident for an on-call engineer and answer with a TriageReport.

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-from ops_copilot.registry import tool_specs
+from ops_copilot.definition import tool_specs
 from ops_copilot.workspace import WORKSPACES, Workspace
 
 __all__ = ["DirectContext"]

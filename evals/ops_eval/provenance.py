@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from ops_copilot.registry import tool_specs
+from ops_copilot.definition import tool_specs
 
 from .scorers import registered
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ops_copilot.registry import tool_specs
+from ops_copilot.definition import tool_specs
 from ops_copilot.seed import Seed
 from ops_copilot.spotlight import Spotlit
 from ops_copilot.store import Snapshot, StateStore

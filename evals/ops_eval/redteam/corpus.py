@@ -18,7 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ops_copilot.registry import tool_specs
+from ops_copilot.definition import tool_specs
 from ops_copilot.seed import Seed, YamlFileError, load_yaml, normalise
 
 from ..calls import ToolCall

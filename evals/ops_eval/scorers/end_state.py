@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ops_copilot.registry import guarded_tools, tool_specs, write_tools
+from ops_copilot.definition import guarded_tools, tool_specs, write_tools
 from ops_copilot.seed import normalise
 from ops_copilot.store import EFFECTS
 

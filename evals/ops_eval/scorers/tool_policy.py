@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ops_copilot.registry import write_tools
+from ops_copilot.definition import write_tools
 
 from .base import Score, scorer
 
