@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -33,31 +33,35 @@ def source_root() -> Path | None:
     return root if (root / "pyproject.toml").is_file() and (root / "seed").is_dir() else None
 
 
-def _env(name: str) -> Any:
-    return Field(default=None, validation_alias=AliasChoices(name))
+def env_var(name: str, default: Any = None) -> Any:
+    """A settings field read from the environment variable `name`."""
+    return Field(default=default, validation_alias=name)
 
 
 class Settings(BaseSettings):
     """OPS_* variables of the agent. Empty values count as unset; surrounding spaces are dropped."""
 
-    model_config = SettingsConfigDict(extra="ignore", str_strip_whitespace=True)
-
-    agent_model: str | None = _env("OPS_AGENT_MODEL")
-    """LiteLLM model string or Gemini name (checked by `model.ModelSettings`); None: unset."""
-    agent_base_url: str | None = _env("OPS_AGENT_BASE_URL")
-    agent_api_key: str | None = _env("OPS_AGENT_API_KEY")
-    state_db: str | None = _env("OPS_STATE_DB")
-    """A SQLite file shared by interactive sessions; unset, each session gets a fresh store."""
-    writes_disabled: bool = Field(default=False, validation_alias="OPS_WRITES_DISABLED")
-    """The kill switch: 1, true, yes or on refuse every write before anyone is asked."""
-    seed_dir: Path | None = _env("OPS_SEED_DIR")
-
-    @field_validator(
-        "agent_model", "agent_base_url", "agent_api_key", "state_db", "seed_dir", mode="before"
+    model_config = SettingsConfigDict(
+        extra="ignore", str_strip_whitespace=True, case_sensitive=True
     )
+
+    agent_model: str | None = env_var("OPS_AGENT_MODEL")
+    """LiteLLM model string or Gemini name (checked by `model.ModelSettings`); None: unset."""
+    agent_base_url: str | None = env_var("OPS_AGENT_BASE_URL")
+    agent_api_key: str | None = env_var("OPS_AGENT_API_KEY")
+    state_db: str | None = env_var("OPS_STATE_DB")
+    """A SQLite file shared by interactive sessions; unset, each session gets a fresh store."""
+    writes_disabled: bool = env_var("OPS_WRITES_DISABLED", False)
+    """The kill switch: 1, true, yes or on refuse every write before anyone is asked."""
+    seed_dir: Path | None = env_var("OPS_SEED_DIR")
+
+    @model_validator(mode="before")
     @classmethod
-    def _empty_is_unset(cls, value: Any) -> Any:
-        return None if isinstance(value, str) and not value.strip() else value
+    def _empty_is_unset(cls, values: Any) -> Any:
+        """An empty variable counts as unset, for every field (a subclass's too)."""
+        if not isinstance(values, dict):
+            return values
+        return {k: v for k, v in values.items() if not (isinstance(v, str) and not v.strip())}
 
     @field_validator("writes_disabled", mode="before")
     @classmethod

@@ -15,32 +15,23 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import field_validator
 
 from ops_copilot import settings as agent_settings
-from ops_copilot.settings import Settings, data_root, source_root
+from ops_copilot.settings import Settings, data_root, env_var, source_root
 
 __all__ = ["EvalSettings", "current", "reload"]
-
-
-def _env(name: str) -> Any:
-    return Field(default=None, validation_alias=AliasChoices(name))
 
 
 class EvalSettings(Settings):
     """OPS_* variables of the harness (and OLLAMA_API_BASE, which model selection probes)."""
 
-    runs_dir_override: Path | None = _env("OPS_RUNS_DIR")
+    runs_dir_override: Path | None = env_var("OPS_RUNS_DIR")
     """Where run records go (default: runs/ in the checkout, else in the working folder)."""
-    eval_cache: Path | None = _env("OPS_EVAL_CACHE")
+    eval_cache: Path | None = env_var("OPS_EVAL_CACHE")
     """Where the validator remembers files ADK already accepted."""
-    ollama_api_base: str | None = _env("OLLAMA_API_BASE")
-    skip_embedded_test: bool = Field(default=False, validation_alias="OPS_SKIP_EMBEDDED_TEST")
-
-    @field_validator("runs_dir_override", "eval_cache", "ollama_api_base", mode="before")
-    @classmethod
-    def _unset_when_empty(cls, value: Any) -> Any:
-        return None if isinstance(value, str) and not value.strip() else value
+    ollama_api_base: str | None = env_var("OLLAMA_API_BASE")
+    skip_embedded_test: bool = env_var("OPS_SKIP_EMBEDDED_TEST", False)
 
     @field_validator("skip_embedded_test", mode="before")
     @classmethod
