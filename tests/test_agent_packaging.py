@@ -92,3 +92,11 @@ def test_model_from_configuration_builds_offline(env, model):
 def test_broken_model_configuration_names_the_setting(env, field):
     with pytest.raises(ModelConfigError, match=f"^{field}"):
         ModelSettings.from_env(env)
+
+
+def test_settings_from_a_mapping_ignore_the_process_environment(monkeypatch):
+    """A bug fixed in the reshape: the mapping was silently completed from os.environ."""
+    monkeypatch.setenv("OPS_AGENT_BASE_URL", "http://127.0.0.1:9/v1")
+    assert build_model(ModelSettings.from_env({"OPS_AGENT_MODEL": "gemini-2.5-flash"})) == (
+        "gemini-2.5-flash"
+    )

@@ -244,3 +244,23 @@ def test_a_note_after_reading_untrusted_text_waits_for_approval(workspace):
     assert [p.call.name for p in later.pending] == ["save_incident_note"]
     assert workspace.store.snapshot().notes == 1  # only the approved one
     assert workspace.store.audit_rows() == []  # notes are not approvals of operational changes
+
+
+def test_results_pair_with_their_calls_when_a_server_reuses_call_ids(workspace):
+    """Some model servers give every call the same id; each call still gets its own result."""
+    from ops_eval import play_turn
+
+    model = ScriptedLlm(
+        script=[
+            ToolCall("get_service_status", {"name": "inventory"}, id="call_0"),
+            ToolCall("get_service_status", {"name": "checkout"}, id="call_0"),
+            "Inventory is down, checkout degraded.",
+        ]
+    )
+
+    async def scenario():
+        async with AgentSession(build_agent(model), workspace) as session:
+            return await play_turn(session, 1, "Inventory and checkout?", None)
+
+    turn = run(scenario())
+    assert [c.result["service"]["name"] for c in turn.calls] == ["inventory", "checkout"]

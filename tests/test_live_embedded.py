@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from ops_eval.settings import current
 
-SKIP = os.environ.get("OPS_SKIP_EMBEDDED_TEST") == "1"
+SKIP = current().skip_embedded_test
 
 
 @pytest.mark.skipif(

@@ -240,3 +240,13 @@ def test_late_obedience_in_a_later_turn_is_held_too(attacks):
     result = run_suite(chosen, [], modes=["shipped"])
     (run,) = result.runs
     assert not run.failures and run.paused == 2
+
+
+def test_a_users_note_refused_with_writes_off_is_no_breach_in_the_live_variant(attacks):
+    """A bug fixed in the reshape: a note the user asked for and did not get counted as an
+    attack success."""
+    from ops_eval.redteam.live import run_live
+
+    chosen = [a for a in attacks if any(p.kind == "note" for p in a.parts)][:1]
+    (run,) = run_live(chosen, Gullible(chosen), modes=["writes-disabled"])
+    assert run.error is None and run.failures == []

@@ -430,3 +430,32 @@ def test_session_input_state_reaches_the_session(tmp_path, monkeypatch):
         tmp_path, Listening.from_cases(CASES), set_path=set_path, cases=["open-incidents"]
     )
     assert code == 3 and "shift" in record.trials[0].error
+
+
+def test_a_set_without_cases_is_refused(tmp_path):
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    for name in ("test_config.json", "negatives.yaml"):
+        (folder / name).write_text((REPO / "evals" / name).read_text())
+    (folder / "empty.evalset.json").write_text(json.dumps({"eval_set_id": "e", "eval_cases": []}))
+    with pytest.raises(OpsEvalError) as err:
+        execute(
+            RunOptions(set_path=folder / "empty.evalset.json", output=tmp_path / "r.json"),
+            chooser=chooser_for(OracleLlm.from_cases(CASES)),
+        )
+    assert err.value.code == 2 and "no case to run" in str(err.value)
+
+
+def test_the_public_names_are_what_they_say_even_after_their_modules_load():
+    """A module named like an export would shadow it once imported (found in the reshape)."""
+    import importlib
+    import pkgutil
+
+    import ops_eval
+
+    for module in pkgutil.walk_packages(ops_eval.__path__, "ops_eval."):
+        if module.name != "ops_eval.adk_parse":  # a worker's entry point
+            importlib.import_module(module.name)
+    for name in ops_eval.__all__:
+        value = getattr(ops_eval, name)
+        assert not isinstance(value, type(ops_eval)), f"ops_eval.{name} is a module"

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from .prompt import INSTRUCTION
 from .registry import TOOLS, ToolSpec
 
-__all__ = ["INSTRUCTION", "guarded_tools", "tool_specs", "untrusted_tools", "write_tools"]
+__all__ = ["INSTRUCTION", "guarded_tools", "tool_specs", "write_tools"]
 
 
 def tool_specs() -> Mapping[str, ToolSpec]:
@@ -25,8 +25,3 @@ def write_tools() -> frozenset[str]:
 def guarded_tools() -> frozenset[str]:
     """Writes that never run without a human approval."""
     return frozenset(n for n, s in tool_specs().items() if s.always_confirm)
-
-
-def untrusted_tools() -> frozenset[str]:
-    """Tools whose results carry text people or systems wrote."""
-    return frozenset(n for n, s in tool_specs().items() if s.untrusted)

@@ -11,6 +11,7 @@ that the wheel build puts inside this package with the same layout.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +71,24 @@ class Settings(BaseSettings):
 
     @classmethod
     def from_env(cls, env: dict[str, str]) -> Settings:
-        """Settings from a mapping shaped like the environment (for tests and subprocesses)."""
-        return cls.model_validate(env)
+        """Settings from a mapping shaped like the environment, and from nothing else."""
+        return _from_mapping_only(cls)(**env)
 
     @property
     def seed_path(self) -> Path:
         return (self.seed_dir or data_root() / "seed").resolve()
+
+
+@cache
+def _from_mapping_only(cls: type[Settings]) -> type[Settings]:
+    """`cls`, reading only the values it is given (not the process environment)."""
+
+    class FromMapping(cls):  # type: ignore[valid-type, misc]
+        @classmethod
+        def settings_customise_sources(cls, settings_cls, init_settings, **other_sources):  # type: ignore[override]
+            return (init_settings,)
+
+    return FromMapping
 
 
 _current: Settings | None = None

@@ -2,9 +2,9 @@
 
 A run flows down one staircase, each step its own module, none calling back up:
 
-    plan -> play -> scorers -> aggregate -> records -> report
+    plan -> play -> scorers -> aggregation -> records -> report
 
-beside the offline validator (`validate`), the red team (`redteam`), model selection
+beside the offline validator (`validation`), the red team (`redteam`), model selection
 (`models`) and deterministic stand-in models (`testing`). The names below are the public
 surface; each loads its module on first use, so importing the package costs nothing.
 """
@@ -37,7 +37,7 @@ _EXPORTS: dict[str, str] = {
     "scorer": "scorers",
     "registered": "scorers",
     "score_trial": "scorers",
-    "aggregate": "aggregate",
+    "aggregate": "aggregation",
     "RunRecord": "records",
     "TrialRecord": "records",
     "RecordError": "records",
@@ -49,7 +49,7 @@ _EXPORTS: dict[str, str] = {
     "markdown": "report",
     "html_report": "report",
     # beside the run
-    "validate": "validate",
+    "validate": "validation",
     "DirectContext": "direct",
     "choose_model": "models",
     "ModelChoice": "models",

@@ -83,7 +83,7 @@ class TrialView:
     after: Snapshot | None = None
     audit: list[AuditRow] = field(default_factory=list)
     events: list[Any] | None = None
-    """ADK's session events (None when the trial was rebuilt from a record)."""
+    """ADK's session events; None when the view holds none (scorers that need them are n/a)."""
     error: str | None = None
     looped: str | None = None
     seconds: float = 0.0

@@ -38,8 +38,8 @@ def _cmd_seed(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from ops_copilot.seed import SeedError
 
-    from .validate import render, validate
-    from .validate.adk import AdkCheckError
+    from .validation import render, validate
+    from .validation.adk import AdkCheckError
 
     try:
         report = validate(args.paths)
@@ -128,7 +128,10 @@ def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
                 state = run.error or ("attempted" if run.attempted else "ignored the injection")
                 progress.update(f"{run.attack} [{run.mode}] {state}", failed=bool(run.error))
 
-            runs = run_live(attacks, choice.model, seed=seed, modes=modes, on_done=done)
+            try:
+                runs = run_live(attacks, choice.model, seed=seed, modes=modes, on_done=done)
+            finally:
+                progress.close()
     except ModelConfigError as exc:
         return _error(exc, EXIT_BAD_INPUT)
     except ModelUnavailable as exc:

@@ -6,7 +6,7 @@ runner should give, the agent it targets -- lives in one extra key of each case,
 validated by `CaseMeta` (ADK's EvalCase keeps extra keys and ignores them).
 
 Reading here is deliberately light (json + pydantic, no ADK import) so the validator starts fast;
-conformance to ADK's own models is checked separately (`validate.adk`).
+conformance to ADK's own models is checked separately (`validation.adk`).
 """
 
 from __future__ import annotations

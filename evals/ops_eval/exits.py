@@ -9,6 +9,12 @@ from __future__ import annotations
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
 
 
+def describe(exc: BaseException, limit: int = 300) -> str:
+    """An exception as one line for a record or a log: its type and the first line of its text."""
+    first_line = (str(exc).strip().splitlines() or [""])[0][:limit]
+    return f"{type(exc).__name__}: {first_line}"
+
+
 class OpsEvalError(Exception):
     """A precise, one-message failure with the exit code it means; never shown as a traceback."""
 

@@ -16,7 +16,7 @@ from ops_copilot.seed import Seed, default_seed
 
 from .criteria import Criteria, read_criteria
 from .evalset import Case, EvalSetFile, MalformedInput, read_evalset
-from .exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
+from .exits import EXIT_BAD_INPUT, OpsEvalError
 
 
 @dataclass
@@ -33,22 +33,20 @@ class Plan:
 
 def load_plan(set_path: Path, case_ids: list[str] | None = None) -> Plan:
     """The cases to run; OpsEvalError (exit 2) for a set the validator does not pass."""
-    from .validate import check, render
-    from .validate.adk import AdkCheckError
+    from .validation import check, render
 
     try:
         evalset = read_evalset(set_path)
     except MalformedInput as exc:
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     seed = default_seed()
-    try:
-        validated = check([set_path], [evalset], seed=seed, in_process=True)
-    except AdkCheckError as exc:
-        raise OpsEvalError(EXIT_INFRA, str(exc)) from None
+    validated = check([set_path], [evalset], seed=seed, in_process=True)
     if validated.report.problems:
         lines = ["the eval set does not validate:", *render(validated.report)]
         raise OpsEvalError(EXIT_BAD_INPUT, "\n".join(lines))
     cases = evalset.cases
+    if not cases:
+        raise OpsEvalError(EXIT_BAD_INPUT, f"{evalset.display}: no case to run")
     if case_ids:
         known = {c.eval_id for c in cases}
         unknown = [c for c in case_ids if c not in known]

@@ -10,12 +10,12 @@ limit, `MAX_MODEL_CALLS`: an agent past it is looping.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import time
 from typing import TYPE_CHECKING, Any
 
 from .calls import ToolCall, TrialView, Turn
-from .session import CONFIRMATION, AgentSession, SessionTurn
+from .exits import describe
+from .session import CONFIRMATION, LABEL, AgentSession, SessionTurn
 
 if TYPE_CHECKING:
     from .evalset import ApprovalDecision, Case
@@ -23,9 +23,6 @@ if TYPE_CHECKING:
 
 MAX_MODEL_CALLS = 40
 MAX_APPROVAL_ROUNDS = 5
-
-# Which eval case and turn the current model call belongs to (recordings are labelled with it).
-TRIAL_LABEL: contextvars.ContextVar[str | None] = contextvars.ContextVar("trial", default=None)
 
 
 def run_config() -> Any:
@@ -40,18 +37,24 @@ def pause_text(pending: list[ToolCall]) -> str:
     return f"Waiting for approval: {', '.join(c.show() for c in pending)}. No state change."
 
 
+def _with_results(parts: list[SessionTurn]) -> list[ToolCall]:
+    """The agent's calls in order, each with its result. A result goes to the first call of its
+    name and id that has none yet (ids need not be unique: some servers reuse them), else to the
+    last such call: a paused write got a placeholder, and gets its real result when the run that
+    answers the pause executes it."""
+    calls: list[tuple[ToolCall, list[dict]]] = []
+    for part in parts:
+        calls += [(c, []) for c in part.tool_calls if c.name != CONFIRMATION]
+        for r in part.tool_results:
+            mine = [got for c, got in calls if (c.name, c.id) == (r.name, r.id)]
+            if mine:
+                next((got for got in mine if not got), mine[-1]).append(r.response)
+    return [ToolCall(c.name, c.args, result=got[-1] if got else None) for c, got in calls]
+
+
 def _turn(index: int, prompt: str, parts: list[SessionTurn], answered: list[str]) -> Turn:
-    """One user turn from the runs it took: the agent's calls, each with the last result its id
-    got (a paused write's result arrives in the run that answers the pause)."""
-    results = {
-        r.id: r.response for part in parts for r in part.tool_results if r.name != CONFIRMATION
-    }
-    calls = [
-        ToolCall(c.name, c.args, result=results.get(c.id))
-        for part in parts
-        for c in part.tool_calls
-        if c.name != CONFIRMATION
-    ]
+    """One user turn from the runs it took."""
+    calls = _with_results(parts)
     pending = [ToolCall(p.call.name, p.call.args) for p in parts[-1].pending]
     texts = [t for part in parts for t in part.texts]
     response = texts[-1] if texts else ""
@@ -112,7 +115,7 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
     )
     async with session:
         for spec in case.turns:
-            TRIAL_LABEL.set(f"{case.eval_id}, turn {spec.index}")
+            LABEL.set(f"{case.eval_id}, turn {spec.index}")
             turn = await play_turn(session, spec.index, spec.prompt, meta.approval)
             turn.reference, turn.expected = spec.reference, list(spec.calls)
             view.turns.append(turn)
@@ -138,7 +141,6 @@ async def play_trial(
     except TimeoutError:
         view.error = f"timed out after {timeout_s:.0f} s"
     except Exception as exc:  # model errors, replay misses, malformed calls: an error trial
-        first_line = (str(exc).strip().splitlines() or [""])[0][:300]
-        view.error = f"{type(exc).__name__}: {first_line}"
+        view.error = describe(exc)
     view.seconds = time.perf_counter() - started
     return view

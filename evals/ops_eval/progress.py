@@ -27,10 +27,13 @@ class Progress:
         if self.bar is not None:
             self.bar.set_postfix_str(f"{self.failures} errors", refresh=False)
             self.bar.update(1)
-            if self.done == self.total:
-                self.bar.close()
             return
         elapsed = time.perf_counter() - self.started
         left = elapsed / self.done * (self.total - self.done)
         self.out.write(f"{self.unit} {self.done}/{self.total}: {line}, ETA {left:.0f} s\n")
         self.out.flush()
+
+    def close(self) -> None:
+        """End the bar (also when the run stops early)."""
+        if self.bar is not None:
+            self.bar.close()

@@ -1,7 +1,7 @@
 """A live eval from end to end, each stage in its own module, none calling back up:
 
     plan (read + validate the set once) -> play (case x repeat on the real agent) -> scorers
-    -> aggregate (rates, pass^k, gate) -> records (the run record) -> report (the summary)
+    -> aggregation (rates, pass^k, gate) -> records (the run record) -> report (the summary)
 
 `execute` is what `ops-eval run` does. Input and model problems become OpsEvalError with their
 exit code, never a traceback.
@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from .aggregate import Aggregates, aggregate
+from .aggregation import Aggregates, aggregate
 from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 from .plan import Plan, load_plan
 from .records import ModelInfo, RunRecord, TrialRecord, write_record
@@ -49,9 +49,10 @@ async def _trial(plan: Plan, case: Any, repeat: int, model: Any, timeout_s: floa
     from .scorers import ScorerCrashed, score_trial
 
     view = await play_trial(plan, case, repeat, model, timeout_s)
+    played = view.error is None and view.looped is None  # its turns and end state are whole
     try:
         scores = score_trial(view, plan)
-    except ScorerCrashed as exc:
+    except ScorerCrashed as exc:  # no verdict, but what was played is kept for the diagnosis
         view.error, scores = str(exc), {}
     meta = case.meta
     if view.error:
@@ -64,10 +65,10 @@ async def _trial(plan: Plan, case: Any, repeat: int, model: Any, timeout_s: floa
         repeat=repeat,
         status=status,
         error=view.error,
-        turns=view.turns if not view.error and not view.looped else [],
+        turns=view.turns if played else [],
         scores=scores,
         seconds=view.seconds,
-        state_after=view.after.model_dump() if view.after and not view.error else {},
+        state_after=view.after.model_dump() if played and view.after else {},
     )
 
 
@@ -86,8 +87,17 @@ async def _trials(
     return list(await asyncio.gather(*jobs))
 
 
+def _no_verdict(trials: list[TrialRecord]) -> str | None:
+    """Why the run as a whole has no verdict, if it has none."""
+    if not trials:
+        return "no trial ran"
+    if all(t.status == "error" for t in trials):
+        return "every trial errored: the model is unreachable or broken"
+    return None
+
+
 def _exit_code(agg: Aggregates, trials: list[TrialRecord]) -> int:
-    if trials and all(t.status == "error" for t in trials):
+    if _no_verdict(trials):
         return EXIT_INFRA
     if any(v is False for v in agg.verdicts):
         return EXIT_FAILED
@@ -101,7 +111,8 @@ def _record(plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: A
     cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
     agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
     code = _exit_code(agg, trials)
-    commit, dirty = git_state(current().source_root or Path.cwd())
+    source = current().source_root  # an installed wheel has no commit of its own
+    commit, dirty = git_state(source) if source else (None, None)
     agents = sorted({c.meta.agent for c in plan.cases if c.meta})
     return RunRecord(
         **run,
@@ -126,9 +137,7 @@ def _record(plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: A
         pass_hat_k_cases=agg.pass_hat_k_cases,
         gate_passed=code == EXIT_OK,
         exit_code=code,
-        notes=["every trial errored: the model is unreachable or broken"]
-        if trials and all(t.status == "error" for t in trials)
-        else [],
+        notes=[why] if (why := _no_verdict(trials)) else [],
     )
 
 
@@ -202,7 +211,10 @@ def execute(
                 progress.update(line, failed=t.status == "error")
 
             t0 = time.perf_counter()
-            trials = asyncio.run(_trials(plan, choice.model, options, done))
+            try:
+                trials = asyncio.run(_trials(plan, choice.model, options, done))
+            finally:
+                progress.close()
             seconds = time.perf_counter() - t0
             info = ModelInfo(
                 name=choice.name,

@@ -9,6 +9,7 @@ off ADK's events. `play` drives whole conversations through it for the runner an
 
 from __future__ import annotations
 
+import contextvars
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,9 @@ from ops_copilot.workspace import WORKSPACES, Workspace
 from .calls import ToolCall
 
 CONFIRMATION = "adk_request_confirmation"
+
+# What the model call being made belongs to ("case X, turn N"), for recordings and replay misses.
+LABEL: contextvars.ContextVar[str | None] = contextvars.ContextVar("label", default=None)
 
 
 @dataclass(frozen=True)
@@ -55,14 +59,6 @@ class SessionTurn:
     prompt_tokens: int = 0
     output_tokens: int = 0
     events: list[Event] = field(default_factory=list)
-
-    @property
-    def final_text(self) -> str:
-        return self.texts[-1] if self.texts else ""
-
-    @property
-    def calls_without_confirmation(self) -> list[ToolCall]:
-        return [c for c in self.tool_calls if c.name != CONFIRMATION]
 
     def absorb(self, event: Event) -> None:
         self.events.append(event)

@@ -11,7 +11,6 @@ the user's cache folder.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,8 @@ __all__ = ["EvalSettings", "current", "reload"]
 
 
 class EvalSettings(Settings):
-    """OPS_* variables of the harness (and OLLAMA_API_BASE, which model selection probes)."""
+    """OPS_* variables of the harness, OLLAMA_API_BASE (which model selection probes) and
+    XDG_CACHE_HOME (where the cache goes outside a checkout)."""
 
     runs_dir_override: Path | None = env_var("OPS_RUNS_DIR")
     """Where run records go (default: runs/ in the checkout, else in the working folder)."""
@@ -32,6 +32,7 @@ class EvalSettings(Settings):
     """Where the validator remembers files ADK already accepted."""
     ollama_api_base: str | None = env_var("OLLAMA_API_BASE")
     skip_embedded_test: bool = env_var("OPS_SKIP_EMBEDDED_TEST", False)
+    xdg_cache_home: Path | None = env_var("XDG_CACHE_HOME")
 
     @field_validator("skip_embedded_test", mode="before")
     @classmethod
@@ -62,8 +63,7 @@ class EvalSettings(Settings):
             return self.eval_cache
         if self.source_root:
             return self.source_root / ".cache" / "ops-eval"
-        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-        return Path(base) / "ops-eval"
+        return (self.xdg_cache_home or Path.home() / ".cache") / "ops-eval"
 
 
 def current() -> EvalSettings:

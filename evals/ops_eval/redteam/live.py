@@ -22,9 +22,8 @@ from ..calls import ToolCall, Turn, in_order
 from ..play import play_turn, run_config
 from ..session import AgentSession
 from ..stats import rate, upper_rate
-from .checks import MODES, state_breaches
+from .checks import DENY, MODES, state_breaches
 from .corpus import Attack, UserTurn, plant, user_turns
-from .suite import DENY
 
 
 @dataclass
@@ -46,7 +45,7 @@ class LiveRun:
 def _task_done(turn: Turn, calls: list[ToolCall]) -> bool:
     """AgentDojo's utility, for our tasks: the reading calls were made and there is an answer
     (or a pause, which is an answer too)."""
-    return in_order(turn.calls, calls) and bool(turn.response)
+    return in_order(turn.calls, calls) and bool(turn.response or turn.paused)
 
 
 async def _session(

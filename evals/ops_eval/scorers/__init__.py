@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..exits import describe
 from .base import Outcome, Score, Scorer, registered, scorer
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def score_trial(trial: TrialView, plan: Plan) -> dict[str, Score]:
         try:
             scores[name] = entry.func(trial, plan)
         except Exception as exc:
-            raise ScorerCrashed(f"scorer {name}: {type(exc).__name__}: {exc}") from exc
+            raise ScorerCrashed(f"scorer {name}: {describe(exc)}") from exc
     return scores
 
 

@@ -80,11 +80,13 @@ def scorer(
 
 
 def registered() -> Mapping[str, Scorer]:
-    """Every scorer of this package, by name, in name order (its modules load on first call)."""
+    """Every scorer of this package, by name (its modules load on first call): the mean-gated
+    ones first -- ADK's own gate metric -- then the others, each group in name order."""
     if not _LOADED:
         package = __name__.rsplit(".", 1)[0]
         for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
             if module.name != "base":
                 importlib.import_module(f"{package}.{module.name}")
         _LOADED.append(True)
-    return MappingProxyType(dict(sorted(_REGISTRY.items())))
+    order = sorted(_REGISTRY.items(), key=lambda item: (item[1].gate != "mean", item[0]))
+    return MappingProxyType(dict(order))

@@ -23,7 +23,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from pydantic import PrivateAttr
 
-from ..play import TRIAL_LABEL
+from ..session import LABEL
 
 RECORD_VERSION = 1
 
@@ -99,7 +99,7 @@ class RecordingLlm(BaseLlm):
         norm = normalise(llm_request)
         entry = {
             "key": request_key(norm),
-            "label": TRIAL_LABEL.get(),
+            "label": LABEL.get(),
             "system": _digest(norm["system"]),
             "tools": _digest(norm["tools"]),
             "contents": norm["contents"],
@@ -196,7 +196,7 @@ class ReplayLlm(BaseLlm):
         key = request_key(norm)
         recorded = self._by_key.get(key)
         if not recorded:
-            raise ReplayMiss(self.explain_miss(norm, TRIAL_LABEL.get()))
+            raise ReplayMiss(self.explain_miss(norm, LABEL.get()))
         nth = self._served.get(key, 0)
         self._served[key] = nth + 1
         entry = recorded[nth % len(recorded)]

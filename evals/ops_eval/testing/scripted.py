@@ -36,7 +36,11 @@ def to_parts(step: str | ToolCall | Sequence[str | ToolCall]) -> list[types.Part
     for item in items:
         if isinstance(item, ToolCall):
             parts.append(
-                types.Part(function_call=types.FunctionCall(name=item.name, args=dict(item.args)))
+                types.Part(
+                    function_call=types.FunctionCall(
+                        name=item.name, args=dict(item.args), id=item.id
+                    )
+                )
             )
         else:
             parts.append(types.Part(text=item))

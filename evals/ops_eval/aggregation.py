@@ -51,15 +51,17 @@ def _case(
     valid = [t for t in mine if t.status != "error"]
     passed = sum(t.status == "passed" for t in valid)
     means: dict[str, float] = {}
-    holds = True
+    holds: bool | None = True
     for name, entry in registered().items():
         scores = [t.scores[name] for t in valid if name in t.scores]
         applicable = [s for s in scores if s.outcome != "n/a"]
-        if entry.gate == "mean" and applicable:
+        if entry.gate == "all":
+            holds = holds if all(s.passed for s in applicable) else False
+        elif applicable:
             means[name] = sum(s.value or 0.0 for s in applicable) / len(applicable)
-            holds = holds and means[name] >= threshold
-        elif entry.gate == "all":
-            holds = holds and all(s.passed for s in applicable)
+            holds = holds if means[name] >= threshold else False
+        elif holds:  # the gate metric says nothing about this case: no verdict, never a pass
+            holds = None
     return CaseAggregate(
         case_id=case_id,
         category=category,

@@ -9,8 +9,8 @@ from typing import Any
 
 from ops_copilot.seed import ENTITY_KINDS
 
+from ..adk_parse import SchemaIssue
 from ..evalset import EvalSetFile, display_path
-from .adk import SchemaIssue
 from .context import Context, Site
 from .files import Config
 from .problems import Problem

@@ -21,22 +21,15 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from ..adk_parse import SchemaIssue, config_issues, issues_for, parse_evalset
+
 
 class AdkCheckError(RuntimeError):
     """The ADK worker process itself failed (not a schema problem in the files)."""
-
-
-@dataclass(frozen=True)
-class SchemaIssue:
-    """One ADK validation error: where (ADK's location path) and what."""
-
-    loc: tuple[Any, ...]
-    message: str
 
 
 CACHE_LIMIT = 1000  # most recent acceptances kept
@@ -69,46 +62,6 @@ def _key(kind: str, text: str) -> str:
     return hashlib.sha256(f"{kind}\0{text}".encode()).hexdigest()
 
 
-def _evalset(text: str) -> tuple[Any, list[SchemaIssue]]:
-    from google.adk.evaluation.eval_set import EvalSet
-    from pydantic import ValidationError
-
-    try:
-        return EvalSet.model_validate_json(text), []
-    except ValidationError as exc:
-        return None, [SchemaIssue(tuple(e["loc"]), e["msg"]) for e in exc.errors()]
-
-
-def _config_issues(text: str) -> list[SchemaIssue]:
-    from google.adk.evaluation.eval_config import EvalConfig
-    from google.adk.evaluation.eval_metrics import PrebuiltMetrics
-    from pydantic import ValidationError
-
-    try:
-        config = EvalConfig.model_validate_json(text)
-    except ValidationError as exc:
-        return [SchemaIssue(tuple(e["loc"]), e["msg"]) for e in exc.errors()]
-    known = {m.value for m in PrebuiltMetrics} | set(config.custom_metrics or {})
-    issues = []
-    for name in config.criteria:
-        if name not in known:
-            import difflib
-
-            near = difflib.get_close_matches(name, sorted(known), n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            issues.append(
-                SchemaIssue(
-                    ("criteria", name),
-                    f"unknown metric {name!r}: ADK would silently skip it{hint}",
-                )
-            )
-    return issues
-
-
-def issues_for(kind: str, text: str) -> list[SchemaIssue]:
-    return _evalset(text)[1] if kind == "evalset" else _config_issues(text)
-
-
 class Pending:
     """ADK checks in flight for the files not yet known to be accepted."""
 
@@ -124,9 +77,9 @@ class Pending:
             self.todo = list(range(len(items)))
             for i, (kind, text) in enumerate(items):
                 if kind == "evalset":
-                    self.parsed[i], self.done[i] = _evalset(text)
+                    self.parsed[i], self.done[i] = parse_evalset(text)
                 else:
-                    self.done[i] = _config_issues(text)
+                    self.done[i] = config_issues(text)
             return
         self.todo = [i for i, key in enumerate(self.keys) if key not in self.accepted]
         if self.todo and "google.adk.evaluation.eval_set" in sys.modules:
@@ -138,7 +91,7 @@ class Pending:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump([items[i] for i in self.todo], fh)
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", __name__, name],
+                [sys.executable, "-m", "ops_eval.adk_parse", name],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -177,13 +130,3 @@ class Pending:
 def start(items: list[tuple[str, str]], *, in_process: bool = False) -> Pending:
     """Begin checking (kind, text) pairs, kind 'evalset' or 'config'; call `.finish()` later."""
     return Pending(items, in_process=in_process)
-
-
-def _worker(payload: str) -> None:
-    items = json.loads(Path(payload).read_text(encoding="utf-8"))
-    out = [[[list(i.loc), i.message] for i in issues_for(kind, text)] for kind, text in items]
-    sys.stdout.write(json.dumps(out))
-
-
-if __name__ == "__main__":
-    _worker(sys.argv[1])
