@@ -167,13 +167,23 @@ class YamlFileError(ValueError):
     """A YAML file that is missing or does not parse; the message says where, not which file."""
 
 
+# libyaml's safe loader parses about six times faster; the pure-Python one places errors better.
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_yaml(path: Path) -> object:
     """Parse one YAML file; YamlFileError says 'file not found' or 'line L, column C not valid
     YAML', for the caller to prefix with the file name its users know."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise YamlFileError("file not found") from None
+    try:
+        return yaml.load(text, Loader=_FAST_LOADER)  # noqa: S506 (a safe loader)
+    except yaml.YAMLError:
+        pass
+    try:
+        return yaml.safe_load(text)  # parse again, only to say where the error is
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1} " if mark else ""

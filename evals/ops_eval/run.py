@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .aggregation import Aggregates, aggregate
+from .evalset import Case
 from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 from .plan import Plan, load_plan
 from .records import ModelInfo, RunRecord, TrialRecord, write_record
@@ -44,7 +45,7 @@ class RunOptions:
     timeout_s: float = 600.0
 
 
-async def _trial(plan: Plan, case: Any, repeat: int, model: Any, timeout_s: float) -> TrialRecord:
+async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float) -> TrialRecord:
     from .play import play_trial
     from .scorers import ScorerCrashed, score_trial
 
@@ -77,7 +78,7 @@ async def _trials(
 ) -> list[TrialRecord]:
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
 
-    async def one(case: Any, repeat: int) -> TrialRecord:
+    async def one(case: Case, repeat: int) -> TrialRecord:
         async with semaphore:
             trial = await _trial(plan, case, repeat, model, options.timeout_s)
         on_done(trial)
