@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 if TYPE_CHECKING:
-    from ops_copilot.store import AuditRow, Snapshot
+    from ops_copilot.store import AuditRow, Note, Snapshot
 
     from .evalset import Case
 
@@ -82,6 +82,7 @@ class TrialView:
     before: Snapshot | None = None
     after: Snapshot | None = None
     audit: list[AuditRow] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     events: list[Any] | None = None
     """ADK's session events; None when the view holds none (scorers that need them are n/a)."""
     error: str | None = None

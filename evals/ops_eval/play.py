@@ -74,23 +74,36 @@ def _turn(index: int, prompt: str, parts: list[SessionTurn], answered: list[str]
 
 
 async def play_turn(
-    session: AgentSession, index: int, prompt: str, approval: ApprovalDecision | None
+    session: AgentSession,
+    index: int,
+    prompt: str,
+    approval: ApprovalDecision | None,
+    into: list[Turn] | None = None,
 ) -> Turn:
-    """Send one user prompt; answer each round of pauses as `approval` says, if it says."""
+    """Send one user prompt; answer each round of pauses as `approval` says, if it says. The
+    turn is appended to `into` even when a run fails midway (a loop, a model error): what the
+    agent did until then is the evidence."""
     started = time.perf_counter()
-    parts = [await session.send(prompt)]
+    parts: list[SessionTurn] = []
     answered: list[str] = []
-    while parts[-1].pending and approval and len(answered) < MAX_APPROVAL_ROUNDS:
-        parts.append(
-            await session.answer_confirmations(
-                parts[-1].pending,
-                confirmed=approval.decision == "approve",
-                payload=approval.payload(),
+    try:
+        parts.append(await session.send(prompt))
+        while parts[-1].pending and approval and len(answered) < MAX_APPROVAL_ROUNDS:
+            parts.append(
+                await session.answer_confirmations(
+                    parts[-1].pending,
+                    confirmed=approval.decision == "approve",
+                    payload=approval.payload(),
+                )
             )
-        )
-        answered.append(approval.decision)
-    turn = _turn(index, prompt, parts, answered)
-    turn.seconds = time.perf_counter() - started
+            answered.append(approval.decision)
+    finally:
+        if session.running is not None and (not parts or parts[-1] is not session.running):
+            parts.append(session.running)  # the run that failed midway
+        turn = _turn(index, prompt, parts, answered)
+        turn.seconds = time.perf_counter() - started
+        if into is not None:
+            into.append(turn)
     return turn
 
 
@@ -113,23 +126,38 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
         state=case.session.state,
         run_config=run_config(),
     )
-    async with session:
-        for spec in case.turns:
-            LABEL.set(f"{case.eval_id}, turn {spec.index}")
-            turn = await play_turn(session, spec.index, spec.prompt, meta.approval)
-            turn.reference, turn.expected = spec.reference, list(spec.calls)
-            view.turns.append(turn)
-        view.events = await session.events()
-    view.after = workspace.store.snapshot()
-    view.audit = workspace.store.audit_rows()
+    try:
+        async with session:
+            for spec in case.turns:
+                LABEL.set(f"{case.eval_id}, turn {spec.index}")
+                try:
+                    await play_turn(session, spec.index, spec.prompt, meta.approval, view.turns)
+                finally:
+                    view.turns[-1].reference = spec.reference
+                    view.turns[-1].expected = list(spec.calls)
+            view.events = await session.events()
+    finally:  # the end state, however the trial ended
+        view.after = workspace.store.snapshot()
+        view.audit = workspace.store.audit_rows()
+        view.notes = workspace.store.notes()
+
+
+def _outgrew_context(exc: BaseException) -> bool:
+    """The model server refused the conversation as longer than its context window: the agent's
+    own conversation grew too long (LiteLLM's ContextWindowExceededError), not an outage."""
+    import sys
+
+    litellm = sys.modules.get("litellm")
+    kind = getattr(getattr(litellm, "exceptions", None), "ContextWindowExceededError", None)
+    return kind is not None and isinstance(exc, kind)
 
 
 async def play_trial(
     plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float
 ) -> TrialView:
     """Every turn of `case` in one fresh session and state store. A model error, a timeout or a
-    malformed call ends the trial with `error`; running past the model-call limit with
-    `looped` (the agent's own failure)."""
+    malformed call ends the trial with `error`; running past the model-call limit or out of the
+    model's context window ends it with `looped` (the agent's own failure)."""
     from google.adk.agents.invocation_context import LlmCallsLimitExceededError
 
     view = TrialView(case=case, repeat=repeat)
@@ -141,6 +169,9 @@ async def play_trial(
     except TimeoutError:
         view.error = f"timed out after {timeout_s:.0f} s"
     except Exception as exc:  # model errors, replay misses, malformed calls: an error trial
-        view.error = describe(exc)
+        if _outgrew_context(exc):
+            view.looped = f"the conversation outgrew the model's context window ({describe(exc)})"
+        else:
+            view.error = describe(exc)
     view.seconds = time.perf_counter() - started
     return view

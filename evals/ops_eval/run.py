@@ -50,7 +50,6 @@ async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: flo
     from .scorers import ScorerCrashed, score_trial
 
     view = await play_trial(plan, case, repeat, model, timeout_s)
-    played = view.error is None and view.looped is None  # its turns and end state are whole
     try:
         scores = score_trial(view, plan)
     except ScorerCrashed as exc:  # no verdict, but what was played is kept for the diagnosis
@@ -66,10 +65,10 @@ async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: flo
         repeat=repeat,
         status=status,
         error=view.error,
-        turns=view.turns if played else [],
+        turns=view.turns,  # as far as the trial got
         scores=scores,
         seconds=view.seconds,
-        state_after=view.after.model_dump() if played and view.after else {},
+        state_after=view.after.model_dump() if view.after else {},
     )
 
 

@@ -115,6 +115,7 @@ class AgentSession:
         self.session_id = session_id or f"s-{uuid.uuid4().hex}"
         self.state = dict(state or {})
         self.runner = InMemoryRunner(agent=agent, app_name=app_name)
+        self.running: SessionTurn | None = None  # the latest run, complete or not
 
     async def __aenter__(self) -> AgentSession:
         await self.runner.session_service.create_session(
@@ -138,7 +139,7 @@ class AgentSession:
         return list(session.events) if session else []
 
     async def _run(self, message: types.Content) -> SessionTurn:
-        turn = SessionTurn()
+        turn = self.running = SessionTurn()  # kept when the run fails midway, as evidence
         async for event in self.runner.run_async(
             user_id=self.user_id,
             session_id=self.session_id,

