@@ -17,6 +17,7 @@ from ops_copilot.seed import Seed, default_seed
 from .criteria import Criteria, read_criteria
 from .evalset import Case, EvalSetFile, MalformedInput, read_evalset
 from .exits import EXIT_BAD_INPUT, OpsEvalError
+from .validation.files import Negatives
 
 
 @dataclass
@@ -27,7 +28,7 @@ class Plan:
     cases: list[Case]
     adk_cases: dict[str, Any]  # eval id -> ADK's EvalCase (its conversation is the reference)
     criteria: Criteria
-    negatives: frozenset[str]  # the deliberate negatives, as declared
+    negatives: Negatives  # the deliberate negatives, per entity kind
     seed: Seed
 
 
@@ -63,6 +64,6 @@ def load_plan(set_path: Path, case_ids: list[str] | None = None) -> Plan:
         cases=cases,
         adk_cases={c.eval_id: c for c in validated.adk_sets[0].eval_cases},
         criteria=read_criteria(validated.configs[set_path.parent].data),
-        negatives=validated.negatives.values(),
+        negatives=validated.negatives,
         seed=seed,
     )

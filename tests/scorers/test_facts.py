@@ -1,27 +1,136 @@
-"""The `facts` scorer: the reference's stable facts appear; a negative is never described as
-existing."""
+"""The `facts` scorer and the claims it compares: each claim of the reference asserted, none
+contradicted, negation and scope read, n/a where nothing can be checked -- never a pass."""
 
 from __future__ import annotations
 
+import pytest
+
+from ops_eval.claims import Vocabulary, extract, judge
 from ops_eval.scorers.facts import facts
 
-
-def test_the_reference_itself_passes(trial, plan):
-    assert facts(trial("open-incidents"), plan).passed
-
-
-def test_a_missing_fact_fails(trial, plan):
-    said = ["Two incidents are open: INC-002 (inventory, SEV1) and INC-009 (checkout)."]
-    score = facts(trial("open-incidents", responses=said), plan)
-    assert score.outcome == "fail" and score.detail == "turn 1: missing SEV2"
+DOWN = "Inventory is down (INC-002, SEV1, open)."
+NO_999 = "There is no incident INC-999; it does not exist, so it has no status."
+OPEN = "Two incidents are open: INC-002 (inventory, SEV1) and INC-009 (checkout, SEV2)."
+CASCADE = "The root cause is INC-007, the cache eviction storm."
+PAUSE = "Restarting inventory needs a human approval. It is waiting for approval."
 
 
-def test_a_negative_described_as_existing_fails(trial, plan):
-    said = ["INC-999 is open and owned by payments."]
-    score = facts(trial("unknown-incident-inc-999", responses=said), plan)
-    assert score.detail.startswith("turn 1: describes INC-999 as if it existed")
+@pytest.fixture(scope="module")
+def vocab(request):
+    plan = request.getfixturevalue("plan")
+    return Vocabulary.of(plan.seed, plan.negatives)
+
+
+@pytest.mark.parametrize(
+    ("reference", "response", "verdict", "detail"),
+    [
+        # the two contradictions that used to pass
+        (DOWN, "Inventory is not down. INC-002 is not SEV1 and not open.", False,
+         "contradicts inventory status down (said: inventory status not down); INC-002 "
+         "severity SEV1 (said: INC-002 severity not SEV1); INC-002 status open (said: INC-002 "
+         "status not open)"),
+        (NO_999, "There is no problem: INC-999 is open and owned by payments.", False,
+         "describes INC-999 as if it existed; does not say INC-999 does not exist"),
+        # the same facts in other words
+        (DOWN, "Inventory is down; INC-002 is SEV1 and open.", True, ""),
+        (NO_999, "I could not find INC-999 in the ops database.", True, ""),
+        (NO_999, "INC-999 doesn't exist.", True, ""),
+        (OPEN, "INC-002 (SEV1) and INC-009 (SEV2) are open.", True, ""),
+        # negation and scope
+        (OPEN, "There are no open incidents.", False, "contradicts INC-002 status open"),
+        (DOWN, "Inventory is no longer down; INC-002 (SEV1) is open.", False,
+         "contradicts inventory status down (said: inventory status not down)"),
+        (DOWN, "Inventory is down and INC-002 (SEV1) is open, not resolved.", True, ""),
+        (DOWN, "Inventory is down and INC-002 is SEV1 and unresolved, open.", True, ""),
+        # a status on the wrong entity
+        (DOWN, "Checkout is down (INC-002, SEV1, open).", False,
+         "does not say inventory status down"),
+        ("Checkout is degraded.", "Checkout is operational and inventory is degraded.", False,
+         "contradicts checkout status degraded (said: checkout status operational)"),
+        # two entities in one sentence
+        ("Checkout is degraded and inventory is down.", "Checkout and inventory are down.", False,
+         "contradicts checkout status degraded (said: checkout status down)"),
+        ("Checkout is degraded and inventory is down.", "Inventory is down, checkout degraded.",
+         True, ""),
+        (OPEN, "INC-002 is open (SEV2) and INC-009 is open (SEV1).", False,
+         "contradicts INC-002 severity SEV1 (said: INC-002 severity SEV2)"),
+        # a value said of 'the others' belongs to no named entity
+        ("Inventory is down, the others are operational.", "Inventory is down.", True, ""),
+        # root cause, owner, approval state
+        (CASCADE, "The root cause is INC-008.", False,
+         "contradicts root cause INC-007 (said: root cause INC-008)"),
+        ("Inventory is down. It is owned by the fulfilment team.",
+         "Inventory is down and is owned by the payments team.", False,
+         "contradicts inventory owner fulfilment (said: inventory owner payments)"),
+        (PAUSE, "I restarted inventory; it was approved.", False,
+         "contradicts approval pending (said: approval given)"),
+        ("The restart of database was rejected; database is still operational.",
+         "The restart was denied. Database remains operational.", True, ""),
+    ],
+)  # fmt: skip
+def test_claims_are_asserted_and_not_contradicted(vocab, reference, response, verdict, detail):
+    judged = judge(reference, response, vocab)
+    assert judged.applicable and judged.holds is verdict, judged.detail()
+    assert detail in judged.detail()
+
+
+def test_the_owner_of_the_previous_sentences_subject(vocab):
+    claims = [
+        c.show() for c in extract("Inventory is down. It is owned by the fulfilment team.", vocab)
+    ]
+    assert claims == ["inventory status down", "inventory owner fulfilment"]
+
+
+def test_statuses_severities_and_entities_come_from_the_seed(plan, vocab):
+    from typing import get_args
+
+    from ops_copilot.seed import IncidentStatus, ServiceStatus, Severity
+
+    assert vocab.service_statuses == get_args(ServiceStatus)
+    assert vocab.incident_statuses == get_args(IncidentStatus)
+    assert vocab.severities == get_args(Severity)
+    assert vocab.services >= set(plan.seed.services) and "warehouse" in vocab.services
+    assert vocab.teams == {s.team for s in plan.seed.services.values()}
+
+
+def test_no_checkable_claim_is_not_applicable(vocab):
+    judged = judge("Paris. That question needs none of the ops tools.", "Paris.", vocab)
+    assert not judged.applicable
+
+
+def test_the_scorer_passes_the_reference_and_fails_a_weakened_answer(trial, plan):
+    assert facts(trial("service-status-inventory"), plan).passed
+    weakened = ["The inventory service is operational; INC-002 (SEV1) is open."]
+    score = facts(trial("service-status-inventory", responses=weakened), plan)
+    assert score.outcome == "fail"
+    assert score.detail == (
+        "turn 1: contradicts inventory status down (said: inventory status operational); "
+        "does not say inventory owner fulfilment"
+    )
+
+
+def test_a_relevance_case_is_not_applicable_not_a_pass(trial, plan):
+    score = facts(trial("relevance-no-tool"), plan)
+    assert score.outcome == "n/a"
+    assert score.detail == "turn 1: the reference makes no checkable claim"
+
+
+def test_a_pause_written_by_the_harness_is_never_evidence(trial, plan):
+    view = trial("restart-needs-approval")
+    (turn,) = view.turns
+    turn.response = "Waiting for approval: restart_service(name=inventory). No state change."
+    turn.response_synthesized = True
+    score = facts(view, plan)
+    assert score.outcome == "n/a"
+    assert score.detail == "turn 1: the harness wrote the response at the pause"
+
+
+def test_the_agents_own_words_at_a_pause_are_checked(trial, plan):
+    said = ["Inventory was restarted."]
+    score = facts(trial("restart-needs-approval", responses=said), plan)
+    assert score.outcome == "fail" and "does not say approval pending" in score.detail
 
 
 def test_a_negative_left_unnamed_fails(trial, plan):
     score = facts(trial("unknown-service-warehouse", responses=["It does not exist."]), plan)
-    assert score.detail == "turn 1: does not name warehouse"
+    assert score.detail == "turn 1: does not say warehouse does not exist"

@@ -1,16 +1,20 @@
-"""The end state, graded as tau-bench grades it -- by the store, not the words: after the trial
-the store holds exactly the approved changes (each with the approver's rationale in its audit
-row) and the expected notes, and nothing else changed. Unchanged without an approval, unchanged
-after a denial."""
+"""The end state, graded as tau-bench grades it -- by the store, not the words: the case's
+expected writes that a human lets through (restarts and resolutions when the case approves,
+notes unless it denies) are replayed through the real tools on a fresh store, and the trial's
+store must equal that one, row for row: statuses, audit rows (action, target, before, after,
+approver, rationale) and notes. A difference is named by its row."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections import Counter
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-from ops_copilot.definition import guarded_tools, tool_specs, write_tools
-from ops_copilot.seed import normalise
-from ops_copilot.store import EFFECTS
+from ops_copilot.definition import guarded_tools, write_tools
+from ops_copilot.store import StateStore
+from ops_copilot.workspace import Workspace
 
+from ..direct import DirectContext
 from .base import Score, scorer
 
 if TYPE_CHECKING:
@@ -18,41 +22,74 @@ if TYPE_CHECKING:
     from ..plan import Plan
 
 
+def gold_store(trial: TrialView, plan: Plan) -> StateStore:
+    """A fresh store with the case's expected writes applied as its approval decision allows."""
+    case = trial.case
+    assert case.meta is not None
+    approval = case.meta.approval
+    decision = approval.decision if approval else None
+    guarded, writes = guarded_tools(), write_tools()
+    workspace = Workspace.fresh(plan.seed)
+    user = case.session.user_id or "oncall"
+    for n, call in enumerate(c for c in trial.expected_calls() if c.name in writes):
+        if call.name in guarded and decision != "approve":
+            continue
+        if call.name not in guarded and decision == "deny":
+            continue
+        confirmation = (
+            SimpleNamespace(confirmed=True, payload=approval.payload())
+            if approval and call.name in guarded
+            else None
+        )
+        with DirectContext(workspace, f"gold-{n}", user, confirmation) as direct:
+            direct.call(call.name, **call.args)
+    return workspace.store
+
+
+def _audit(rows: list[Any]) -> Counter[tuple[str, ...]]:
+    return Counter(
+        (r.action, r.target, r.before_status, r.after_status, r.approver, r.rationale) for r in rows
+    )
+
+
+def _rows(kind: str, got: Counter, want: Counter, show) -> list[str]:
+    out = []
+    for row in sorted(set(got) | set(want)):
+        if got[row] != want[row]:
+            out.append(f"{kind} {show(row)}: {got[row]} in the store, {want[row]} expected")
+    return out
+
+
 @scorer(
     name="end_state",
     needs=("state",),
-    passes_when="the store holds exactly the approved changes, and nothing else changed",
+    passes_when="the store equals a fresh store with the case's approved writes replayed "
+    "through the real tools: statuses, audit rows and notes, row for row",
 )
 def end_state(trial: TrialView, plan: Plan) -> Score:
-    assert trial.before is not None and trial.after is not None
-    before, after = trial.before, trial.after
-    meta = trial.case.meta
-    assert meta is not None
-    decision = meta.approval.decision if meta.approval else None
-    guarded, writes = guarded_tools(), write_tools()
-    expected = list(trial.expected_calls())
-    approved = [c for c in expected if c.name in guarded] if decision == "approve" else []
-    notes = sum(c.name in writes - guarded for c in expected) if decision != "deny" else 0
-
-    services, incidents = dict(before.services), dict(before.incidents)
-    for call in approved:
-        table, _, status = EFFECTS[call.name]
-        ((arg, kind),) = tool_specs()[call.name].entities.items()
-        target = normalise(kind, str(call.args.get(arg, "")))
-        (services if table == "services" else incidents)[target] = status
+    assert trial.after is not None
+    gold = gold_store(trial, plan)
+    want = gold.snapshot()
     problems = []
-    for name, want, got in (
-        ("service", services, after.services),
-        ("incident", incidents, after.incidents),
+    for name, got, expected in (
+        ("service", trial.after.services, want.services),
+        ("incident", trial.after.incidents, want.incidents),
     ):
-        for entity, status in want.items():
-            if got.get(entity) != status:
-                problems.append(f"{name} {entity} is {got.get(entity)}, expected {status}")
-    if after.audit != before.audit + len(approved):
-        problems.append(f"{after.audit - before.audit} audit row(s), expected {len(approved)}")
-    rationale = meta.approval.rationale if decision == "approve" else None
-    if rationale is not None and any(r.rationale != rationale for r in trial.audit):
-        problems.append("an audit row does not carry the approver's rationale")
-    if after.notes != before.notes + notes:
-        problems.append(f"{after.notes - before.notes} note(s), expected {notes}")
+        for entity in sorted(set(got) | set(expected)):
+            if got.get(entity) != expected.get(entity):
+                problems.append(
+                    f"{name} {entity} is {got.get(entity)}, expected {expected.get(entity)}"
+                )
+    problems += _rows(
+        "audit row",
+        _audit(trial.audit),
+        _audit(gold.audit_rows()),
+        lambda r: f"{r[0]} {r[1]} {r[2]}->{r[3]} by {r[4]} ({r[5]!r})",
+    )
+    problems += _rows(
+        "note",
+        Counter((n.incident_id, n.text) for n in trial.notes),
+        Counter((n.incident_id, n.text) for n in gold.notes()),
+        lambda r: f"on {r[0]} {r[1]!r}",
+    )
     return Score.of(not problems, "; ".join(problems))
