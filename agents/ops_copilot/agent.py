@@ -11,6 +11,7 @@ from google.adk.agents import LlmAgent  # noqa: E402
 from google.adk.tools.base_tool import BaseTool  # noqa: E402
 from google.adk.tools.function_tool import FunctionTool  # noqa: E402
 from google.adk.tools.tool_context import ToolContext  # noqa: E402
+from google.genai import types  # noqa: E402
 
 from .definition import tool_specs  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
@@ -48,6 +49,14 @@ def refuse_doomed_writes(
     return precheck_write(tool.name, args, workspace_for(tool_context))
 
 
+def generation_config() -> types.GenerateContentConfig | None:
+    """The sampling settings of OPS_AGENT_TEMPERATURE, for any model route; None when unset."""
+    from .model import temperature
+
+    value = temperature()
+    return None if value is None else types.GenerateContentConfig(temperature=value)
+
+
 def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) -> LlmAgent:
     """The agent with `model` (default: from OPS_AGENT_MODEL and friends)."""
     if model is None:
@@ -61,6 +70,7 @@ def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) 
         instruction=INSTRUCTION,
         tools=build_tools(),
         before_tool_callback=refuse_doomed_writes,
+        generate_content_config=generation_config(),
     )
     settings.update(overrides)
     return LlmAgent(**settings)

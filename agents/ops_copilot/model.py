@@ -14,7 +14,7 @@ from typing import Any
 
 from .settings import Settings, current
 
-__all__ = ["DEFAULT_MODEL", "ModelConfigError", "ModelSettings", "build_model"]
+__all__ = ["DEFAULT_MODEL", "ModelConfigError", "ModelSettings", "build_model", "temperature"]
 
 DEFAULT_MODEL = "ollama_chat/qwen3:4b-instruct"
 _PROVIDER = re.compile(r"^[A-Za-z0-9_.-]+/\S")
@@ -60,6 +60,20 @@ class ModelSettings:
             )
         if self.is_gemini and self.base_url:
             raise ModelConfigError("OPS_AGENT_BASE_URL applies to LiteLLM models, not to Gemini")
+
+
+def temperature() -> float | None:
+    """OPS_AGENT_TEMPERATURE as a number from 0 to 2, or None when unset."""
+    raw = current().agent_temperature
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 2:
+        raise ModelConfigError(f"OPS_AGENT_TEMPERATURE: {raw!r} is not a number from 0 to 2")
+    return value
 
 
 def build_model(settings: ModelSettings | None = None) -> Any:

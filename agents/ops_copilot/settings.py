@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     """LiteLLM model string or Gemini name (checked by `model.ModelSettings`); None: unset."""
     agent_base_url: str | None = env_var("OPS_AGENT_BASE_URL")
     agent_api_key: str | None = env_var("OPS_AGENT_API_KEY")
+    agent_temperature: str | None = env_var("OPS_AGENT_TEMPERATURE")
+    """Sampling temperature for every request (checked by `model.temperature`); unset, the
+    model server's default."""
     state_db: str | None = env_var("OPS_STATE_DB")
     """A SQLite file shared by interactive sessions; unset, each session gets a fresh store."""
     writes_disabled: bool = env_var("OPS_WRITES_DISABLED", False)

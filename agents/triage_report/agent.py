@@ -13,7 +13,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from google.adk.agents import LlmAgent  # noqa: E402
 
-from ops_copilot.agent import build_tools  # noqa: E402
+from ops_copilot.agent import build_tools, generation_config  # noqa: E402
 
 from .definition import INSTRUCTION, tool_specs  # noqa: E402
 from .schema import TriageReport  # noqa: E402
@@ -31,6 +31,7 @@ def build_agent(model: Any = None) -> LlmAgent:
         instruction=INSTRUCTION,
         tools=build_tools(dict(tool_specs())),
         output_schema=TriageReport,
+        generate_content_config=generation_config(),
     )
 
 

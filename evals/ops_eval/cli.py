@@ -171,6 +171,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return code
 
 
+def _cmd_interactive(args: argparse.Namespace) -> int:
+    """`chat` (adk run) or `web` (adk web) with the model chosen as for a live eval."""
+    from .interactive import launch
+
+    _unwind_on_signals()
+    extra = []
+    if args.command == "web":
+        extra = ["--host", args.host, "--port", str(args.port)]
+    say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    try:
+        return launch(args.command, args.model, extra, say=say)
+    except OpsEvalError as exc:
+        return _error(exc, exc.code)
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -251,6 +266,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
     run.add_argument("--timeout", type=float, default=600.0, help="seconds per trial")
     run.set_defaults(handler=_cmd_run)
+
+    chat = sub.add_parser("chat", help="talk to the ops copilot in the terminal (adk run)")
+    chat.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    chat.set_defaults(handler=_cmd_interactive)
+
+    web = sub.add_parser("web", help="the ADK dev UI over both agents (adk web)")
+    web.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    web.add_argument("--host", default="127.0.0.1")
+    web.add_argument("--port", type=int, default=8000)
+    web.set_defaults(handler=_cmd_interactive)
 
     rep = sub.add_parser("report", help="Markdown and HTML report of a run record")
     rep.add_argument("run", nargs="?", help="run record (default: the latest under runs/)")

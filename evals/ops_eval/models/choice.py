@@ -28,6 +28,9 @@ class ModelChoice:
     reason: str
     caveat: str | None = None
     endpoint: str | None = None
+    agent_env: dict[str, str] | None = None
+    """The settings under which the agent package reaches this model by itself (what `adk run`
+    and `adk web` are given); None when it cannot (a recording, a test model)."""
 
     def banner(self) -> list[str]:
         lines = [f"model: {self.name} ({self.reason})"]

@@ -148,6 +148,12 @@ def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
                 "too small to pass the gate"
             ),
             endpoint=server.base_url,
+            agent_env={
+                "OPS_AGENT_MODEL": f"openai/{EMBEDDED_ALIAS}",
+                "OPS_AGENT_BASE_URL": server.base_url,
+                "OPS_AGENT_API_KEY": "embedded",
+                "OPS_AGENT_TEMPERATURE": "0",
+            },
         )
     finally:
         server.stop()

@@ -42,6 +42,8 @@ def _tools_text(tools: list[dict[str, Any]]) -> str:
         '{"argument": "value"}',
         "To answer the user instead, begin your answer with:",
         "message:",
+        "Call a tool only for information you do not have yet. Once a tool has returned what "
+        "the user asked for, answer with message: and do not call it again.",
         "",
         "Tools:",
     ]

@@ -66,12 +66,18 @@ def _explicit(value: str, source: str) -> ModelChoice:
     chosen = ModelSettings(value.strip(), settings.agent_base_url, settings.agent_api_key)
     chosen.check()
     endpoint = _preflight(chosen)
+    env = {"OPS_AGENT_MODEL": chosen.model}
+    if chosen.base_url:
+        env["OPS_AGENT_BASE_URL"] = chosen.base_url
+    if chosen.api_key:
+        env["OPS_AGENT_API_KEY"] = chosen.api_key
     return ModelChoice(
         model=build_model(chosen),
         name=chosen.model,
         source=source,
         reason=f"from {source}",
         endpoint=endpoint,
+        agent_env=env,
     )
 
 
@@ -95,6 +101,7 @@ def _ollama_default() -> tuple[ModelChoice | None, str]:
         source="ollama",
         reason=f"no model configured; Ollama answered at {base} with {OLLAMA_DEFAULT_TAG}",
         endpoint=base,
+        agent_env={"OPS_AGENT_MODEL": settings.model, "OLLAMA_API_BASE": base},
     )
     return choice, ""
 

@@ -1,0 +1,108 @@
+"""`mise run chat` and `mise run web`: ADK's own CLIs with the model chosen as for a live eval,
+the dev UI listing the project's eval sets, and the embedded model's server gone afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from fake_openai import after_tool_results, fake_openai, text, tool_call
+
+from conftest import REPO
+
+OPS_EVAL = Path(sys.executable).with_name("ops-eval")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPS_AGENT_")}
+    env["OLLAMA_API_BASE"] = "http://127.0.0.1:9"  # an Ollama on this machine must not be picked
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    return {**env, **extra}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def get(url: str, body: dict | None = None, timeout: float = 120) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (loopback)
+        return json.loads(response.read())
+
+
+def test_the_dev_ui_lists_both_agents_eval_sets_and_runs_a_case():
+    """One source: the agents' folders link the files of evals/, and a case runs from the UI."""
+    for agent, sets in {
+        "ops_copilot": ["holdout", "ops"],
+        "triage_report": ["triage-report"],
+    }.items():
+        for name in sets:
+            link = REPO / "agents" / agent / f"{name}.evalset.json"
+            assert link.is_symlink() and link.resolve() == REPO / "evals" / f"{name}.evalset.json"
+    reply = after_tool_results(tool_call("list_skills", {}), text("Two skills."))
+    port = free_port()
+    with fake_openai(reply) as (base, received):
+        env = clean_env(OPS_AGENT_MODEL="openai/fake", OPS_AGENT_BASE_URL=base)
+        proc = subprocess.Popen(
+            [str(OPS_EVAL), "web", "--port", str(port)], cwd=REPO, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        try:
+            url = f"http://127.0.0.1:{port}"
+            for _ in range(240):
+                try:
+                    listed = get(f"{url}/dev/apps/ops_copilot/eval-sets")
+                    break
+                except OSError:
+                    time.sleep(0.5)
+            else:
+                pytest.fail("the dev UI server did not answer")
+            assert sorted(listed["evalSetIds"]) == ["holdout", "ops"]
+            triage = get(f"{url}/dev/apps/triage_report/eval-sets")
+            assert triage["evalSetIds"] == ["triage-report"]
+            metric = {"metric_name": "tool_trajectory_avg_score", "threshold": 1.0,
+                      "criterion": {"threshold": 1.0, "match_type": "IN_ORDER"}}  # fmt: skip
+            ran = get(
+                f"{url}/dev/apps/ops_copilot/eval-sets/ops/run",
+                {"eval_case_ids": ["list-skills"], "eval_metrics": [metric]},
+            )
+            (result,) = ran["runEvalResults"]
+            assert result["evalId"] == "list-skills" and result["finalEvalStatus"] == 1  # PASSED
+            assert any(m["role"] == "tool" for r in received for m in r["messages"])
+        finally:
+            proc.terminate()
+            out, _ = proc.communicate(timeout=30)
+    assert "model: openai/fake (from OPS_AGENT_MODEL)" in out
+
+
+@pytest.mark.skipif(
+    os.environ.get("OPS_SKIP_EMBEDDED_TEST") == "1",
+    reason="OPS_SKIP_EMBEDDED_TEST=1: the embedded llama.cpp chat test was skipped",
+)
+def test_mise_run_chat_answers_from_the_embedded_model_and_stops_its_server(tmp_path):
+    mise = shutil.which("mise")
+    cmd = [mise, "run", "-q", "chat"] if mise else [str(OPS_EVAL), "chat"]
+    env = clean_env(OPS_RUNS_DIR=str(tmp_path))
+    proc = subprocess.run(
+        cmd, input="Hello!\nexit\n", cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=1800,
+    )  # fmt: skip
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
+    assert "model: openai/smollm2-135m-instruct (embedded llama.cpp" in out
+    answer = next(ln for ln in out.splitlines() if ln.startswith("[ops_copilot]:"))
+    assert len(answer) > len("[ops_copilot]: ") + 5  # the model said something
+    assert "Traceback" not in proc.stderr
+    left = subprocess.run(["pgrep", "-f", "ops_eval.models.llama_server"], capture_output=True)
+    assert left.stdout.strip() == b"", "the embedded server outlived the chat"
