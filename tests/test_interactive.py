@@ -14,9 +14,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from fake_openai import after_tool_results, fake_openai, text, tool_call
 
 from conftest import REPO
+from fake_openai import after_tool_results, fake_openai, text, tool_call
 
 OPS_EVAL = Path(sys.executable).with_name("ops-eval")
 

@@ -1,7 +1,7 @@
 """The real live path, end to end: the embedded llama.cpp server, LiteLLM, the real agent.
 
-This is slow (on a fresh machine the first run also compiles llama.cpp), and it is never skipped
-silently: only OPS_SKIP_EMBEDDED_TEST=1 skips it, and the skip says so.
+Slow (on a fresh machine the first run also compiles llama.cpp), and never skipped silently:
+only OPS_SKIP_EMBEDDED_TEST=1 skips these, and the skip says so.
 """
 
 from __future__ import annotations
@@ -16,13 +16,15 @@ import pytest
 
 from conftest import REPO
 from ops_eval.settings import current
+from recording_proxy import recording_proxy
 
 SKIP = current().skip_embedded_test
-
-
-@pytest.mark.skipif(
+skip_unless_embedded = pytest.mark.skipif(
     SKIP, reason="OPS_SKIP_EMBEDDED_TEST=1: the embedded llama.cpp end-to-end test was skipped"
 )
+
+
+@skip_unless_embedded
 def test_embedded_model_runs_a_case_end_to_end(tmp_path):
     record_path = tmp_path / "run.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPS_AGENT_")}
@@ -41,7 +43,44 @@ def test_embedded_model_runs_a_case_end_to_end(tmp_path):
     assert trial["status"] in ("passed", "failed"), trial.get("error")
     (turn,) = trial["turns"]
     assert turn["prompt_tokens"] > 0 and turn["output_tokens"] > 0  # a real model answered
-    assert turn["response"]
+    assert turn["calls"] and all(c["result"] for c in turn["calls"])  # it used its tools
     assert set(trial["scores"]) == {"trajectory", "tool_policy", "complete", "facts", "end_state"}
-    leftovers = subprocess.run(["pgrep", "-f", "llama_cpp.server"], capture_output=True, text=True)
+    leftovers = subprocess.run(["pgrep", "-f", "llama_server"], capture_output=True, text=True)
     assert leftovers.stdout.strip() == "", "the embedded server outlived the run"
+
+
+@skip_unless_embedded
+def test_the_embedded_server_receives_every_tool_and_answers_with_tool_calls(tmp_path):
+    """Captured between LiteLLM and the server: all declared tools in the request, no
+    `tool_choice` (what Ollama or vLLM would get), tool calls back, and the next request
+    carrying the tool result, answered."""
+    from ops_copilot.definition import tool_specs
+    from ops_eval import RunOptions, execute
+    from ops_eval.models.embedded import client, embedded_model
+    from ops_eval.testing import fixed_model
+
+    with (
+        embedded_model(print, tmp_path, "a test asked for it") as choice,
+        recording_proxy(choice.endpoint) as (proxy, exchanges),
+    ):
+        chooser = fixed_model(client(proxy), choice.name, "embedded, through a recording proxy")
+        with open(os.devnull, "w") as null:
+            _, record, _ = execute(
+                # the exchange is done in seconds; the model then loops until the time is up
+                RunOptions(cases=["list-skills"], output=tmp_path / "run.json", timeout_s=30),
+                chooser=chooser, out=null, err=null,
+            )  # fmt: skip
+    chats = [x for x in exchanges if x["path"].endswith("/chat/completions")]
+    first = chats[0]["request"]
+    assert {t["function"]["name"] for t in first["tools"]} == set(tool_specs())
+    assert all("description" in t["function"] for t in first["tools"])
+    assert "tool_choice" not in first
+    assert chats[0]["response"]["usage"]["prompt_tokens"] > 1000  # the declarations were read
+    answered = [x for x in chats if x["status"] == 200]
+    assert any(x["response"]["choices"][0]["message"].get("tool_calls") for x in answered)
+    with_results = [
+        x for x in answered if any(m["role"] == "tool" for m in x["request"]["messages"])
+    ]
+    assert with_results, "no request carried a tool result back to the model"
+    (trial,) = record.trials
+    assert trial.turns and trial.turns[0].calls and trial.turns[0].calls[0].result

@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from . import local_deps
 from .choice import ModelChoice, ModelUnavailable, Say, probe
@@ -121,6 +122,21 @@ class EmbeddedServer:
             self.proc.wait(timeout=5)
 
 
+def client(base_url: str) -> Any:
+    """ADK's LiteLlm for the embedded server at `base_url`, as any OpenAI-compatible server is
+    reached: greedy sampling, answers capped (the model can otherwise run to its context)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from google.adk.models.lite_llm import LiteLlm
+
+    return LiteLlm(
+        model=f"openai/{EMBEDDED_ALIAS}",
+        api_base=base_url,
+        api_key="embedded",
+        temperature=0.0,
+        max_tokens=EMBEDDED_MAX_TOKENS,
+    )
+
+
 @contextlib.contextmanager
 def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
     """The embedded model, its server started here and stopped on every way out."""
@@ -129,17 +145,8 @@ def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
     say(f"starting the embedded model server ({embedded_gguf().name}) on 127.0.0.1:{server.port}")
     try:  # from the first moment the process exists, every way out stops it
         server.start()
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        from google.adk.models.lite_llm import LiteLlm
-
         yield ModelChoice(
-            model=LiteLlm(
-                model=f"openai/{EMBEDDED_ALIAS}",
-                api_base=server.base_url,
-                api_key="embedded",
-                temperature=0.0,
-                max_tokens=EMBEDDED_MAX_TOKENS,
-            ),
+            model=client(server.base_url),
             name=f"openai/{EMBEDDED_ALIAS}",
             source="embedded",
             reason=f"embedded llama.cpp serving {server.gguf.name}: no model configured and {why}",
