@@ -106,3 +106,27 @@ def test_mise_run_chat_answers_from_the_embedded_model_and_stops_its_server(tmp_
     assert "Traceback" not in proc.stderr
     left = subprocess.run(["pgrep", "-f", "ops_eval.models.llama_server"], capture_output=True)
     assert left.stdout.strip() == b"", "the embedded server outlived the chat"
+
+
+def test_a_model_that_cannot_be_reached_is_one_line_for_chat_and_web():
+    for command in ("chat", "web"):
+        proc = subprocess.run(
+            [str(OPS_EVAL), command, "--model", "ollama_chat/qwen3:4b-instruct"],
+            cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 3, proc.stderr
+        assert proc.stderr.strip() == (
+            "error: model unavailable: Ollama at http://127.0.0.1:9 does not answer "
+            "([Errno 111] Connection refused)"
+        )
+
+
+def test_a_recording_cannot_serve_chat(tmp_path):
+    recording = tmp_path / "rec.jsonl"
+    recording.write_text('{"version": 1, "model": "x"}\n')
+    proc = subprocess.run(
+        [str(OPS_EVAL), "chat", "--model", f"replay:{recording}"],
+        cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "a recording answers `ops-eval run`" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -459,3 +459,18 @@ def test_the_public_names_are_what_they_say_even_after_their_modules_load():
     for name in ops_eval.__all__:
         value = getattr(ops_eval, name)
         assert not isinstance(value, type(ops_eval)), f"ops_eval.{name} is a module"
+
+
+def test_the_pause_cases_facts_are_not_applicable_never_a_pass(tmp_path):
+    """At a pause the harness writes the response; that is evidence for `complete` only."""
+    pauses = ["restart-needs-approval", "resolve-needs-approval"]
+    code, record = run(tmp_path, OracleLlm.from_cases(CASES), cases=pauses)
+    assert code == 0
+    for trial in record.trials:
+        assert trial.turns[0].response_synthesized
+        facts, complete = trial.scores["facts"], trial.scores["complete"]
+        assert facts.outcome == "n/a"
+        assert facts.detail == "turn 1: the harness wrote the response at the pause"
+        assert complete.outcome == "pass"
+    (facts_rate,) = [g for g in record.scorers if g.name == "facts"]
+    assert facts_rate.rate.n == 0  # n/a is out of the denominator

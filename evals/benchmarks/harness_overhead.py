@@ -58,6 +58,9 @@ def main() -> None:
         "--max-seconds", type=float, help="also fail when ops-eval's median exceeds this"
     )
     args = parser.parse_args()
+    from ops_eval import read_evalset
+
+    cases = len(read_evalset(SET).cases)
     with tempfile.TemporaryDirectory() as tmp:
         recording = Path(tmp) / "oracle.jsonl"
         record_oracle(recording)
@@ -78,7 +81,7 @@ def main() -> None:
     o, a = statistics.median(ours), statistics.median(adk)
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.runs} runs each, "
-        f"{SET.relative_to(REPO)} (21 cases), zero-latency replayed oracle"
+        f"{SET.relative_to(REPO)} ({cases} cases), zero-latency replayed oracle"
     )
     print(f"ops-eval run: median {o:.2f} s (min {min(ours):.2f})")
     print(f"adk eval:     median {a:.2f} s (min {min(adk):.2f})")

@@ -192,7 +192,11 @@ def execute(
     settings = current()
     try:
         with (chooser or choose_model)(
-            options.model, say=say, log_dir=settings.runs_dir, record=options.record
+            options.model,
+            say=say,
+            log_dir=settings.runs_dir,
+            record=options.record,
+            parallel=options.concurrency,
         ) as choice:
             for line in choice.banner():
                 print(line, file=out, flush=True)

@@ -184,8 +184,17 @@ def handler(
         schema = by_name.get(name, {}).get("parameters") or {"type": "object"}
         arguments = count(complete(prompt, _args_grammar(schema), stops=()))
         prompt += f"{arguments}\n"
-        calls.append({"name": name, "arguments": arguments})
+        calls.append({"name": name, "arguments": _strict_json(arguments)})
     return _response(llama, None, calls, usage, stream)
+
+
+def _strict_json(text: str) -> str:
+    """The arguments as strict JSON: llama-cpp-python's schema grammar lets raw control
+    characters into strings, which JSON (and so every client) refuses."""
+    try:
+        return json.dumps(json.loads(text, strict=False))
+    except ValueError:
+        return text  # cut short by the token limit: the client reports it
 
 
 _SAMPLING = {

@@ -17,7 +17,12 @@ def fixed_model(model: Any, name: str, reason: str) -> Callable[..., Any]:
 
     @contextlib.contextmanager
     def chooser(
-        cli_model: str | None, *, say: Say, log_dir: Path, record: Path | None = None
+        cli_model: str | None,
+        *,
+        say: Say,
+        log_dir: Path,
+        record: Path | None = None,
+        parallel: int = 1,
     ) -> Iterator[ModelChoice]:
         chosen = model
         if record is not None:

@@ -1,0 +1,122 @@
+"""The embedded server's tool-calling chat handler, with a scripted stand-in for llama.cpp:
+OpenAI's defaults, every message rendered, calls that always parse."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+llama_tools = pytest.importorskip(
+    "ops_eval.models.llama_tools", reason="the embedded model's `local` group is not installed"
+)
+
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "get_service_status", "description": "Get one service's status.",
+        "parameters": {"type": "object", "properties": {"name": {"type": "string"}},
+                       "required": ["name"]}}},
+    {"type": "function", "function": {"name": "list_services", "description": "List services.",
+                                      "parameters": {"type": "object", "properties": {}}}},
+]  # fmt: skip
+
+
+class ScriptedLlama:
+    """Answers create_completion with the next text of a script; records every prompt."""
+
+    model_path = "scripted"
+
+    def __init__(self, *texts: str) -> None:
+        self.texts, self.prompts, self.grammars = list(texts), [], []
+
+    def create_completion(self, prompt, grammar=None, **kwargs):
+        self.prompts.append(prompt)
+        self.grammars.append(grammar)
+        text = self.texts.pop(0)
+        return {"choices": [{"text": text}], "usage": {"prompt_tokens": len(prompt),
+                                                       "completion_tokens": len(text)}}  # fmt: skip
+
+
+def test_tools_without_tool_choice_mean_auto_as_openai_says():
+    llama = ScriptedLlama("functions.get_service_status:", '{"name": "inventory"}', "<|im_end|>")
+    out = llama_tools.handler(
+        llama, [{"role": "user", "content": "Inventory?"}], tools=TOOLS, temperature=0.0
+    )
+    message = out["choices"][0]["message"]
+    assert out["choices"][0]["finish_reason"] == "tool_calls" and message["content"] is None
+    (call,) = message["tool_calls"]
+    assert call["function"] == {"name": "get_service_status", "arguments": '{"name": "inventory"}'}
+    assert "functions.get_service_status: Get one service's status." in llama.prompts[0]
+    assert llama.grammars[0] is not None  # the choice between a tool and a message is constrained
+
+
+def test_a_message_answer():
+    llama = ScriptedLlama("message:", " Inventory is down. ")
+    out = llama_tools.handler(llama, [{"role": "user", "content": "Hi"}], tools=TOOLS)
+    assert out["choices"][0]["message"] == {"role": "assistant", "content": "Inventory is down."}
+
+
+def test_every_message_is_rendered_tool_results_with_their_tools_name():
+    messages = [
+        {"role": "system", "content": "You are ops."},
+        {"role": "user", "content": "Inventory?"},
+        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {
+            "name": "get_service_status", "arguments": '{"name": "inventory"}'}}]},  # no content
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "down"}'},
+    ]  # fmt: skip
+    prompt = llama_tools.render(messages, TOOLS)
+    assert prompt.startswith("<|im_start|>system\nYou are ops.\n")
+    assert 'functions.get_service_status:\n{"name": "inventory"}<|im_end|>' in prompt
+    assert '<|im_start|>tool\nfunctions.get_service_status returned:\n{"status": "down"}' in prompt
+    assert prompt.endswith("<|im_start|>assistant\n")
+
+
+def test_tool_choice_none_answers_in_words_and_shows_no_tools():
+    llama = ScriptedLlama("Just words.")
+    out = llama_tools.handler(
+        llama, [{"role": "user", "content": "Hi"}], tools=TOOLS, tool_choice="none"
+    )
+    assert out["choices"][0]["message"]["content"] == "Just words."
+    assert "functions." not in llama.prompts[0]
+
+
+def test_arguments_are_strict_json_even_when_the_grammar_let_a_newline_in():
+    raw = '{"name": "a\nb"}'
+    llama = ScriptedLlama("functions.get_service_status:", raw, "<|im_end|>")
+    out = llama_tools.handler(llama, [{"role": "user", "content": "x"}], tools=TOOLS)
+    arguments = out["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+    assert json.loads(arguments) == {"name": "a\nb"}
+
+
+def test_calls_per_answer_are_bounded():
+    texts = []
+    for _ in range(llama_tools.MAX_CALLS_PER_TURN):
+        texts += ["functions.list_services:", "{}"]
+    llama = ScriptedLlama(*texts)
+    out = llama_tools.handler(llama, [{"role": "user", "content": "x"}], tools=TOOLS)
+    assert len(out["choices"][0]["message"]["tool_calls"]) == llama_tools.MAX_CALLS_PER_TURN
+
+
+def test_replicas_keep_each_conversation_on_one_server_and_start_on_an_idle_one():
+    import asyncio
+
+    from google.adk.models.llm_request import LlmRequest
+
+    from ops_eval.models.replicas import Replicas
+    from ops_eval.session import CONVERSATION
+    from ops_eval.testing import ScriptedLlm
+
+    servers = [ScriptedLlm(script=["a"] * 5), ScriptedLlm(script=["b"] * 5)]
+    model = Replicas(model="two", replicas=servers)
+
+    async def ask(conversation: str) -> None:
+        CONVERSATION.set(conversation)
+        async for _ in model.generate_content_async(LlmRequest()):
+            pass
+
+    async def scenario() -> None:
+        for conversation in ("one", "two", "one", "two", "one"):
+            await ask(conversation)
+
+    asyncio.run(scenario())
+    assert (servers[0].calls, servers[1].calls) == (3, 2)
