@@ -95,28 +95,3 @@ def test_calls_per_answer_are_bounded():
     llama = ScriptedLlama(*texts)
     out = llama_tools.handler(llama, [{"role": "user", "content": "x"}], tools=TOOLS)
     assert len(out["choices"][0]["message"]["tool_calls"]) == llama_tools.MAX_CALLS_PER_TURN
-
-
-def test_replicas_keep_each_conversation_on_one_server_and_start_on_an_idle_one():
-    import asyncio
-
-    from google.adk.models.llm_request import LlmRequest
-
-    from ops_eval.models.replicas import Replicas
-    from ops_eval.session import CONVERSATION
-    from ops_eval.testing import ScriptedLlm
-
-    servers = [ScriptedLlm(script=["a"] * 5), ScriptedLlm(script=["b"] * 5)]
-    model = Replicas(model="two", replicas=servers)
-
-    async def ask(conversation: str) -> None:
-        CONVERSATION.set(conversation)
-        async for _ in model.generate_content_async(LlmRequest()):
-            pass
-
-    async def scenario() -> None:
-        for conversation in ("one", "two", "one", "two", "one"):
-            await ask(conversation)
-
-    asyncio.run(scenario())
-    assert (servers[0].calls, servers[1].calls) == (3, 2)

@@ -74,7 +74,7 @@ def test_ollama_without_the_tag_falls_back_to_the_embedded_model_and_says_why(
     seen = {}
 
     @contextlib.contextmanager
-    def fake_embedded(say, log_dir, why, parallel=1):
+    def fake_embedded(say, log_dir, why):
         seen["why"] = why
         yield ModelChoice(model="x", name="embedded", source="embedded", reason=why)
 

@@ -474,3 +474,35 @@ def test_the_pause_cases_facts_are_not_applicable_never_a_pass(tmp_path):
         assert complete.outcome == "pass"
     (facts_rate,) = [g for g in record.scorers if g.name == "facts"]
     assert facts_rate.rate.n == 0  # n/a is out of the denominator
+
+
+def test_a_model_that_serves_one_conversation_at_a_time_gets_one(tmp_path):
+    """The embedded server's choice says parallel=1; asking for more runs one, with a note."""
+    import contextlib
+
+    from ops_eval import ModelChoice
+
+    in_flight = {"now": 0, "max": 0}
+
+    class Slow(OracleLlm):
+        async def generate_content_async(self, llm_request, stream=False):
+            in_flight["now"] += 1
+            in_flight["max"] = max(in_flight["max"], in_flight["now"])
+            await asyncio.sleep(0.02)
+            in_flight["now"] -= 1
+            async for r in super().generate_content_async(llm_request, stream):
+                yield r
+
+    @contextlib.contextmanager
+    def one_at_a_time(*_, **__):
+        yield ModelChoice(Slow.from_cases(CASES), "slow", "fixed", "test", parallel=1)
+
+    options = RunOptions(
+        output=tmp_path / "r.json", concurrency=3,
+        cases=["open-incidents", "list-skills", "checkout-dependencies"],
+    )  # fmt: skip
+    code, record, _ = execute(options, chooser=one_at_a_time)
+    assert code == 0 and in_flight["max"] == 1 and record.concurrency == 1
+    assert record.notes == [
+        "the model serves 1 conversation(s) at a time to advantage; concurrency 3 lowered to 1"
+    ]

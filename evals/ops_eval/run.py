@@ -14,7 +14,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -141,6 +141,17 @@ def _record(plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: A
     )
 
 
+def _capped(options: RunOptions, parallel: int | None) -> str | None:
+    """Why fewer trials run at once than asked: the model serves fewer conversations at once
+    to advantage (the embedded server, one; more would only slow it)."""
+    if parallel is None or options.concurrency <= parallel:
+        return None
+    return (
+        f"the model serves {parallel} conversation(s) at a time to advantage; concurrency "
+        f"{options.concurrency} lowered to {parallel}"
+    )
+
+
 def _output_path(options: RunOptions, plan: Plan, started: datetime) -> Path:
     """The record's path, refused before any trial runs when it cannot be written."""
     if options.output is None:
@@ -196,10 +207,13 @@ def execute(
             say=say,
             log_dir=settings.runs_dir,
             record=options.record,
-            parallel=options.concurrency,
         ) as choice:
             for line in choice.banner():
                 print(line, file=out, flush=True)
+            capped = _capped(options, choice.parallel)
+            if capped:
+                print(f"note:  {capped}", file=out, flush=True)
+                options = replace(options, concurrency=choice.parallel)
             n = len(plan.cases) * options.repeats
             print(
                 f"running {len(plan.cases)} case(s) x {options.repeats} repeat(s) = {n} trials "
@@ -240,6 +254,8 @@ def execute(
         seconds=seconds,
         model=info,
     )
+    if capped:
+        record.notes.append(capped)
     write_record(record, path)
     for line in summary_lines(record):
         print(line, file=out)

@@ -28,8 +28,6 @@ CONFIRMATION = "adk_request_confirmation"
 
 # What the model call being made belongs to ("case X, turn N"), for recordings and replay misses.
 LABEL: contextvars.ContextVar[str | None] = contextvars.ContextVar("label", default=None)
-# Which session the model call belongs to, for models that keep a conversation on one server.
-CONVERSATION: contextvars.ContextVar[str | None] = contextvars.ContextVar("session", default=None)
 
 
 @dataclass(frozen=True)
@@ -142,7 +140,6 @@ class AgentSession:
 
     async def _run(self, message: types.Content) -> SessionTurn:
         turn = self.running = SessionTurn()  # kept when the run fails midway, as evidence
-        CONVERSATION.set(self.session_id)
         async for event in self.runner.run_async(
             user_id=self.user_id,
             session_id=self.session_id,

@@ -28,6 +28,8 @@ class ModelChoice:
     reason: str
     caveat: str | None = None
     endpoint: str | None = None
+    parallel: int | None = None
+    """How many conversations the model serves at once to advantage; None: no known limit."""
     agent_env: dict[str, str] | None = None
     """The settings under which the agent package reaches this model by itself (what `adk run`
     and `adk web` are given); None when it cannot (a recording, a test model)."""

@@ -58,10 +58,9 @@ def _die_with_parent() -> None:  # runs in the child before exec (Linux)
 class EmbeddedServer:
     """llama-cpp-python's OpenAI-compatible server, owned by this process."""
 
-    def __init__(self, gguf: Path, log_path: Path, threads: int | None = None) -> None:
+    def __init__(self, gguf: Path, log_path: Path) -> None:
         self.gguf = gguf
         self.log_path = log_path
-        self.threads = threads or max(1, os.cpu_count() or 1)
         self.port = _free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -78,7 +77,7 @@ class EmbeddedServer:
             "--host", "127.0.0.1",
             "--port", str(self.port),
             "--n_ctx", str(EMBEDDED_CONTEXT),
-            "--n_threads", str(self.threads),
+            "--n_threads", str(max(1, os.cpu_count() or 1)),
             "--verbose", "False",
         ]  # fmt: skip
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,51 +137,30 @@ def client(base_url: str) -> Any:
     )
 
 
-def replica_count(parallel: int) -> int:
-    """One server per concurrent conversation, at most one per core."""
-    return max(1, min(parallel, os.cpu_count() or 1))
-
-
 @contextlib.contextmanager
-def embedded_model(say: Say, log_dir: Path, why: str, parallel: int = 1) -> Iterator[ModelChoice]:
-    """The embedded model, its servers started here and stopped on every way out.
+def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
+    """The embedded model, its server started here and stopped on every way out.
 
-    A llama-cpp-python server holds one model instance and one KV cache and serves one request
-    at a time, so two conversations sharing it evict each other's evaluated prompt (measured:
-    concurrency 2 served a third fewer calls per second than 1). For `parallel` conversations
-    there are as many servers, each with its share of the cores, and each conversation keeps
-    to one of them (`Replicas`)."""
+    The server serves one request at a time, so it serves one conversation at a time: two
+    conversations on it (concurrency 2) answered a third fewer calls per second than one, and
+    two servers with a core each did worse still on 2 cores (`evals/benchmarks/concurrency.py`).
+    The choice says so (`parallel=1`), and a run keeps to it."""
     local_deps.ensure(say)
-    count = replica_count(parallel)
-    threads = max(1, (os.cpu_count() or 1) // count)
-    servers = [
-        EmbeddedServer(embedded_gguf(), log_dir / f"embedded-llama-server-{i}.log", threads)
-        for i in range(count)
-    ]
-    ports = ", ".join(str(s.port) for s in servers)
-    say(f"starting the embedded model server ({embedded_gguf().name}) on 127.0.0.1:{ports}")
-    try:  # from the first moment a process exists, every way out stops it
-        for server in servers:
-            server.start()
-        server = servers[0]
-        layout = f"{count} servers x {threads} thread(s)" if count > 1 else f"{threads} threads"
-        clients = [client(s.base_url) for s in servers]
-        model = clients[0]
-        if count > 1:
-            from .replicas import Replicas
-
-            model = Replicas(model=model.model, replicas=clients)
+    server = EmbeddedServer(embedded_gguf(), log_dir / "embedded-llama-server.log")
+    say(f"starting the embedded model server ({embedded_gguf().name}) on 127.0.0.1:{server.port}")
+    try:  # from the first moment the process exists, every way out stops it
+        server.start()
         yield ModelChoice(
-            model=model,
+            model=client(server.base_url),
             name=f"openai/{EMBEDDED_ALIAS}",
             source="embedded",
-            reason=f"embedded llama.cpp serving {server.gguf.name} ({layout}): no model "
-            f"configured and {why}",
+            reason=f"embedded llama.cpp serving {server.gguf.name}: no model configured and {why}",
             caveat=(
                 "the embedded 135M-parameter model proves the live path end to end; it is far "
                 "too small to pass the gate"
             ),
             endpoint=server.base_url,
+            parallel=1,
             agent_env={
                 "OPS_AGENT_MODEL": f"openai/{EMBEDDED_ALIAS}",
                 "OPS_AGENT_BASE_URL": server.base_url,
@@ -191,5 +169,4 @@ def embedded_model(say: Say, log_dir: Path, why: str, parallel: int = 1) -> Iter
             },
         )
     finally:
-        for server in servers:
-            server.stop()
+        server.stop()

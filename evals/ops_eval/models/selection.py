@@ -113,10 +113,8 @@ def choose_model(
     say: Say,
     log_dir: Path,
     record: Path | None = None,
-    parallel: int = 1,
 ) -> Iterator[ModelChoice]:
-    """The model for a live run, per the order in the module docstring; cleans up on exit.
-    `parallel`: how many conversations will run at once (the embedded model serves them)."""
+    """The model for a live run, per the order in the module docstring; cleans up on exit."""
     with contextlib.ExitStack() as stack:
         configured = current().agent_model
         if cli_model:
@@ -126,7 +124,7 @@ def choose_model(
         else:
             choice, why_not = _ollama_default()
             if choice is None:
-                choice = stack.enter_context(embedded_model(say, log_dir, why_not, parallel))
+                choice = stack.enter_context(embedded_model(say, log_dir, why_not))
         if record is not None:
             from ..testing.replay import RecordingLlm
 

@@ -22,7 +22,6 @@ def fixed_model(model: Any, name: str, reason: str) -> Callable[..., Any]:
         say: Say,
         log_dir: Path,
         record: Path | None = None,
-        parallel: int = 1,
     ) -> Iterator[ModelChoice]:
         chosen = model
         if record is not None:
