@@ -478,10 +478,6 @@ def test_the_pause_cases_facts_are_not_applicable_never_a_pass(tmp_path):
 
 def test_a_model_that_serves_one_conversation_at_a_time_gets_one(tmp_path):
     """The embedded server's choice says parallel=1; asking for more runs one, with a note."""
-    import contextlib
-
-    from ops_eval import ModelChoice
-
     in_flight = {"now": 0, "max": 0}
 
     class Slow(OracleLlm):
@@ -493,10 +489,7 @@ def test_a_model_that_serves_one_conversation_at_a_time_gets_one(tmp_path):
             async for r in super().generate_content_async(llm_request, stream):
                 yield r
 
-    @contextlib.contextmanager
-    def one_at_a_time(*_, **__):
-        yield ModelChoice(Slow.from_cases(CASES), "slow", "fixed", "test", parallel=1)
-
+    one_at_a_time = fixed_model(Slow.from_cases(CASES), "slow", "test", parallel=1)
     options = RunOptions(
         output=tmp_path / "r.json", concurrency=3,
         cases=["open-incidents", "list-skills", "checkout-dependencies"],

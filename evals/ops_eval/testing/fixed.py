@@ -11,9 +11,11 @@ from typing import Any
 from ..models.choice import ModelChoice, Say
 
 
-def fixed_model(model: Any, name: str, reason: str) -> Callable[..., Any]:
+def fixed_model(
+    model: Any, name: str, reason: str, parallel: int | None = None
+) -> Callable[..., Any]:
     """A chooser with the signature of `choose_model` that yields `model` (recording it when
-    asked)."""
+    asked); `parallel` as a model choice declares it."""
 
     @contextlib.contextmanager
     def chooser(
@@ -28,6 +30,6 @@ def fixed_model(model: Any, name: str, reason: str) -> Callable[..., Any]:
             from .replay import RecordingLlm
 
             chosen = RecordingLlm.to_file(model, record)
-        yield ModelChoice(model=chosen, name=name, source="fixed", reason=reason)
+        yield ModelChoice(model=chosen, name=name, source="fixed", reason=reason, parallel=parallel)
 
     return chooser
