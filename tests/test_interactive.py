@@ -130,3 +130,38 @@ def test_a_recording_cannot_serve_chat(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 2 and "a recording answers `ops-eval run`" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_ends_the_dev_ui_as_a_normal_stop():
+    """Found in review: every Ctrl-C used to end `mise run web` as an infrastructure error."""
+    import signal
+
+    port = free_port()
+    with fake_openai(lambda request: text("hi")) as (base, _):
+        env = clean_env(OPS_AGENT_MODEL="openai/fake", OPS_AGENT_BASE_URL=base)
+        proc = subprocess.Popen(
+            [str(OPS_EVAL), "web", "--port", str(port)], cwd=REPO, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )  # fmt: skip
+        for _ in range(240):
+            try:
+                get(f"http://127.0.0.1:{port}/list-apps")
+                break
+            except OSError:
+                time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err[-2000:]
+    assert "error:" not in err
+
+
+def test_a_broken_temperature_is_bad_configuration_before_any_model():
+    for command in (["chat"], ["run", "--cases", "list-skills"]):
+        proc = subprocess.run(
+            [str(OPS_EVAL), *command], cwd=REPO, env=clean_env(OPS_AGENT_TEMPERATURE="warm"),
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip() == (
+            "error: OPS_AGENT_TEMPERATURE: 'warm' is not a number from 0 to 2"
+        )

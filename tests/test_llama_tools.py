@@ -38,7 +38,7 @@ class ScriptedLlama:
 
 
 def test_tools_without_tool_choice_mean_auto_as_openai_says():
-    llama = ScriptedLlama("functions.get_service_status:", '{"name": "inventory"}', "<|im_end|>")
+    llama = ScriptedLlama("functions.get_service_status:", '{"name": "inventory"}', "")
     out = llama_tools.handler(
         llama, [{"role": "user", "content": "Inventory?"}], tools=TOOLS, temperature=0.0
     )
@@ -82,10 +82,31 @@ def test_tool_choice_none_answers_in_words_and_shows_no_tools():
 
 def test_arguments_are_strict_json_even_when_the_grammar_let_a_newline_in():
     raw = '{"name": "a\nb"}'
-    llama = ScriptedLlama("functions.get_service_status:", raw, "<|im_end|>")
+    llama = ScriptedLlama("functions.get_service_status:", raw, "")
     out = llama_tools.handler(llama, [{"role": "user", "content": "x"}], tools=TOOLS)
     arguments = out["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
     assert json.loads(arguments) == {"name": "a\nb"}
+
+
+def test_the_end_of_a_run_of_calls_is_an_empty_choice():
+    """llama.cpp lets the end token through only once the grammar is complete: after a call the
+    choice may be empty; before any call it may not."""
+    assert llama_tools.choice_rule(["a"], False, True) == 'root ::= ("functions.a:")?\n'
+    assert llama_tools.choice_rule(["a"], True, False) == 'root ::= ("functions.a:" | "message:")\n'
+
+
+def test_a_forced_tool_is_called_exactly_once_and_must_exist():
+    llama = ScriptedLlama("functions.list_services:", "{}")
+    forced = {"type": "function", "function": {"name": "list_services"}}
+    out = llama_tools.handler(
+        llama, [{"role": "user", "content": "x"}], tools=TOOLS, tool_choice=forced
+    )
+    assert len(out["choices"][0]["message"]["tool_calls"]) == 1
+    missing = {"type": "function", "function": {"name": "nope"}}
+    with pytest.raises(ValueError, match="'nope', which is not among the tools"):
+        llama_tools.handler(
+            ScriptedLlama(), [{"role": "user", "content": "x"}], tools=TOOLS, tool_choice=missing
+        )
 
 
 def test_calls_per_answer_are_bounded():

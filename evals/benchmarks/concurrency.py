@@ -5,9 +5,9 @@ A llama-cpp-python server serves one request at a time with one model instance a
 conversation's evaluated prompt, so the embedded model's choice says it serves one conversation
 at a time (`parallel=1`) and a run asking for more keeps to that. This measures the same trials
 (the set's first cases, each bounded by `--window` seconds because the small model calls tools
-until its context is full) at concurrency 1 and at the highest level asked for with the limit
-lifted, as model calls answered per second. Every call is recorded (`--record`), so the counts
-are the model's, not an estimate.
+until the call limit or its context window stops it) at concurrency 1 and at the highest level
+asked for with the limit lifted, as model calls answered per second. Every call is recorded
+(`--record`), so the counts are the model's, not an estimate.
 
     .venv/bin/python evals/benchmarks/concurrency.py [--levels 1,2] [--trials 4] [--window 30]
 

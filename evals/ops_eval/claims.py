@@ -2,11 +2,12 @@
 with a polarity -- "inventory status down", "not INC-002 severity SEV1", "INC-999 does not exist".
 
 The `facts` scorer compares the two sets: each claim of the reference must be asserted, and none
-contradicted. Reading is deliberately conservative: a value is tied to an entity only when the
-sentence makes the link plain (the same clause, a parenthesis right after the entity, a list
-after a colon, or "it" for the previous sentence's subject); anything else is not a claim. So a
-reference never requires more than it clearly says, and a response is never held to a
-contradiction it did not clearly make.
+contradicted. Reading is conservative: a value is tied to an entity only when the sentence makes
+the link plain (the same clause, a parenthesis right after the entity, "entity: values", a list
+after a colon, or "it" for the previous sentence's subject), a past state ("was down", "from
+down to ...") is not a current one, and a conditional ("once it is approved") asserts nothing;
+anything else is not a claim. It is a reader of plain answers, not a parser of English: the
+tests in tests/scorers/test_facts.py say what it reads.
 
 The vocabulary -- statuses, severities, services, teams, runbooks, skills, the deliberate
 negatives -- comes from the seed's schema and records, not from a word list of our own.
@@ -19,7 +20,15 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, get_args
 
-from ops_copilot.seed import ENTITY_KINDS, EntityKind, IncidentStatus, Seed, ServiceStatus, Severity
+from ops_copilot.seed import (
+    ENTITY_KINDS,
+    EntityKind,
+    IncidentStatus,
+    Seed,
+    ServiceStatus,
+    Severity,
+    normalise,
+)
 
 if TYPE_CHECKING:
     from .validation.files import Negatives
@@ -34,20 +43,28 @@ _NEGATION = re.compile(
     r"hasn't|haven't|cannot|can't)\b",
     re.I,
 )
-_CLAUSE_STOP = re.compile(r"[,;:(]|\b(?:and|but|or|while|whereas)\b", re.I)
+_CLAUSE_STOP = re.compile(r"[,;:(.!?\n]|\b(?:and|but|or|while|whereas)\b", re.I)
 _DEFLECT = re.compile(r"\b(?:others?|rest|remaining)\b", re.I)
 _PRONOUN = re.compile(r"^\s*(?:it|its|it's|this|that|they)\b", re.I)
+# A cue that governs the id itself: "no incident INC-999", "could not find INC-999" ...
+_KIND = (
+    r"(?:(?:the|an?)\s+)?(?:(?:incident|service|runbook|skill)s?\s+)?"
+    r"(?:(?:named|called|id)\s+)?"
+)
 _ABSENT_BEFORE = re.compile(
-    r"\b(?:no|not|unknown|non-?existent|no such|(?:could ?n[o']t|cannot|can't|couldn't) find|"
-    r"no record of|missing)\b[^.;:]{0,40}$",
+    r"\b(?:no(?:\s+such)?|unknown|non-?existent|(?:could ?n[o']t|cannot|can't|couldn't) find|"
+    rf"no record of)\s+{_KIND}$",
     re.I,
 )
+# ... or "INC-999 does not exist", "warehouse is not a service", "reboot-everything: not found".
 _ABSENT_AFTER = re.compile(
-    r"^[^.;:]{0,30}\b(?:does ?n[o']t exist|doesn't exist|not exist|(?:is|was) not found|"
-    r"not found|(?:is|was) ?n[o']t (?:a|an|in|known|listed|found)|isn't (?:a|an|in|known|listed)|"
-    r"is unknown|does ?n[o']t appear)\b",
+    r"^[\s:,-]*(?:(?:incident|service|runbook|skill)\s+)?(?:does ?n[o']t exist|doesn't exist|"
+    r"(?:is|was) ?n[o']t found|not found|(?:is|was) ?n[o']t (?:an? |in |known|listed)|"
+    r"isn't (?:an? |in |known|listed)|is unknown|does ?n[o']t appear)",
     re.I,
 )
+_PAST = re.compile(r"\b(?:was|were|had been|used to be|previously|from)\s+$", re.I)
+_CONDITIONAL = re.compile(r"\b(?:until|once|if|unless|before|when|after you)\b[^.;]{0,30}$", re.I)
 _PENDING = re.compile(
     r"\b(?:wait(?:s|ing)?|await(?:s|ing)?|pending|needs?|requires?)\b(?:\W+\w+){0,3}?\W+approval\b"
     r"|\bnot yet (?:been )?approved\b",
@@ -135,10 +152,8 @@ def _word(name: str) -> str:
 
 
 def _negated(text: str, start: int) -> bool:
-    """A negation cue among the few words before `start`, within the same clause; or an 'un'
-    prefix ('unresolved')."""
-    if text[max(0, start - 2) : start].lower() == "un":
-        return True
+    """A negation cue among the few words before `start`, within the same clause (and so the
+    same sentence)."""
     window = text[max(0, start - 40) : start]
     stops = list(_CLAUSE_STOP.finditer(window))
     if stops:
@@ -160,6 +175,9 @@ def _mentions(text: str, vocab: Vocabulary) -> list[_Mention]:
         if any(a < end and start < b for a, b in taken):
             return  # a longer or earlier reading of these words won
         taken.append((start, end))
+        past = _PAST.search(text[max(0, start - 20) : start])
+        if past and kind in ("status-s", "status-i") and canon != "resolved":
+            return  # a past state ("was down", "from down to"); "was resolved" is a result
         found.append(_Mention(kind, canon, start, end, _negated(text, start)))
 
     for m in re.finditer(r"(?<![\w-])INC-\d{3}(?![\w-])", text, re.I):
@@ -219,18 +237,22 @@ def extract(text: str, vocab: Vocabulary) -> list[Claim]:
     report = _triage_report(text)
     if report is not None:
         return report
+    text = re.sub(r"[*`]", " ", text)  # markdown emphasis and code marks carry no claim
     claims: list[Claim] = []
     sentences = _sentences(text)
     mentions = _mentions(text, vocab)
     for s in sentences:
         s.mentions = [m for m in mentions if s.start <= m.start < s.end]
     subject: dict[str, str] = {}  # entity kind -> first entity of the previous sentence
-    for s in sentences:
+    for index, s in enumerate(sentences):
         entities = [m for m in s.mentions if m.kind in ("service", "incident")]
+        bullets = _bullet_entities(text, sentences[index + 1 :])
         given: dict[tuple[str, str], str] = {}
         for v in (m for m in s.mentions if m.kind in _ENTITY_OF):
             kind, attribute = _ENTITY_OF[v.kind], _ATTRIBUTE_OF[v.kind]
-            targets = _targets(text, s, v, [e for e in entities if e.kind == kind], subject, kind)
+            same = [e for e in entities if e.kind == kind]
+            listed = [e for e in bullets if e.kind == kind]
+            targets = _targets(text, s, v, same, listed, subject, kind)
             if targets is None and v.negated:
                 rest = text[v.end : s.end].lower()
                 if re.match(rf"\s+{kind}s?\b", rest):  # "no open incidents"
@@ -243,7 +265,25 @@ def extract(text: str, vocab: Vocabulary) -> list[Claim]:
         claims += _existence(text[s.start : s.end], vocab)
         claims += _answer_claims(text[s.start : s.end], vocab)
         subject = {e.kind: e.text for e in reversed(entities)}  # the first of each kind
-    return list(dict.fromkeys(claims))
+    return _settled(list(dict.fromkeys(claims)))
+
+
+def _settled(claims: list[Claim]) -> list[Claim]:
+    """A concrete approval outcome (given, rejected) outweighs a general 'needs approval'."""
+    outcome = any(c.attribute == "approval" and c.value != "pending" and not c.negated
+                  for c in claims)  # fmt: skip
+    return [c for c in claims if not (outcome and c.attribute == "approval" and
+                                      c.value == "pending" and not c.negated)]  # fmt: skip
+
+
+def _bullet_entities(text: str, following: list[_Sentence]) -> list[_Mention]:
+    """The entities of the list lines ('- INC-002 ...', '1. ...') right after a sentence."""
+    found: list[_Mention] = []
+    for s in following:
+        if not re.match(r"\s*(?:[-•]|\d+[.)])\s", text[s.start : s.end]):
+            break
+        found += [m for m in s.mentions if m.kind in ("service", "incident")][:1]
+    return found
 
 
 def _targets(
@@ -251,6 +291,7 @@ def _targets(
     s: _Sentence,
     value: _Mention,
     same_kind: list[_Mention],
+    bullets: list[_Mention],
     subject: dict[str, str],
     kind: str,
 ) -> list[str] | None:
@@ -272,10 +313,16 @@ def _targets(
         return [after[0].text]
     if text[value.end : b].strip().startswith(":") or text[a:b].rstrip().endswith(":"):
         listed = [e.text for e in same_kind if e.start >= b and not _in_parens(text, e.start, b)]
-        if listed:
-            return listed
-    if _PRONOUN.match(text[s.start : s.end]) and subject.get(kind):
-        return [subject[kind]]
+        if listed or bullets:  # "Two incidents are open: INC-002 ... and INC-009 ..."
+            return listed or [e.text for e in bullets]
+    earlier = [e for e in same_kind if e.end <= a]
+    if earlier and re.match(r"\s*(?:\([^)]*\)\s*)?:", text[earlier[-1].end :]):
+        return [earlier[-1].text]  # "INC-002: SEV1, open", "- INC-001 (SEV3): resolved"
+    if subject.get(kind) and (
+        _PRONOUN.match(text[s.start : s.end])
+        or re.search(r"\b(?:it|they)\b", text[a : value.start], re.I)
+    ):
+        return [subject[kind]]  # "It is owned by ...", "after approval it is now operational"
     return None
 
 
@@ -311,22 +358,37 @@ def _answer_claims(sentence: str, vocab: Vocabulary) -> list[Claim]:
     found = []
     for pattern, value in ((_PENDING, "pending"), (_REJECTED, "rejected"), (_APPROVED, "given")):
         for m in pattern.finditer(sentence):
+            if value != "pending" and _CONDITIONAL.search(sentence[: m.start()]):
+                continue  # "once it is approved" says what will happen, not what did
             found.append(Claim(ANSWER, "approval", value, _negated(sentence, m.start())))
-    cause = re.search(r"\b(?:root cause|caused by)\b(?:\s+(?:is|was|:))?(\s+not)?\s+(.{0,40})",
-                      sentence, re.I)  # fmt: skip
-    if cause:
-        target = re.match(r"(?:the\s+)?(INC-\d{3}|[a-z][\w-]*)", cause.group(2), re.I)
-        name = target.group(1) if target else ""
-        if re.fullmatch(r"INC-\d{3}", name, re.I) or name.lower() in vocab.services:
-            canon = name.upper() if name.upper().startswith("INC-") else name.lower()
-            found.append(Claim(ANSWER, "root cause", canon, bool(cause.group(1))))
-    for slug in vocab.runbooks:
+    found += _root_causes(sentence, vocab)
+    for slug in vocab.runbooks - vocab.negatives:  # a negative's only claim is that it is not
         pattern = rf"{_word(slug)}\s+runbook|runbook(?:\s+named|:)?\s+{_word(slug)}"
         for m in re.finditer(pattern, sentence, re.I):
             found.append(Claim(ANSWER, "runbook", slug, _negated(sentence, m.start())))
-    for skill in vocab.skills:
-        for m in re.finditer(_word(skill), sentence, re.I):
-            found.append(Claim(ANSWER, "skill", skill, _negated(sentence, m.start())))
+    if re.search(r"\bskills?\b", sentence, re.I):
+        for skill in vocab.skills - vocab.negatives:
+            for m in re.finditer(_word(skill), sentence, re.I):
+                found.append(Claim(ANSWER, "skill", skill, _negated(sentence, m.start())))
+    return found
+
+
+def _root_causes(sentence: str, vocab: Vocabulary) -> list[Claim]:
+    """'The root cause is INC-007 ...', 'Root cause: INC-007', 'INC-007 is the root cause': an
+    incident id in the phrase wins over a service name ('the cache eviction storm, INC-007')."""
+    found = []
+    for m in re.finditer(r"\broot cause(?:\s+of\s+[\w\s-]{1,30}?)?\s*(?:is|was|:|=)(\s+not)?"
+                         r"\s*(.{0,50})", sentence, re.I):  # fmt: skip
+        phrase = re.split(r"[;.]", m.group(2))[0]
+        incident = re.search(r"\bINC-\d{3}\b", phrase, re.I)
+        service = re.match(r"\s*(?:the\s+)?([a-z][\w-]*)", phrase, re.I)
+        if incident:
+            found.append(Claim(ANSWER, "root cause", incident.group(0).upper(), bool(m.group(1))))
+        elif service and service.group(1).lower() in vocab.services:
+            found.append(Claim(ANSWER, "root cause", service.group(1).lower(), bool(m.group(1))))
+    for m in re.finditer(r"\b(INC-\d{3})\s+(?:is|was)\s+(not\s+)?the\s+root cause\b",
+                         sentence, re.I):  # fmt: skip
+        found.append(Claim(ANSWER, "root cause", m.group(1).upper(), bool(m.group(2))))
     return found
 
 
@@ -338,13 +400,14 @@ def _triage_report(text: str) -> list[Claim] | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("incident_id"), str):
         return None
-    incident = data["incident_id"].upper()
+    incident = normalise("incident", data["incident_id"])
     claims = []
-    for field_name, attribute in (("severity", "severity"), ("service", "service")):
-        if isinstance(data.get(field_name), str):
-            claims.append(Claim(incident, attribute, data[field_name]))
+    if isinstance(data.get("severity"), str):
+        claims.append(Claim(incident, "severity", data["severity"].strip().upper()))
+    if isinstance(data.get("service"), str):
+        claims.append(Claim(incident, "service", normalise("service", data["service"])))
     if isinstance(data.get("runbook"), str):
-        claims.append(Claim(ANSWER, "runbook", data["runbook"]))
+        claims.append(Claim(ANSWER, "runbook", normalise("runbook", data["runbook"])))
     return claims
 
 
@@ -387,12 +450,7 @@ def judge(reference: str, response: str, vocab: Vocabulary) -> Judgement:
         elif want in required and want not in got:
             missing.append(want)
     as_existing = sorted(
-        {
-            c.entity
-            for c in got
-            if c.entity in vocab.negatives and c.attribute != "exists" and not c.negated
-        }
-        | {c.entity for c in got if c.attribute == "exists" and not c.negated}
+        {c.entity for c in got if c.entity in vocab.negatives and c.attribute != "exists"}
     )
     return Judgement(required, missing, contradicted, as_existing)
 

@@ -48,6 +48,22 @@ def adk_command(kind: str, folder: Path, extra: Sequence[str]) -> list[str]:
     return [adk, "web", str(folder), *extra]
 
 
+def _run_until_done(cmd: list[str], env: dict[str, str]) -> int:
+    """Run ADK's CLI to its end. Ctrl-C (which the terminal sends to both processes) or a
+    SIGTERM to this one stops it the way it stops itself, and that is a normal end: 0."""
+    proc = subprocess.Popen(cmd, env=env)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.terminate()  # a no-op when Ctrl-C already ended it
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        return 0
+
+
 def launch(
     kind: str,
     cli_model: str | None,
@@ -74,7 +90,7 @@ def launch(
                 )
             env = {**os.environ, **choice.agent_env, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
             with agents_dir() as folder:
-                return subprocess.call(adk_command(kind, folder, extra), env=env)
+                return _run_until_done(adk_command(kind, folder, extra), env)
     except ModelConfigError as exc:
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     except ModelUnavailable as exc:

@@ -74,6 +74,68 @@ def test_claims_are_asserted_and_not_contradicted(vocab, reference, response, ve
     assert detail in judged.detail()
 
 
+@pytest.mark.parametrize(
+    ("case", "response", "verdict"),
+    [
+        # a 'no' in one sentence negates nothing in the next
+        ("recall-before-investigating-inc-007",
+         "I found no notes. INC-007 is SEV2, status investigating.", True),
+        ("open-incidents", "INC-007 is not open. Open incidents: INC-002 (inventory, SEV1) and "
+         "INC-009 (checkout, SEV2).", True),
+        # a negative treated as real but empty is not said not to exist
+        ("holdout-unknown-inc-404", "There are no timeline entries for INC-404 yet.", False),
+        ("unknown-incident-inc-999", "No notes have been saved on INC-999 so far.", False),
+        ("unknown-service-warehouse", "No incidents are open for warehouse; it looks healthy.",
+         False),
+        ("unknown-runbook-reboot-everything", "The reboot-everything runbook does not exist.",
+         True),
+        ("unknown-runbook-reboot-everything", "Runbook reboot-everything was not found.", True),
+        # root cause: the phrase, not any 'caused by'; an id over a service word
+        ("cascade-root-cause-inc-009",
+         "INC-009 was caused by INC-008, and the root cause of both is INC-007.", True),
+        ("cascade-root-cause-inc-009", "The root cause is the cache eviction storm, INC-007.",
+         True),
+        ("cascade-root-cause-inc-009", "Root cause: INC-007 (cache eviction storm).", True),
+        ("cascade-root-cause-inc-009", "INC-007 is the root cause.", True),
+        # a condition is not an outcome; an outcome outweighs a general rule
+        ("restart-needs-approval", "It will run once it is approved; it is waiting for approval.",
+         True),
+        ("approve-restart-inventory", "Restarts require approval. The restart of inventory was "
+         "approved and inventory is now operational.", True),
+        # a past state is not a current one
+        ("approve-restart-inventory", "Inventory was down; after approval it is now operational.",
+         True),
+        # labels and lists, as answers are often written
+        ("service-status-inventory",
+         "INC-002: SEV1, open. inventory: status down, owner: fulfilment team.", True),
+        ("holdout-checkout-incidents", "- **INC-001** (SEV3): resolved\n- **INC-009** (SEV2): open",
+         True),
+        ("open-incidents",
+         "Open incidents:\n- INC-002 — inventory — SEV1\n- INC-009 — checkout — SEV2", True),
+        # a structured report is compared field by field, as the tools name things
+        ("triage-inc-002", '{"incident_id": "INC-002", "service": "Inventory", "severity": "SEV1",'
+         ' "runbook": "service-down"}', True),
+        # naming a skill means naming it as a skill
+        ("load-remediation-skill", "Use remediation carefully.", False),
+    ],
+)  # fmt: skip
+def test_answers_found_in_review(references, vocab, case, response, verdict):
+    judged = judge(references[case], response, vocab)
+    assert judged.applicable and judged.holds is verdict, judged.detail()
+
+
+@pytest.fixture(scope="module")
+def references():
+    from conftest import REPO
+    from ops_eval import load_plan
+
+    refs = {}
+    for name in ("ops", "holdout", "triage-report"):
+        for case in load_plan(REPO / "evals" / f"{name}.evalset.json").cases:
+            refs[case.eval_id] = case.turns[-1].reference
+    return refs
+
+
 def test_the_owner_of_the_previous_sentences_subject(vocab):
     claims = [
         c.show() for c in extract("Inventory is down. It is owned by the fulfilment team.", vocab)
@@ -86,9 +148,11 @@ def test_statuses_severities_and_entities_come_from_the_seed(plan, vocab):
 
     from ops_copilot.seed import IncidentStatus, ServiceStatus, Severity
 
-    assert vocab.service_statuses == get_args(ServiceStatus)
-    assert vocab.incident_statuses == get_args(IncidentStatus)
-    assert vocab.severities == get_args(Severity)
+    claims = extract("Inventory is degraded; INC-005 is investigating and SEV3.", vocab)
+    assert {c.value for c in claims} == {"degraded", "investigating", "SEV3"}
+    assert set(get_args(ServiceStatus)) | set(get_args(IncidentStatus)) | set(
+        get_args(Severity)
+    ) >= {c.value for c in claims}
     assert vocab.services >= set(plan.seed.services) and "warehouse" in vocab.services
     assert vocab.teams == {s.team for s in plan.seed.services.values()}
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..settings import current
 from . import local_deps
 from .choice import ModelChoice, ModelUnavailable, Say, probe
 
@@ -165,7 +166,8 @@ def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
                 "OPS_AGENT_MODEL": f"openai/{EMBEDDED_ALIAS}",
                 "OPS_AGENT_BASE_URL": server.base_url,
                 "OPS_AGENT_API_KEY": "embedded",
-                "OPS_AGENT_TEMPERATURE": "0",
+                # greedy, as runs use it, unless the user chose a temperature
+                "OPS_AGENT_TEMPERATURE": current().agent_temperature or "0",
             },
         )
     finally:

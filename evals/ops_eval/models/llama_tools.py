@@ -12,7 +12,8 @@ What llama-cpp-python's own `chatml-function-calling` gets wrong, measured here:
 
 This handler fixes all four, so the request LiteLLM sends stays exactly what it would send to
 Ollama or vLLM. Tool calls are constrained by grammars: first the choice between a message and a
-known tool, then the arguments by the tool's JSON schema, so a call always parses.
+known tool, then the arguments by the tool's JSON schema, so a call parses unless the token
+limit cuts it short.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
         role, content = message.get("role"), message.get("content")
         text = content if isinstance(content, str) else _text_parts(content)
         if role == "system":
-            out.append(_block("system", text + (_tools_text(tools) if tools else "")))
+            described = _tools_text(tools) if tools and not system_done else ""
+            out.append(_block("system", text + described))
             system_done = True
         elif role == "user":
             out.append(_block("user", text))
@@ -94,12 +96,17 @@ def _grammar(text: str) -> Any:
 
 
 def _choice_grammar(names: list[str], allow_message: bool, allow_end: bool) -> Any:
+    """What may come next: a call of a known tool, a message, or (after a call) the end. The end
+    is an empty choice: llama.cpp lets the end-of-generation token through only once the grammar
+    is complete, so an end spelt as text could never be chosen."""
+    return _grammar(choice_rule(names, allow_message, allow_end))
+
+
+def choice_rule(names: list[str], allow_message: bool, allow_end: bool) -> str:
     options = [f'"functions.{n}:"' for n in names]
     if allow_message:
         options.append('"message:"')
-    if allow_end:
-        options.append(f'"{END}"')
-    return _grammar(f"root ::= {' | '.join(options)}\n")
+    return f"root ::= ({' | '.join(options)})" + ("?" if allow_end else "") + "\n"
 
 
 def _args_grammar(schema: dict[str, Any]) -> Any:
@@ -127,6 +134,8 @@ def handler(
     if functions and not tools:  # the legacy form
         tools = [{"type": "function", "function": f} for f in functions]
         tool_choice = function_call
+        if isinstance(tool_choice, dict) and "name" in tool_choice:
+            tool_choice = {"type": "function", "function": {"name": tool_choice["name"]}}
     tools = tools or []
     if tool_choice is None:  # OpenAI's default: "auto" when tools are present
         tool_choice = "auto" if tools else "none"
@@ -157,15 +166,19 @@ def handler(
         return completion["choices"][0]["text"]
 
     allowed = list(by_name)
-    if isinstance(tool_choice, dict):
-        allowed = [tool_choice.get("function", {}).get("name")]
+    forced = isinstance(tool_choice, dict)  # exactly one call of the named tool
+    if forced:
+        name = (tool_choice.get("function") or {}).get("name")
+        if name not in by_name:
+            raise ValueError(f"tool_choice names {name!r}, which is not among the tools")
+        allowed = [name]
     if tool_choice == "none" or not allowed:
         text = count(complete(prompt))
         return _response(llama, text.strip(), [], usage, stream)
 
     calls: list[dict[str, Any]] = []
     allow_message = tool_choice == "auto"
-    while len(calls) < MAX_CALLS_PER_TURN:
+    while len(calls) < (1 if forced else MAX_CALLS_PER_TURN):
         head = count(
             complete(
                 prompt,
@@ -178,7 +191,7 @@ def handler(
             text = count(complete(prompt + "message:\n"))
             return _response(llama, text.strip(), [], usage, stream)
         if not head.startswith("functions."):
-            break  # the end of a run of calls
+            break  # the empty choice: the end of a run of calls
         name = head[len("functions.") : -1]
         prompt += f"{head}\n"
         schema = by_name.get(name, {}).get("parameters") or {"type": "object"}

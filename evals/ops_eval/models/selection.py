@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from ops_copilot.model import ModelConfigError, ModelSettings, build_model
+from ops_copilot.model import ModelConfigError, ModelSettings, build_model, temperature
 
 from ..settings import current
 from .choice import REPLAY_PREFIX, ModelChoice, ModelUnavailable, Say, probe
@@ -101,7 +101,13 @@ def _ollama_default() -> tuple[ModelChoice | None, str]:
         source="ollama",
         reason=f"no model configured; Ollama answered at {base} with {OLLAMA_DEFAULT_TAG}",
         endpoint=base,
-        agent_env={"OPS_AGENT_MODEL": settings.model, "OLLAMA_API_BASE": base},
+        # an inherited endpoint or key for other routes must not redirect the agent
+        agent_env={
+            "OPS_AGENT_MODEL": settings.model,
+            "OLLAMA_API_BASE": base,
+            "OPS_AGENT_BASE_URL": "",
+            "OPS_AGENT_API_KEY": "",
+        },
     )
     return choice, ""
 
@@ -115,6 +121,7 @@ def choose_model(
     record: Path | None = None,
 ) -> Iterator[ModelChoice]:
     """The model for a live run, per the order in the module docstring; cleans up on exit."""
+    temperature()  # a broken OPS_AGENT_TEMPERATURE is bad configuration, said before anything
     with contextlib.ExitStack() as stack:
         configured = current().agent_model
         if cli_model:

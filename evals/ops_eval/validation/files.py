@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ops_copilot.seed import ENTITY_KINDS, EntityKind, YamlFileError, load_yaml, normalise
+from ops_copilot.seed import EntityKind, YamlFileError, load_yaml, normalise
 
 from ..criteria import strictness_problems
 from ..evalset import MalformedInput, display_path, read_json
@@ -37,10 +37,6 @@ class Negatives(BaseModel):
         if kind not in cache:
             cache[kind] = frozenset(normalise(kind, v) for v in getattr(self, kind))
         return cache[kind]
-
-    def values(self) -> frozenset[str]:
-        """Every declared id as written, whatever its kind."""
-        return frozenset(v for kind in ENTITY_KINDS for v in getattr(self, kind))
 
 
 @dataclass(frozen=True)
