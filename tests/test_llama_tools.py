@@ -7,9 +7,21 @@ import json
 
 import pytest
 
-llama_tools = pytest.importorskip(
-    "ops_eval.models.llama_tools", reason="the embedded model's `local` group is not installed"
-)
+
+@pytest.fixture(scope="module")
+def llama_tools():
+    """The handler module; its `local` group is installed first when missing (as the embedded
+    end-to-end tests do), so these tests never skip silently on a fresh machine."""
+    from ops_eval.models import local_deps
+    from ops_eval.settings import current
+
+    if local_deps.missing() and current().skip_embedded_test:
+        pytest.skip("OPS_SKIP_EMBEDDED_TEST=1 and the embedded model's `local` group is missing")
+    local_deps.ensure(print)
+    from ops_eval.models import llama_tools
+
+    return llama_tools
+
 
 TOOLS = [
     {"type": "function", "function": {
@@ -37,7 +49,7 @@ class ScriptedLlama:
                                                        "completion_tokens": len(text)}}  # fmt: skip
 
 
-def test_tools_without_tool_choice_mean_auto_as_openai_says():
+def test_tools_without_tool_choice_mean_auto_as_openai_says(llama_tools):
     llama = ScriptedLlama("functions.get_service_status:", '{"name": "inventory"}', "")
     out = llama_tools.handler(
         llama, [{"role": "user", "content": "Inventory?"}], tools=TOOLS, temperature=0.0
@@ -50,13 +62,13 @@ def test_tools_without_tool_choice_mean_auto_as_openai_says():
     assert llama.grammars[0] is not None  # the choice between a tool and a message is constrained
 
 
-def test_a_message_answer():
+def test_a_message_answer(llama_tools):
     llama = ScriptedLlama("message:", " Inventory is down. ")
     out = llama_tools.handler(llama, [{"role": "user", "content": "Hi"}], tools=TOOLS)
     assert out["choices"][0]["message"] == {"role": "assistant", "content": "Inventory is down."}
 
 
-def test_every_message_is_rendered_tool_results_with_their_tools_name():
+def test_every_message_is_rendered_tool_results_with_their_tools_name(llama_tools):
     messages = [
         {"role": "system", "content": "You are ops."},
         {"role": "user", "content": "Inventory?"},
@@ -71,7 +83,7 @@ def test_every_message_is_rendered_tool_results_with_their_tools_name():
     assert prompt.endswith("<|im_start|>assistant\n")
 
 
-def test_tool_choice_none_answers_in_words_and_shows_no_tools():
+def test_tool_choice_none_answers_in_words_and_shows_no_tools(llama_tools):
     llama = ScriptedLlama("Just words.")
     out = llama_tools.handler(
         llama, [{"role": "user", "content": "Hi"}], tools=TOOLS, tool_choice="none"
@@ -80,7 +92,7 @@ def test_tool_choice_none_answers_in_words_and_shows_no_tools():
     assert "functions." not in llama.prompts[0]
 
 
-def test_arguments_are_strict_json_even_when_the_grammar_let_a_newline_in():
+def test_arguments_are_strict_json_even_when_the_grammar_let_a_newline_in(llama_tools):
     raw = '{"name": "a\nb"}'
     llama = ScriptedLlama("functions.get_service_status:", raw, "")
     out = llama_tools.handler(llama, [{"role": "user", "content": "x"}], tools=TOOLS)
@@ -88,14 +100,14 @@ def test_arguments_are_strict_json_even_when_the_grammar_let_a_newline_in():
     assert json.loads(arguments) == {"name": "a\nb"}
 
 
-def test_the_end_of_a_run_of_calls_is_an_empty_choice():
+def test_the_end_of_a_run_of_calls_is_an_empty_choice(llama_tools):
     """llama.cpp lets the end token through only once the grammar is complete: after a call the
     choice may be empty; before any call it may not."""
     assert llama_tools.choice_rule(["a"], False, True) == 'root ::= ("functions.a:")?\n'
     assert llama_tools.choice_rule(["a"], True, False) == 'root ::= ("functions.a:" | "message:")\n'
 
 
-def test_a_forced_tool_is_called_exactly_once_and_must_exist():
+def test_a_forced_tool_is_called_exactly_once_and_must_exist(llama_tools):
     llama = ScriptedLlama("functions.list_services:", "{}")
     forced = {"type": "function", "function": {"name": "list_services"}}
     out = llama_tools.handler(
@@ -109,7 +121,7 @@ def test_a_forced_tool_is_called_exactly_once_and_must_exist():
         )
 
 
-def test_calls_per_answer_are_bounded():
+def test_calls_per_answer_are_bounded(llama_tools):
     texts = []
     for _ in range(llama_tools.MAX_CALLS_PER_TURN):
         texts += ["functions.list_services:", "{}"]
