@@ -1,0 +1,20 @@
+"""Claims: what a reference or a response asserts about the seed, as (entity, attribute, value)
+with a polarity -- "inventory status down", "not INC-002 severity SEV1", "INC-999 does not exist".
+
+The `facts` scorer compares the two sets: each claim of the reference must be asserted, and none
+contradicted. Reading is conservative: a value is tied to an entity only when the sentence makes
+the link plain (the same clause, a parenthesis right after the entity, "entity: values", a list
+after a colon, or "it" for the previous sentence's subject), a past state ("was down", "from
+down to ...") is not a current one, and a conditional ("once it is approved") asserts nothing;
+anything else is not a claim. It is a reader of plain answers, not a parser of English: the
+tests in tests/scorers/test_facts.py say what it reads.
+
+The vocabulary -- statuses, severities, services, teams, runbooks, skills, the deliberate
+negatives -- comes from the seed's schema and records, not from a word list of our own.
+"""
+
+from .judging import Judgement, judge
+from .model import ANSWER, Claim, Vocabulary
+from .reading import extract
+
+__all__ = ["ANSWER", "Claim", "Judgement", "Vocabulary", "extract", "judge"]
