@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
+from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError, unwind_on_signals
 
 
 def _error(message: object, code: int) -> int:
@@ -90,22 +90,9 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def _unwind_on_signals() -> None:
-    """Ctrl-C and SIGTERM (a CI job cancelled) both unwind as KeyboardInterrupt, through the
-    model's context manager, so an embedded model server is always stopped."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
-
-
 def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
     """The corpus against the configured model: utility, utility under attack, attack rates."""
-    _unwind_on_signals()
+    unwind_on_signals()
     from ops_copilot.model import ModelConfigError
 
     from .models import ModelUnavailable, choose_model
@@ -150,7 +137,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from .run import RunOptions, execute
 
-    _unwind_on_signals()
+    unwind_on_signals()
     options = RunOptions(
         cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
         repeats=args.repeats,
@@ -175,7 +162,7 @@ def _cmd_interactive(args: argparse.Namespace) -> int:
     """`chat` (adk run) or `web` (adk web) with the model chosen as for a live eval."""
     from .interactive import launch
 
-    _unwind_on_signals()
+    unwind_on_signals()
     extra = []
     if args.command == "web":
         extra = ["--host", args.host, "--port", str(args.port)]
@@ -216,6 +203,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     print(text)
     print(f"markdown: {md_path}\nhtml: {html_path}", file=sys.stderr)
     return EXIT_OK
+
+
+def _model_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -261,18 +253,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cases", help="comma-separated eval ids (default: all)")
     run.add_argument("--repeats", type=int, default=1, help="trials per case (pass^k)")
     run.add_argument("--concurrency", type=int, default=1, help="trials in parallel")
-    run.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    _model_option(run)
     run.add_argument("--record", metavar="FILE", help="record every model request/response")
     run.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
     run.add_argument("--timeout", type=float, default=600.0, help="seconds per trial")
     run.set_defaults(handler=_cmd_run)
 
     chat = sub.add_parser("chat", help="talk to the ops copilot in the terminal (adk run)")
-    chat.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
-    chat.set_defaults(handler=_cmd_interactive)
+    _model_option(chat).set_defaults(handler=_cmd_interactive)
 
-    web = sub.add_parser("web", help="the ADK dev UI over both agents (adk web)")
-    web.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    web = _model_option(sub.add_parser("web", help="the ADK dev UI over both agents (adk web)"))
     web.add_argument("--host", default="127.0.0.1")
     web.add_argument("--port", type=int, default=8000)
     web.set_defaults(handler=_cmd_interactive)

@@ -1,4 +1,5 @@
-"""Exit codes of every `ops-eval` command, and the error that carries one to the CLI.
+"""Exit codes of every `ops-eval` command, the error that carries one to the CLI, and how a
+command unwinds when it is stopped.
 
 0 pass, 1 the thing measured failed (gate, attack), 2 bad input or configuration, 3
 infrastructure (model unreachable, every trial errored, a check that could not run).
@@ -21,3 +22,16 @@ class OpsEvalError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def unwind_on_signals() -> None:
+    """Ctrl-C and SIGTERM (a CI job cancelled) both unwind as KeyboardInterrupt, through the
+    model's context manager, so an embedded model server is always stopped."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
