@@ -18,6 +18,18 @@ os.environ["OPS_EVAL_CACHE"] = tempfile.mkdtemp(prefix="ops-eval-cache-")
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Property-based fuzzing (tests/fuzz): a bounded profile inside `mise run test`, a long one for
+# `mise run fuzz`. No deadline: the first example of a target pays for its imports.
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile(
+    "default", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "fuzz", max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck)
+)
+settings.load_profile("default")
+
 
 @pytest.fixture(autouse=True)
 def _settings_follow_the_environment():
