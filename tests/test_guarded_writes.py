@@ -88,8 +88,8 @@ def test_denial_changes_nothing(workspace):
         ({}, "rationale_required"),
         ({"rationale": "   "}, "rationale_required"),
         ({"approver": "alice"}, "rationale_required"),
-        ({"rationale": "x" * (RATIONALE_MAX_CHARS + 1)}, "invalid_approval"),
-        ({"rationale": "ok", "extra": "field"}, "invalid_approval"),
+        ({"rationale": "x" * (RATIONALE_MAX_CHARS + 1), "approver": "al"}, "invalid_approval"),
+        ({**APPROVE, "extra": "field"}, "invalid_approval"),
     ],
 )
 def test_approval_without_a_valid_rationale_is_refused(workspace, payload, reason):
@@ -98,6 +98,97 @@ def test_approval_without_a_valid_rationale_is_refused(workspace, payload, reaso
     assert (result["status"], result["reason"]) == ("refused", reason)
     assert workspace.store.service_status("inventory") == "down"
     assert workspace.store.audit_rows() == []
+
+
+def _restart_result(resumed):
+    (result,) = [r.response for r in resumed.tool_results if r.name == "restart_service"]
+    return result
+
+
+def _refused_and_unchanged(workspace, result, reason):
+    assert (result["status"], result["reason"]) == ("refused", reason), result
+    assert result["message"].endswith("Nothing was changed.")
+    assert workspace.store.service_status("inventory") == "down"
+    assert workspace.store.audit_rows() == []
+
+
+@pytest.mark.parametrize("confirmed", ["true", 1, "yes"])
+def test_confirmed_must_be_the_json_boolean_true(workspace, confirmed):
+    """ADK's ToolConfirmation coerces "true", 1 and "yes" to True; the tool reads the answer as
+    the human sent it and refuses anything but the boolean."""
+    _, _, resumed = _approve_flow(workspace, APPROVE, confirmed=confirmed)
+    result = _restart_result(resumed)
+    _refused_and_unchanged(workspace, result, "invalid_approval")
+    assert "confirmed" in result["message"]
+
+
+def test_a_confirmation_object_whose_confirmed_is_only_truthy_is_refused(workspace):
+    from types import SimpleNamespace
+
+    from ops_copilot.tools import restart_service
+    from ops_eval import DirectContext
+
+    confirmation = SimpleNamespace(confirmed="true", payload=APPROVE)
+    with DirectContext(workspace=workspace, tool_confirmation=confirmation) as ctx:
+        result = restart_service("inventory", ctx)
+    _refused_and_unchanged(workspace, result, "invalid_approval")
+
+
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u202e\u2066\u2069\u180e\u3164\x07"
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [INVISIBLE * 5, "\u200b" * 40, " \u200b\t\u2028\u202e\u00a0 " * 8],
+    ids=["format-and-control-characters", "zero-width-spaces", "whitespace-and-bidi"],
+)
+def test_a_rationale_of_invisible_characters_only_is_refused(workspace, rationale):
+    _, _, resumed = _approve_flow(workspace, {"rationale": rationale, "approver": "alice"})
+    result = _restart_result(resumed)
+    _refused_and_unchanged(workspace, result, "rationale_required")
+    assert "rationale" in result["message"]
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    ["ok fine", "fixed it", "a\u200bb\u200bc\u200bd\u200be\u200bf\u200bg\u200bh\u200bi"],
+    ids=["7-chars", "8-chars", "9-chars-padded-with-zero-width"],
+)
+def test_a_rationale_with_fewer_than_ten_visible_characters_is_refused(workspace, rationale):
+    _, _, resumed = _approve_flow(workspace, {"rationale": rationale, "approver": "alice"})
+    result = _restart_result(resumed)
+    _refused_and_unchanged(workspace, result, "invalid_approval")
+    assert "rationale" in result["message"] and "10 visible characters" in result["message"]
+
+
+def test_the_stored_rationale_and_approver_are_nfkc_with_invisibles_removed(workspace):
+    payload = {
+        "rationale": "\uff23\uff4f\uff4e\uff46\uff49\uff47 v\uff14\uff12 \ufb01xed\u200b and"
+        "\u00a0\u00a0verified\u202e\n",
+        "approver": " \uff41\uff4c\uff49\uff43\uff45\u200d ",
+    }
+    _, _, resumed = _approve_flow(workspace, payload)
+    result = _restart_result(resumed)
+    assert result["status"] == "ok", result
+    (row,) = workspace.store.audit_rows()
+    assert (row.rationale, row.approver) == ("Config v42 fixed and verified", "alice")
+    assert (result["rationale"], result["approved_by"]) == (row.rationale, row.approver)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"rationale": "Config v42 reverted; pods fit again."},
+        {"rationale": "Config v42 reverted; pods fit again.", "approver": ""},
+        {"rationale": "Config v42 reverted; pods fit again.", "approver": " \u200b\u2060\t"},
+    ],
+    ids=["missing", "empty", "invisible"],
+)
+def test_an_approval_without_an_approver_is_refused(workspace, payload):
+    _, _, resumed = _approve_flow(workspace, payload)
+    result = _restart_result(resumed)
+    _refused_and_unchanged(workspace, result, "approver_required")
+    assert "approver" in result["message"]
 
 
 def test_replayed_approval_acts_once(workspace):
@@ -143,6 +234,56 @@ def test_writes_disabled_refuses_without_asking(workspace, ops_env, how):
     assert workspace.store.audit_rows() == []
 
 
+# OPS_WRITES_DISABLED value -> whether writes are refused. Only the documented "off" values
+# (unset, empty, 0, false, no, off) enable writes; anything unrecognised disables them.
+KILL_SWITCH = {
+    "": False,
+    "0": False,
+    "false": False,
+    "no": False,
+    "off": False,
+    " Off ": False,
+    "FALSE": False,
+    "1": True,
+    "true": True,
+    "  TRUE ": True,
+    "yes": True,
+    "on": True,
+    "2": True,
+    "enabled": True,
+    "disabled": True,
+    "-1": True,
+    "0.0": True,
+    "nope": True,
+}
+
+
+def test_the_kill_switch_fails_closed_on_values_it_does_not_know(call, ops_env):
+    wrong = {}
+    for value, disabled in KILL_SWITCH.items():
+        ops_env.setenv("OPS_WRITES_DISABLED", value)
+        result = call("restart_service", name="inventory")  # no approval: refused either way
+        expected = "writes_disabled" if disabled else "approval_required"
+        if result["reason"] != expected:
+            wrong[value] = result["reason"]
+    assert wrong == {}
+
+
+def test_an_unrecognised_kill_switch_value_warns_once(ops_env, caplog):
+    from ops_copilot.settings import current, reload
+
+    ops_env.setenv("OPS_WRITES_DISABLED", "perhaps")
+    for _ in range(3):
+        reload()
+        assert current().writes_disabled is True
+    warned = [r for r in caplog.records if "OPS_WRITES_DISABLED" in r.getMessage()]
+    assert len(warned) == 1
+    assert "'perhaps'" in warned[0].getMessage() and "disabled" in warned[0].getMessage()
+    ops_env.setenv("OPS_WRITES_DISABLED", "off")  # a documented value: no warning
+    ops_env.setenv("OPS_WRITES_DISABLED", "1")
+    assert len([r for r in caplog.records if "OPS_WRITES_DISABLED" in r.getMessage()]) == 1
+
+
 def test_writes_disabled_after_the_pause_still_refuses(workspace, ops_env):
     async def scenario():
         model, session = restart_session(workspace, "Refused.")
@@ -180,13 +321,15 @@ def test_resolve_incident_with_approval(workspace):
             paused = await session.send("Resolve INC-002")
             assert workspace.store.incident_status("INC-002") == "open"
             return await session.answer_confirmation(
-                paused.pending[0], confirmed=True, payload={"rationale": "Pods healthy for 1h."}
+                paused.pending[0],
+                confirmed=True,
+                payload={"rationale": "Pods healthy for 1h.", "approver": "bob"},
             )
 
     run(scenario())
     assert workspace.store.incident_status("INC-002") == "resolved"
     (row,) = workspace.store.audit_rows()
-    assert row.approver == "oncall"  # no approver named: the session's user is recorded
+    assert (row.approver, row.rationale) == ("bob", "Pods healthy for 1h.")
 
 
 def test_model_cannot_approve_by_calling_the_confirmation_itself(workspace):
@@ -234,7 +377,9 @@ def test_a_note_after_reading_untrusted_text_waits_for_approval(workspace):
             (pending,) = paused.pending
             assert pending.call.name == "save_incident_note"
             await session.answer_confirmation(
-                pending, confirmed=True, payload={"rationale": "Matches the pool alert."}
+                pending,
+                confirmed=True,
+                payload={"rationale": "Matches the pool alert.", "approver": "alice"},
             )
             # The log text is still in the model's context in the next turn: still no silent note.
             later = await session.send("ok thanks")

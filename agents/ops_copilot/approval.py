@@ -1,20 +1,65 @@
 """What counts as a human approval of a guarded write.
 
 ADK's confirmation gate guarantees the write only runs after a user answered the
-`adk_request_confirmation` call with `confirmed: true`. This module adds what the audit log needs:
-the answer's payload must carry a non-empty rationale (length-capped) and may name the approver.
-The tool re-checks the confirmation itself, so dropping `require_confirmation` by mistake refuses
-writes instead of opening them.
+`adk_request_confirmation` call with something ADK reads as `confirmed: true`. ADK's
+`ToolConfirmation` is a lax pydantic model, though, so `"true"`, `1` or `"yes"` pass its gate as
+well; the tool therefore reads the answer as the human sent it (the function response in the
+session's events) and accepts only the JSON boolean `true`.
+
+The audit log needs more than a yes: the answer's payload must name the approver and carry a
+rationale of at least `RATIONALE_MIN_VISIBLE` visible characters. Both are normalised first
+(NFKC; control, format, bidi and other invisible characters dropped; whitespace collapsed), so
+an invisible or look-alike rationale cannot be what the log keeps. The tool re-checks the
+confirmation itself, so dropping `require_confirmation` by mistake refuses writes instead of
+opening them.
 """
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 RATIONALE_MAX_CHARS = 500
+RATIONALE_MIN_VISIBLE = 10
 APPROVER_MAX_CHARS = 100
+CONFIRMATION_CALL = "adk_request_confirmation"
+
+# Unicode categories that never show: controls, format characters (zero-width, bidi controls,
+# soft hyphen), surrogates, private use, unassigned.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+# Default-ignorable or blank code points outside those categories: the combining grapheme
+# joiner, Hangul fillers, Khmer inherent vowels, Mongolian and other variation selectors, and the
+# blank Braille pattern.
+_BLANK = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+
+
+def _strip_hidden(text: str) -> str:
+    """Whitespace of any kind as one space; characters that do not show dropped."""
+    kept = (
+        " " if ch.isspace() else ch
+        for ch in text
+        if ch.isspace() or (unicodedata.category(ch) not in _HIDDEN_CATEGORIES and ch not in _BLANK)
+    )
+    return " ".join("".join(kept).split())
+
+
+def normalise_text(text: str) -> str:
+    """`text` as an audit row keeps it: NFKC, invisible characters dropped, spaces collapsed.
+    Dropping comes before and after NFKC: a compatibility form may decompose to a blank, and a
+    dropped joiner may leave two characters that compose."""
+    return _strip_hidden(unicodedata.normalize("NFKC", _strip_hidden(text)))
+
+
+def visible_chars(text: str) -> int:
+    """How many characters of normalised `text` show: not spaces, not combining marks."""
+    return sum(1 for ch in text if not ch.isspace() and unicodedata.category(ch)[0] != "M")
 
 
 class Approval(BaseModel):
@@ -22,13 +67,30 @@ class Approval(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    rationale: str = Field(min_length=1, max_length=RATIONALE_MAX_CHARS)
-    approver: str = Field(default="", max_length=APPROVER_MAX_CHARS)
+    rationale: str = Field(min_length=1, max_length=RATIONALE_MAX_CHARS, strict=True)
+    approver: str = Field(min_length=1, max_length=APPROVER_MAX_CHARS, strict=True)
 
     @field_validator("rationale", "approver", mode="before")
     @classmethod
-    def _strip(cls, value: Any) -> Any:
-        return " ".join(value.split()) if isinstance(value, str) else value
+    def _normalise(cls, value: Any) -> Any:
+        return normalise_text(value) if isinstance(value, str) else value
+
+    @field_validator("rationale")
+    @classmethod
+    def _says_why(cls, value: str) -> str:
+        shown = visible_chars(value)
+        if shown < RATIONALE_MIN_VISIBLE:
+            raise ValueError(
+                f"needs at least {RATIONALE_MIN_VISIBLE} visible characters, has {shown}"
+            )
+        return value
+
+    @field_validator("approver")
+    @classmethod
+    def _names_someone(cls, value: str) -> str:
+        if not visible_chars(value):
+            raise ValueError("names nobody (no visible characters)")
+        return value
 
 
 class Refusal(BaseModel):
@@ -44,31 +106,108 @@ class Refusal(BaseModel):
 NOTHING_CHANGED = "Nothing was changed."
 
 
+def _refuse(reason: str, message: str) -> Refusal:
+    return Refusal(reason=reason, message=f"{message} {NOTHING_CHANGED}")
+
+
+def _events(tool_context: Any) -> list[Any]:
+    events = getattr(getattr(tool_context, "session", None), "events", None)
+    return [e for e in events or [] if hasattr(e, "get_function_calls")]
+
+
+def _original_id(request: Any) -> Any:
+    original = (request.args or {}).get("originalFunctionCall")
+    return original.get("id") if isinstance(original, dict) else None
+
+
+def _raw_answer(tool_context: Any) -> dict[str, Any] | None:
+    """The user's answer to this call's confirmation request as it was sent, before ADK's lax
+    parsing; None when the session holds none (a context built by hand, not by ADK)."""
+    call_id = getattr(tool_context, "function_call_id", None)
+    if not call_id:
+        return None
+    events = _events(tool_context)
+    requests = {
+        fc.id
+        for event in events
+        for fc in event.get_function_calls()
+        if fc.name == CONFIRMATION_CALL and _original_id(fc) == call_id
+    }
+    answers = [
+        fr.response
+        for event in events
+        if event.author == "user"
+        for fr in event.get_function_responses()
+        if fr.name == CONFIRMATION_CALL and fr.id in requests
+    ]
+    if not answers:
+        return None
+    answer = answers[-1]  # ADK acts on the latest answer
+    if isinstance(answer, dict) and len(answer) == 1 and isinstance(answer.get("response"), str):
+        try:  # the ADK web client's wrapper: {"response": "<json>"}
+            answer = json.loads(answer["response"])
+        except ValueError:
+            return {}
+    return answer if isinstance(answer, dict) else {}
+
+
+def _confirmed(tool_context: Any, confirmation: Any) -> Refusal | None:
+    """None when the human's answer was the boolean true; else why the answer does not count."""
+    answer = _raw_answer(tool_context)
+    sent = (
+        answer.get("confirmed") if answer is not None else getattr(confirmation, "confirmed", None)
+    )
+    if sent is True and getattr(confirmation, "confirmed", None) is True:
+        return None
+    if sent is False or sent is None:
+        return _refuse(
+            "approval_required",
+            "This action needs a human approval through the confirmation step.",
+        )
+    shown = repr(sent)[:40] if isinstance(sent, str | int | float) else type(sent).__name__
+    return _refuse(
+        "invalid_approval",
+        f"The approval is not valid (confirmed: must be the JSON boolean true, got {shown}).",
+    )
+
+
 def read_approval(tool_context: Any) -> Approval | Refusal:
     """The approval carried by this call's confirmation, or the reason it does not count."""
     confirmation = getattr(tool_context, "tool_confirmation", None)
-    if confirmation is None or not getattr(confirmation, "confirmed", False):
-        return Refusal(
-            reason="approval_required",
-            message="This action needs a human approval through the confirmation step. "
-            + NOTHING_CHANGED,
+    if confirmation is None:
+        return _refuse(
+            "approval_required",
+            "This action needs a human approval through the confirmation step.",
         )
-    payload = confirmation.payload
+    refused = _confirmed(tool_context, confirmation)
+    if refused is not None:
+        return refused
+    payload = getattr(confirmation, "payload", None)
     if isinstance(payload, str):
         payload = {"rationale": payload}
-    if not isinstance(payload, dict) or not str(payload.get("rationale") or "").strip():
-        return Refusal(
-            reason="rationale_required",
-            message="The approval carried no rationale; an approval must say why. "
-            + NOTHING_CHANGED,
+    if not isinstance(payload, dict):
+        payload = {}
+    rationale = payload.get("rationale")
+    if rationale is None or (isinstance(rationale, str) and not normalise_text(rationale)):
+        return _refuse(
+            "rationale_required",
+            "The approval carried no rationale (rationale: missing, empty or only invisible "
+            "characters); an approval must say why.",
+        )
+    approver = payload.get("approver")
+    if approver is None or (
+        isinstance(approver, str) and not visible_chars(normalise_text(approver))
+    ):
+        return _refuse(
+            "approver_required",
+            "The approval names no approver (approver: missing, empty or only invisible "
+            "characters); an approval must say who gave it.",
         )
     try:
         return Approval.model_validate(payload)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or "payload"
-        return Refusal(
-            reason="invalid_approval",
-            message=f"The approval payload is not valid ({field}: {err['msg']}). "
-            + NOTHING_CHANGED,
+        return _refuse(
+            "invalid_approval", f"The approval payload is not valid ({field}: {err['msg']})."
         )

@@ -11,6 +11,7 @@ that the wheel build puts inside this package with the same layout.
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,13 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _PACKAGE = Path(__file__).resolve().parent
-_TRUE = {"1", "true", "yes", "on"}
+_log = logging.getLogger(__name__)
+
+# OPS_WRITES_DISABLED, compared after trimming spaces and lower-casing. Only these values leave
+# writes on; the kill switch must fail closed, so any value outside both sets turns writes off.
+WRITES_ON = frozenset({"0", "false", "no", "off"})  # and unset or empty
+WRITES_OFF = frozenset({"1", "true", "yes", "on"})
+_warned: set[str] = set()
 
 
 def data_root() -> Path:
@@ -56,7 +63,10 @@ class Settings(BaseSettings):
     state_db: str | None = env_var("OPS_STATE_DB")
     """A SQLite file shared by interactive sessions; unset, each session gets a fresh store."""
     writes_disabled: bool = env_var("OPS_WRITES_DISABLED", False)
-    """The kill switch: 1, true, yes or on refuse every write before anyone is asked."""
+    """The kill switch, failing closed. Writes stay on only when it is unset, empty, 0, false, no
+    or off; 1, true, yes or on refuse every write before anyone is asked, and so does any other
+    value (case and surrounding spaces ignored), with one warning per process for that value --
+    a typo such as `=enabled` or `=2` must never be what lets a write through."""
     seed_dir: Path | None = env_var("OPS_SEED_DIR")
 
     @model_validator(mode="before")
@@ -69,8 +79,15 @@ class Settings(BaseSettings):
 
     @field_validator("writes_disabled", mode="before")
     @classmethod
-    def _flag(cls, value: Any) -> bool:
-        return str(value).strip().lower() in _TRUE if not isinstance(value, bool) else value
+    def _kill_switch(cls, value: Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        word = str(value).strip().lower()
+        if word in WRITES_ON or word == "":
+            return False
+        if word not in WRITES_OFF:
+            _warn_once(str(value))
+        return True
 
     @classmethod
     def from_env(cls, env: dict[str, str]) -> Settings:
@@ -80,6 +97,19 @@ class Settings(BaseSettings):
     @property
     def seed_path(self) -> Path:
         return (self.seed_dir or data_root() / "seed").resolve()
+
+
+def _warn_once(value: str) -> None:
+    """Say once per process (per value) that an unrecognised kill-switch value disabled writes:
+    settings are read again at every CLI start and in every test, and one line is enough."""
+    if value in _warned:
+        return
+    _warned.add(value)
+    _log.warning(
+        "OPS_WRITES_DISABLED=%r is not a known value, so writes are disabled (writes stay on "
+        "only when it is unset, empty, 0, false, no or off)",
+        value,
+    )
 
 
 @cache

@@ -2,68 +2,28 @@
 
 Service and incident statuses start as the seed says; notes and the audit log start empty. A
 guarded write changes state and appends its audit row in one transaction, and the audit row is
-unique per (invocation, action, target), so a replayed approval cannot act twice. Triggers make
-the audit log append-only even for code that bypasses this module.
+unique per (invocation, action, target), so a replayed approval cannot act twice. The audit log
+and the notes are append-only ledgers (`schema`): triggers refuse edits even from code that
+bypasses this module, and a hash chain (`audit_chain`) shows any edit made after dropping them.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from . import store_file
+from .audit_chain import Verdict, head_key, row_hash, tick, verify
+from .schema import EFFECTS
 from .seed import Seed
+from .store_file import StoreError
 
 WriteAction = Literal["restart_service", "resolve_incident"]
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE services (
-    name TEXT PRIMARY KEY, status TEXT NOT NULL, updated_at TEXT
-);
-CREATE TABLE incidents (
-    id TEXT PRIMARY KEY, status TEXT NOT NULL, updated_at TEXT
-);
-CREATE TABLE notes (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    incident_id TEXT NOT NULL REFERENCES incidents(id),
-    text TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    invocation_id TEXT NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE audit_log (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    approver TEXT NOT NULL,
-    rationale TEXT NOT NULL CHECK (length(trim(rationale)) > 0),
-    session_id TEXT NOT NULL,
-    invocation_id TEXT NOT NULL,
-    action TEXT NOT NULL,
-    target TEXT NOT NULL,
-    before_status TEXT NOT NULL,
-    after_status TEXT NOT NULL,
-    at TEXT NOT NULL,
-    UNIQUE (invocation_id, action, target)
-);
-CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
-BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
-CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
-BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
-"""
-
-# What each guarded action does to its target: (table, key column, new status).
-EFFECTS: dict[str, tuple[str, str, str]] = {
-    "restart_service": ("services", "name", "operational"),
-    "resolve_incident": ("incidents", "id", "resolved"),
-}
-
-
-class StoreError(RuntimeError):
-    """The state file cannot be used (other seed, not a store, unreadable)."""
+__all__ = ["EFFECTS", "AuditRow", "Note", "Snapshot", "StateStore", "StoreError", "WriteOutcome"]
 
 
 class Note(BaseModel):
@@ -107,19 +67,14 @@ class Snapshot(BaseModel):
     audit: int
 
 
-def _tick(clock: str) -> str:
-    """The scenario clock one second later (ISO 8601, UTC, 'Z')."""
-    moment = datetime.strptime(clock, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-    return (moment + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 class StateStore:
     """One SQLite database. `:memory:` for a session or eval case, a file for interactive use."""
 
-    def __init__(self, conn: sqlite3.Connection, seed_digest: str, path: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, seed: Seed, path: str) -> None:
         self._conn = conn
         self._lock = threading.Lock()
-        self.seed_digest = seed_digest
+        self.seed = seed
+        self.seed_digest = seed.digest
         self.path = path
 
     @classmethod
@@ -127,52 +82,22 @@ class StateStore:
         """A store at `path` holding the seed's initial state; reuses a file made from this seed."""
         path = str(path)
         if path != ":memory:" and Path(path).exists():
-            return cls._open_existing(seed, path)
+            return cls(store_file.reopen(path, seed), seed, path)
         try:
-            conn = cls._connect(":memory:")
-            conn.executescript(_SCHEMA)
-            conn.execute("BEGIN")
-            conn.execute("INSERT INTO meta VALUES ('seed_digest', ?)", (seed.digest,))
-            conn.execute("INSERT INTO meta VALUES ('clock', ?)", (seed.world.now,))
-            conn.executemany(
-                "INSERT INTO services (name, status) VALUES (?, ?)",
-                [(s.name, s.status) for s in seed.services.values()],
-            )
-            conn.executemany(
-                "INSERT INTO incidents (id, status) VALUES (?, ?)",
-                [(i.id, i.status) for i in seed.incidents.values()],
-            )
-            conn.execute("COMMIT")
+            conn = store_file.build(seed)
             if path == ":memory:":
-                return cls(conn, seed.digest, path)
-            # Built in memory, copied to a temp file, renamed: a crash never leaves half a store.
-            tmp = Path(path).with_name(Path(path).name + ".tmp")
-            target = sqlite3.connect(tmp)
-            conn.backup(target)
-            target.close()
+                return cls(conn, seed, path)
+            store_file.save_new(conn, path)
             conn.close()
-            tmp.replace(path)
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"{path}: cannot create the state store ({exc})") from None
-        return cls._open_existing(seed, path)
-
-    @staticmethod
-    def _connect(path: str) -> sqlite3.Connection:
-        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        conn.execute("PRAGMA foreign_keys = ON")
-        return conn
+        return cls(store_file.reopen(path, seed), seed, path)
 
     @classmethod
-    def _open_existing(cls, seed: Seed, path: str) -> StateStore:
-        try:
-            conn = cls._connect(path)
-            row = conn.execute("SELECT value FROM meta WHERE key = 'seed_digest'").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: not a state store ({exc})") from None
-        if row is None or row[0] != seed.digest:
-            conn.close()
-            raise StoreError(f"{path}: state file was made from another seed; delete it to reset")
-        return cls(conn, seed.digest, path)
+    def inspect(cls, seed: Seed, path: str | Path) -> StateStore:
+        """An existing store file opened read-only, to be checked (`verify`); never created,
+        never changed."""
+        return cls(store_file.open_read_only(str(path), seed), seed, str(path))
 
     def close(self) -> None:
         self._conn.close()
@@ -215,6 +140,12 @@ class StateStore:
         )
         return [AuditRow(**dict(zip(AuditRow.model_fields, r, strict=True))) for r in rows]
 
+    def verify(self) -> Verdict:
+        """Whether the store still tells the truth: schema, hash chains, clock and statuses
+        (see `audit_chain`); the verdict names the first break."""
+        with self._lock:
+            return verify(self._conn, self.seed)
+
     def snapshot(self) -> Snapshot:
         return Snapshot(
             services=self.service_statuses(),
@@ -228,19 +159,47 @@ class StateStore:
     def _advance_clock(self) -> str:
         """Next scenario time; call inside the write's transaction."""
         (clock,) = self._conn.execute("SELECT value FROM meta WHERE key = 'clock'").fetchone()
-        clock = _tick(clock)
+        clock = tick(clock)
         self._conn.execute("UPDATE meta SET value = ? WHERE key = 'clock'", (clock,))
         return clock
+
+    def _append(self, table: str, **values: str) -> None:
+        """Append a ledger row chained to the recorded head, and move the head; call inside the
+        write's transaction. A row already where the next one goes was written by someone else:
+        refuse rather than chain onto it."""
+        key = head_key(table)
+        (head,) = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        head_id, _, head_hash = head.partition(":")
+        row: dict = {"id": int(head_id) + 1, **values, "prev_hash": head_hash}
+        row["row_hash"] = row_hash(table, row)
+        try:
+            self._conn.execute(
+                f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                tuple(row.values()),
+            )
+        except sqlite3.IntegrityError as exc:
+            if "append-only" not in str(exc):
+                raise
+            raise StoreError(
+                f"{self.path}: {table} was changed outside the store; nothing was written"
+                " (check it with `ops-eval audit verify`)"
+            ) from None
+        self._conn.execute(
+            "UPDATE meta SET value = ? WHERE key = ?", (f"{row['id']}:{row['row_hash']}", key)
+        )
 
     def add_note(self, incident_id: str, text: str, session_id: str, invocation_id: str) -> Note:
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 at = self._advance_clock()
-                self._conn.execute(
-                    "INSERT INTO notes (incident_id, text, session_id, invocation_id, created_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (incident_id, text, session_id, invocation_id, at),
+                self._append(
+                    "notes",
+                    incident_id=incident_id,
+                    text=text,
+                    session_id=session_id,
+                    invocation_id=invocation_id,
+                    created_at=at,
                 )
                 self._conn.execute("COMMIT")
             except BaseException:
@@ -285,21 +244,17 @@ class StateStore:
                         applied=False, before_status=done[0], after_status=done[1], duplicate=True
                     )
                 at = self._advance_clock()
-                conn.execute(
-                    "INSERT INTO audit_log (approver, rationale, session_id, invocation_id,"
-                    " action, target, before_status, after_status, at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        approver,
-                        rationale,
-                        session_id,
-                        invocation_id,
-                        action,
-                        target,
-                        before,
-                        new_status,
-                        at,
-                    ),
+                self._append(
+                    "audit_log",
+                    approver=approver,
+                    rationale=rationale,
+                    session_id=session_id,
+                    invocation_id=invocation_id,
+                    action=action,
+                    target=target,
+                    before_status=before,
+                    after_status=new_status,
+                    at=at,
                 )
                 conn.execute(
                     f"UPDATE {table} SET status = ?, updated_at = ? WHERE {key} = ?",

@@ -67,11 +67,11 @@ def guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> Re
     approval = read_approval(tool_context)
     if isinstance(approval, Refusal):
         return approval.result(action=tool_name, target=key)
-    session_id, invocation_id, user_id = call_ids(tool_context)
+    session_id, invocation_id, _ = call_ids(tool_context)
     outcome = ws.store.apply_write(
         tool_name,  # type: ignore[arg-type]
         key,
-        approver=approval.approver or user_id,
+        approver=approval.approver,
         rationale=approval.rationale,
         session_id=session_id,
         invocation_id=invocation_id,
@@ -89,6 +89,6 @@ def guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> Re
         "target": key,
         "before": outcome.before_status,
         "after": outcome.after_status,
-        "approved_by": approval.approver or user_id,
+        "approved_by": approval.approver,
         "rationale": approval.rationale,
     }
