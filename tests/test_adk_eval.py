@@ -40,3 +40,16 @@ def test_adk_eval_passes_the_ops_set_with_a_replayed_model(tmp_path):
             path.unlink()
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "Tests passed: 21" in proc.stdout and "Tests failed: 0" in proc.stdout
+
+
+def test_replay_agent_without_a_recording_file_says_so():
+    """`OPS_AGENT_MODEL=replay:` names no file: the agent says what is missing, not that '.' is
+    a folder."""
+    env = {**os.environ, "OPS_AGENT_MODEL": "replay:", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    code = "import sys; sys.path.insert(0, 'evals'); import replay_agent.agent"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode != 0
+    assert "replay: needs a recording file (replay:FILE)" in proc.stderr
+    assert "is a folder" not in proc.stderr

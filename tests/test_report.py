@@ -78,7 +78,8 @@ def test_report_of_nothing_or_garbage_is_bad_input(tmp_path, capsys, monkeypatch
     garbage.write_text(json.dumps({"schema_version": 1}))
     assert main(["report", str(garbage)]) == 2
     err = capsys.readouterr().err
-    assert "not a run record" in err and "Traceback" not in err
+    assert "schema_version 1 is not supported (supported: 2 to 2)" in err
+    assert "Traceback" not in err
 
 
 def test_the_readme_scorer_table_is_the_registry():

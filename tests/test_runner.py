@@ -4,8 +4,10 @@ pass^k, exit codes, concurrency, and record -> replay round trips."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
+import threading
 from pathlib import Path
 
 import pytest
@@ -499,3 +501,66 @@ def test_a_model_that_serves_one_conversation_at_a_time_gets_one(tmp_path):
     assert record.notes == [
         "the model serves 1 conversation(s) at a time to advantage; concurrency 3 lowered to 1"
     ]
+
+
+@contextlib.contextmanager
+def broken_model_server(answer: str):
+    """An OpenAI-compatible endpoint that lists models but answers every chat request with a
+    500 (`answer="500"`) or with a 200 whose body is not JSON (`answer="garbage"`)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def _reply(self, status: int, body: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):  # noqa: N802
+            self._reply(200, b'{"object": "list", "data": [{"id": "broken"}]}')
+
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self._reply(500, b"internal error") if answer == "500" else self._reply(200, b"<<>>")
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1"
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("answer", "verbose", "cause"),
+    [
+        ("500", False, "OpenAIException - internal error"),
+        ("garbage", False, "Empty or invalid response from LLM endpoint. Received: '<<>>'"),
+        ("garbage", True, "Empty or invalid response from LLM endpoint. Received: '<<>>'"),
+    ],
+)
+def test_a_broken_model_is_one_line_per_trial_unless_verbose(
+    tmp_path, capsys, caplog, ops_env, answer, verbose, cause
+):
+    """Tracebacks are what ADK logs (caplog sees what reaches the root logger's handlers);
+    the one line is what a user reads on stderr."""
+    from ops_eval.cli import main
+
+    with broken_model_server(answer) as base:
+        ops_env.setenv("OPS_AGENT_BASE_URL", base)
+        output = str(tmp_path / "r.json")
+        argv = ["run", "--cases", "open-incidents", "--model", "openai/broken", "--output", output]
+        argv += ["--verbose"] if verbose else []
+        assert main(argv) == 3
+    out, err = capsys.readouterr()
+    trial_lines = [ln for ln in err.splitlines() if "open-incidents #1 error" in ln]
+    assert len(trial_lines) == 1 and cause in trial_lines[0]
+    tracebacks = [r for r in caplog.records if r.exc_info]
+    if verbose:
+        assert tracebacks
+    else:
+        assert not tracebacks and err.splitlines() == trial_lines, err
+        assert "Give Feedback" not in out and "LiteLLM.Info" not in out

@@ -148,3 +148,62 @@ def test_digest_changes_with_any_seed_file(seed_copy):
     _edit(seed_copy / "runbooks/disk-full.md", "85%", "80%")
     assert re.fullmatch(r"[0-9a-f]{64}", before)
     assert load_seed(seed_copy).digest != before
+
+
+def _not_utf8(path):
+    path.unlink()
+    path.write_bytes(b"services:\n  - name: caf\xe9\n")
+
+
+def _folder(path):
+    path.unlink()
+    path.mkdir()
+    (path / "inside.txt").write_text("x")
+
+
+@pytest.mark.parametrize(
+    ("file", "breaker", "message"),
+    [
+        ("services.yaml", _not_utf8, "seed/services.yaml: not UTF-8 text (byte 0xe9 at offset 23)"),
+        ("services.yaml", _folder, "seed/services.yaml: is a folder, not a file"),
+        ("world.yaml", _folder, "seed/world.yaml: is a folder, not a file"),
+        ("runbooks/disk-full.md", _not_utf8, "seed/runbooks/disk-full.md: not UTF-8 text"),
+        ("runbooks/disk-full.md", _folder, "seed/runbooks/disk-full.md: is a folder, not a file"),
+        ("logs/cache.log", _not_utf8, "seed/logs/cache.log: not UTF-8 text"),
+        ("skills/remediation/SKILL.md", _not_utf8, "seed/skills/remediation/SKILL.md: not UTF-8"),
+    ],
+)
+def test_a_seed_file_that_is_not_utf8_text_or_is_a_folder(seed_copy, file, breaker, message):
+    breaker(seed_copy / file)
+    with pytest.raises(SeedError) as err:
+        load_seed(seed_copy)
+    assert str(err.value).startswith(message), str(err.value)
+
+
+@pytest.mark.parametrize("command", [["seed"], ["validate"]])
+def test_every_command_that_loads_the_seed_says_so_in_one_line(
+    seed_copy, monkeypatch, capsys, command
+):
+    from ops_eval.cli import main
+
+    _not_utf8(seed_copy / "services.yaml")
+    monkeypatch.setenv("OPS_SEED_DIR", str(seed_copy))
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert err == "error: seed/services.yaml: not UTF-8 text (byte 0xe9 at offset 23)\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("now: 2026-02-30\n", "seed/world.yaml: not valid YAML: day is out of range for month"),
+        ("now: " + "[" * 50_000 + "]" * 50_000 + "\n", "seed/world.yaml: not valid YAML: nested"),
+    ],
+    ids=["date-that-does-not-exist", "nested-too-deeply"],
+)
+def test_yaml_that_parses_into_what_python_cannot_hold_is_one_line(seed_copy, text, message):
+    """YAML's own parser accepts these; building the Python value fails. Still one line."""
+    (seed_copy / "world.yaml").write_text(text)
+    with pytest.raises(SeedError) as err:
+        load_seed(seed_copy)
+    assert str(err.value).startswith(message), str(err.value)

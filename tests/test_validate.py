@@ -235,9 +235,7 @@ def test_bad_case_metadata(evals, capsys, meta, message):
     mutate_ops(evals, lambda d: case(d, "restart-needs-approval").update(meta=meta))
     code, out, _ = validate(capsys, str(evals))
     assert code == 1
-    assert out[0].startswith(
-        "evals/ops.evalset.json: case restart-needs-approval, meta: " + message
-    )
+    assert out[0].startswith("evals/ops.evalset.json: case restart-needs-approval, " + message)
 
 
 @pytest.mark.parametrize(
@@ -487,3 +485,157 @@ def test_a_folder_without_eval_sets_is_bad_input(tmp_path, capsys):
     code, out, _ = validate(capsys, str(tmp_path))
     assert code == 2
     assert out == [f"{tmp_path}: no *.evalset.json files here: nothing to validate"]
+
+
+# -- hardening: every input is read defensively, and every problem has its path -----------------
+
+
+@pytest.mark.parametrize("text", [["a list"], 42, {"an": "object"}])
+def test_a_part_text_of_the_wrong_type_is_a_problem_not_a_crash(evals, capsys, text):
+    def change(d):
+        case(d, "open-incidents")["conversation"][0]["user_content"]["parts"][0]["text"] = text
+
+    mutate_ops(evals, change)
+    code, out, err = validate(capsys, str(evals))
+    assert code == 2 and "Traceback" not in err
+    assert (
+        "evals/ops.evalset.json: case open-incidents, turn 1, user_content.parts.0.text: "
+        "ADK's EvalSet model rejects this: Input should be a valid string"
+    ) in out
+
+
+@pytest.mark.parametrize(
+    ("eval_id", "call", "arg", "value", "message"),
+    [
+        (
+            "memory-note-then-recall",
+            0,
+            "note",
+            {"text": "an object"},
+            "save_incident_note.note: must be a string, not an object",
+        ),
+        (
+            "diagnose-checkout-with-logs",
+            0,
+            "limit",
+            "5",
+            "search_service_logs.limit: must be an integer, not a string",
+        ),
+        (
+            "diagnose-checkout-with-logs",
+            0,
+            "limit",
+            True,
+            "search_service_logs.limit: must be an integer, not a boolean",
+        ),
+        (
+            "open-incidents",
+            0,
+            "status",
+            ["open"],
+            "list_incidents.status: must be a string or null, not an array",
+        ),
+    ],
+)
+def test_tool_arguments_must_have_their_declared_types(
+    evals, capsys, eval_id, call, arg, value, message
+):
+    mutate_ops(evals, lambda d: calls(d, eval_id)[call]["args"].update({arg: value}))
+    code, out, err = validate(capsys, str(evals))
+    assert code == 1 and "Traceback" not in err
+    assert out == [f"evals/ops.evalset.json: case {eval_id}, turn 1, call {call + 1} {message}"]
+
+
+@pytest.mark.parametrize(
+    ("eval_id", "shown", "message"),
+    [
+        ("", "#19", "is empty"),
+        ("a" * 5000, "a" * 60 + "…", "is 5000 characters long; at most 128"),
+        (
+            "open incidents, all",
+            "open incidents, all",
+            "'open incidents, all' may hold only letters, digits and . _ - "
+            "(starting with a letter or digit)",
+        ),
+    ],
+)
+def test_eval_ids_are_present_short_and_plain(evals, capsys, eval_id, shown, message):
+    mutate_ops(evals, lambda d: case(d, "open-incidents").update(eval_id=eval_id))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [f"evals/ops.evalset.json: case {shown}, eval_id: {message}"]
+
+
+def test_a_happy_case_expects_at_least_one_call(evals, capsys):
+    mutate_ops(evals, lambda d: calls(d, "open-incidents").clear())
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case open-incidents, meta.category: a happy case must expect "
+        "at least one tool call (a case that expects none is a relevance case)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        (None, "meta: missing; every case needs one, with at least a category"),
+        ("happy", "meta: must be an object, not a string"),
+        ({"category": "happy", "agent": "nope"}, "meta.agent: Input should be 'ops_copilot'"),
+    ],
+)
+def test_a_case_without_valid_meta_still_gets_every_other_check(evals, capsys, meta, message):
+    def change(d):
+        c = case(d, "incident-detail-inc-002")
+        c.pop("meta")
+        if meta is not None:
+            c["meta"] = meta
+        c["conversation"][0]["intermediate_data"]["tool_uses"][0]["args"]["incident_id"] = "INC-020"
+
+    mutate_ops(evals, change)
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out[0].startswith("evals/ops.evalset.json: case incident-detail-inc-002, " + message)
+    assert out[1].startswith(
+        "evals/ops.evalset.json: case incident-detail-inc-002, turn 1, call 1 "
+        "get_incident.incident_id: 'INC-020' is not an incident in the seed"
+    )
+    assert len(out) == 2
+
+
+def test_an_ad_hoc_set_falls_back_to_the_projects_context_files_with_one_warning(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EVALS / "ops.evalset.json", tmp_path / "mine.evalset.json")
+    code, out, err = validate(capsys, "mine.evalset.json")
+    assert code == 0, out
+    warnings = [ln for ln in err.splitlines() if ln.startswith("warning:")]
+    assert warnings == [
+        "warning: test_config.json, negatives.yaml: not beside mine.evalset.json; checked "
+        f"against the project's {EVALS / 'test_config.json'} and {EVALS / 'negatives.yaml'} "
+        "instead (adk eval would use its default criteria)"
+    ]
+    assert out == ["ok: 1 eval set(s), 21 cases agree with the seed"]
+
+
+def test_an_ad_hoc_set_with_its_own_criteria_only_falls_back_for_the_negatives(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(EVALS / "ops.evalset.json", tmp_path / "mine.evalset.json")
+    shutil.copy(EVALS / "test_config.json", tmp_path / "test_config.json")
+    code, out, err = validate(capsys, "mine.evalset.json")
+    assert code == 0, out
+    assert [ln for ln in err.splitlines() if ln.startswith("warning:")] == [
+        "warning: negatives.yaml: not beside mine.evalset.json; checked against the project's "
+        f"{EVALS / 'negatives.yaml'} instead"
+    ]
+
+
+def test_an_unreadable_eval_set_is_one_precise_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "binary.evalset.json").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    code, out, err = validate(capsys, "binary.evalset.json")
+    assert code == 2 and "Traceback" not in err
+    assert out == ["binary.evalset.json: not UTF-8 text (byte 0x89 at offset 0)"]

@@ -15,10 +15,10 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .settings import current
+from .textfiles import TextFileError, YamlFileError, load_yaml, read_text
 
 EntityKind = Literal["incident", "service", "runbook", "skill"]
 ENTITY_KINDS: tuple[EntityKind, ...] = ("incident", "service", "runbook", "skill")
@@ -163,37 +163,17 @@ def _field_path(loc: Iterable[object]) -> str:
     return ".".join(str(p) for p in loc) or "(record)"
 
 
-class YamlFileError(ValueError):
-    """A YAML file that is missing or does not parse; the message says where, not which file."""
-
-
-# libyaml's safe loader parses about six times faster; the pure-Python one places errors better.
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def load_yaml(path: Path) -> object:
-    """Parse one YAML file; YamlFileError says 'file not found' or 'line L, column C not valid
-    YAML', for the caller to prefix with the file name its users know."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise YamlFileError("file not found") from None
-    try:
-        return yaml.load(text, Loader=_FAST_LOADER)  # noqa: S506 (a safe loader)
-    except yaml.YAMLError:
-        pass
-    try:
-        return yaml.safe_load(text)  # parse again, only to say where the error is
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1} " if mark else ""
-        raise YamlFileError(f"{where}not valid YAML") from None
-
-
 def _read_yaml(path: Path, root: Path) -> object:
     try:
         return load_yaml(path)
     except YamlFileError as exc:
+        raise SeedError(f"{_rel(path, root)}: {exc}") from None
+
+
+def _read_text(path: Path, root: Path) -> str:
+    try:
+        return read_text(path)
+    except TextFileError as exc:
         raise SeedError(f"{_rel(path, root)}: {exc}") from None
 
 
@@ -220,7 +200,7 @@ def _parse_records(path: Path, root: Path, key: str, model: type[BaseModel], id_
 def _load_runbooks(folder: Path, root: Path) -> dict[str, Runbook]:
     runbooks = {}
     for path in sorted(folder.glob("*.md")):
-        text = path.read_text(encoding="utf-8")
+        text = _read_text(path, root)
         first = text.splitlines()[0] if text else ""
         if not first.startswith("# "):
             raise SeedError(f"{_rel(path, root)}: field title: first line must be '# <title>'")
@@ -231,18 +211,22 @@ def _load_runbooks(folder: Path, root: Path) -> dict[str, Runbook]:
     return runbooks
 
 
-def _load_logs(folder: Path) -> dict[str, ServiceLog]:
+def _load_logs(folder: Path, root: Path) -> dict[str, ServiceLog]:
     return {
         path.stem: ServiceLog(
             service=path.stem,
-            lines=tuple(ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()),
+            lines=tuple(ln for ln in _read_text(path, root).splitlines() if ln.strip()),
         )
         for path in sorted(folder.glob("*.log"))
     }
 
 
-def _skill_dirs(folder: Path) -> dict[str, Path]:
-    return {p.name: p for p in sorted(folder.iterdir()) if (p / "SKILL.md").is_file()}
+def _skill_dirs(folder: Path, root: Path) -> dict[str, Path]:
+    """Skill folders; each SKILL.md must read as text now (its parse waits for `Seed.skills`)."""
+    found = {p.name: p for p in sorted(folder.iterdir()) if (p / "SKILL.md").is_file()}
+    for path in found.values():
+        _read_text(path / "SKILL.md", root)
+    return found
 
 
 def _check_references(seed: Seed) -> None:
@@ -296,8 +280,8 @@ def load_seed(root: Path | str | None = None) -> Seed:
         services=_parse_records(root / "services.yaml", root, "services", Service, "name"),
         incidents=_parse_records(root / "incidents.yaml", root, "incidents", Incident, "id"),
         runbooks=_load_runbooks(root / "runbooks", root),
-        logs=_load_logs(root / "logs"),
-        skill_dirs=_skill_dirs(root / "skills"),
+        logs=_load_logs(root / "logs", root),
+        skill_dirs=_skill_dirs(root / "skills", root),
     )
     _check_references(seed)
     return seed

@@ -38,7 +38,7 @@ def _cmd_seed(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from ops_copilot.seed import SeedError
 
-    from .validation import render, validate
+    from .validation import render, render_warnings, validate
     from .validation.adk import AdkCheckError
 
     try:
@@ -47,6 +47,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         return _error(exc, EXIT_BAD_INPUT)
     except AdkCheckError as exc:
         return _error(exc, EXIT_INFRA)
+    for line in render_warnings(report, args.format):
+        print(line, file=sys.stderr)
     for line in render(report, args.format):
         print(line)
     if report.problems:
@@ -65,8 +67,13 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
 
     from ops_copilot.seed import SeedError, default_seed
 
+    from .inputs import id_list
     from .redteam import CorpusError, default_attacks, default_benign, load_attacks, load_benign
 
+    try:
+        wanted = id_list("--attacks", args.attacks, "attack id")
+    except OpsEvalError as exc:
+        return _error(exc, exc.code)
     try:
         seed = default_seed()
         corpora = [default_attacks(), *map(Path, args.corpus or [])]
@@ -74,20 +81,23 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
         benign = load_benign(Path(args.benign) if args.benign else default_benign())
     except (CorpusError, SeedError) as exc:
         return _error(exc, EXIT_BAD_INPUT)
-    if args.attacks:
-        wanted = [a.strip() for a in args.attacks.split(",") if a.strip()]
+    if wanted is not None:
         unknown = sorted(set(wanted) - {a.id for a in attacks})
         if unknown:
             return _error(f"--attacks: no attack {', '.join(unknown)}", EXIT_BAD_INPUT)
         attacks = [a for a in attacks if a.id in wanted]
     if args.live:
         return _redteam_live(args, attacks, seed)
+    import logging
+
+    from .model_logs import model_logs
     from .redteam.suite import run_suite, summarise
 
-    result = run_suite(attacks, benign, seed=seed)
+    with model_logs(floor=logging.ERROR):
+        result = run_suite(attacks, benign, seed=seed)
     for line in summarise(result):
         print(line)
-    return EXIT_FAILED if result.failed else EXIT_OK
+    return result.exit_code  # 1 a breach or coverage drift, 3 an invalid run, 0 neither
 
 
 def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
@@ -95,6 +105,7 @@ def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
     unwind_on_signals()
     from ops_copilot.model import ModelConfigError
 
+    from .model_logs import model_logs
     from .models import ModelUnavailable, choose_model
     from .progress import Progress
     from .redteam import MODES
@@ -116,7 +127,8 @@ def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
                 progress.update(f"{run.attack} [{run.mode}] {state}", failed=bool(run.error))
 
             try:
-                runs = run_live(attacks, choice.model, seed=seed, modes=modes, on_done=done)
+                with model_logs():
+                    runs = run_live(attacks, choice.model, seed=seed, modes=modes, on_done=done)
             finally:
                 progress.close()
     except ModelConfigError as exc:
@@ -135,21 +147,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from ops_copilot.seed import SeedError
 
+    from .inputs import id_list
     from .run import RunOptions, execute
 
     unwind_on_signals()
-    options = RunOptions(
-        cases=[c.strip() for c in args.cases.split(",") if c.strip()] if args.cases else None,
-        repeats=args.repeats,
-        concurrency=args.concurrency,
-        model=args.model,
-        record=Path(args.record) if args.record else None,
-        output=Path(args.output) if args.output else None,
-        timeout_s=args.timeout,
-    )
-    if args.set:
-        options.set_path = Path(args.set)
     try:
+        options = RunOptions(
+            cases=id_list("--cases", args.cases),
+            repeats=args.repeats,
+            concurrency=args.concurrency,
+            model=args.model,
+            record=Path(args.record) if args.record else None,
+            output=Path(args.output) if args.output else None,
+            timeout_s=args.timeout,
+            verbose=args.verbose,
+        )
+        if args.set:
+            options.set_path = Path(args.set)
         code, _, _ = execute(options)
     except OpsEvalError as exc:
         return _error(exc, exc.code)
@@ -163,43 +177,25 @@ def _cmd_interactive(args: argparse.Namespace) -> int:
     from .interactive import launch
 
     unwind_on_signals()
-    extra = []
-    if args.command == "web":
-        extra = ["--host", args.host, "--port", str(args.port)]
+    from .inputs import tcp_port
+
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     try:
+        extra = []
+        if args.command == "web":
+            extra = ["--host", args.host, "--port", str(tcp_port("--port", args.port))]
         return launch(args.command, args.model, extra, say=say)
     except OpsEvalError as exc:
         return _error(exc, exc.code)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from .report_command import write_reports
 
-    from .records import RecordError, load_record
-    from .report import html_report, latest_run, markdown
-    from .settings import current
-
-    runs_dir = current().runs_dir
-    path = Path(args.run) if args.run else latest_run(runs_dir)
-    if path is None:
-        return _error(f"no run record in {runs_dir}; run `mise run eval` first", EXIT_BAD_INPUT)
     try:
-        record = load_record(path)
-    except FileNotFoundError:
-        return _error(f"{path}: file not found", EXIT_BAD_INPUT)
-    except OSError as exc:
-        return _error(f"{path}: cannot read ({exc.strerror})", EXIT_BAD_INPUT)
-    except (RecordError, UnicodeDecodeError) as exc:
-        return _error(f"{path}: not a run record ({exc})", EXIT_BAD_INPUT)
-    md_path = Path(args.markdown) if args.markdown else path.with_suffix(".md")
-    html_path = Path(args.html) if args.html else path.with_suffix(".html")
-    text = markdown(record)
-    for out, content in ((md_path, text), (html_path, html_report(record))):
-        try:
-            out.write_text(content, encoding="utf-8")
-        except OSError as exc:
-            return _error(f"{out}: cannot write ({exc.strerror})", EXIT_BAD_INPUT)
+        text, md_path, html_path = write_reports(args.run, args.markdown, args.html)
+    except OpsEvalError as exc:
+        return _error(exc, exc.code)
     print(text)
     print(f"markdown: {md_path}\nhtml: {html_path}", file=sys.stderr)
     return EXIT_OK
@@ -228,7 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     val.set_defaults(handler=_cmd_validate)
 
     red = sub.add_parser(
-        "redteam", help="deterministic injection suite with a model that obeys the attacker"
+        "redteam",
+        help="deterministic injection suite, obedient and cautious scripted attackers",
     )
     red.add_argument(
         "--corpus",
@@ -257,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--record", metavar="FILE", help="record every model request/response")
     run.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
     run.add_argument("--timeout", type=float, default=600.0, help="seconds per trial")
+    run.add_argument(
+        "--verbose", action="store_true", help="full tracebacks of model errors (default: one line)"
+    )
     run.set_defaults(handler=_cmd_run)
 
     chat = sub.add_parser("chat", help="talk to the ops copilot in the terminal (adk run)")
@@ -272,6 +272,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--markdown", metavar="PATH", help="default: beside the record, .md")
     rep.add_argument("--html", metavar="PATH", help="default: beside the record, .html")
     rep.set_defaults(handler=_cmd_report)
+
+    from .audit import add_parser as add_audit  # argparse only; the checks import lazily
+
+    add_audit(sub)
     return parser
 
 

@@ -11,6 +11,7 @@ conformance to ADK's own models is checked separately (`validation.adk`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -18,9 +19,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from ops_copilot.approval import Approval
+from ops_copilot.textfiles import TextFileError, read_text
 
 from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
@@ -103,14 +105,19 @@ class SessionInput:
 
 @dataclass
 class Case:
-    """What the validator and runners read of one case (ADK checks the full schema)."""
+    """What the validator and runners read of one case (ADK checks the full schema).
+
+    `eval_id` is the case's id, or `#N` (its position) when the file gives no usable one;
+    `declared_id` is the id exactly as the file gives it. `meta` is None when the file's
+    `meta` (kept as `raw_meta`) is not valid; runners only ever see valid sets."""
 
     file: str
     eval_id: str
     turns: list[CaseTurn]
     meta: CaseMeta | None = None
-    meta_error: str | None = None
     session: SessionInput = field(default_factory=SessionInput)
+    declared_id: Any = None
+    raw_meta: Any = None
 
 
 @dataclass
@@ -144,17 +151,17 @@ def read_json(path: Path) -> tuple[str, Any]:
     """File text and parsed JSON; MalformedInput names the line and column of a syntax error."""
     shown = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MalformedInput(shown, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MalformedInput(shown, f"cannot read ({exc})") from None
+        text = read_text(path)
+    except TextFileError as exc:
+        raise MalformedInput(shown, str(exc)) from None
     try:
         return text, json.loads(text)
     except json.JSONDecodeError as exc:
         raise MalformedInput(
             shown, f"line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})"
         ) from None
+    except RecursionError:
+        raise MalformedInput(shown, "nested too deeply to read") from None
 
 
 def _get(obj: Any, snake: str) -> Any:
@@ -185,10 +192,12 @@ def _session_input(raw: Any) -> SessionInput:
 
 
 def _text(content: Any) -> str:
+    """The text of a content's parts; a part whose text is not a string is ADK's schema problem
+    (reported with its path), so it reads here as no text."""
     parts = _get(content, "parts")
     if not isinstance(parts, list):
         return ""
-    return "".join(p.get("text") or "" for p in parts if isinstance(p, dict)).strip()
+    return "".join(_str(_get(p, "text")) or "" for p in parts).strip()
 
 
 def _calls(invocation: Any) -> list[ToolCall]:
@@ -225,24 +234,16 @@ def read_evalset(path: Path) -> EvalSetFile:
             )
             for i, inv in enumerate(conversation if isinstance(conversation, list) else [])
         ]
+        declared = _get(raw, "eval_id")
         case = Case(
             file=shown,
-            eval_id=str(_get(raw, "eval_id") or f"#{position + 1}"),
+            eval_id=declared if isinstance(declared, str) and declared else f"#{position + 1}",
             turns=turns,
             session=_session_input(_get(raw, "session_input")),
+            declared_id=declared,
+            raw_meta=raw.get(META_KEY),
         )
-        try:
-            case.meta = CaseMeta.model_validate(raw.get(META_KEY))
-        except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            case.meta_error = _first_error(exc)
+        with contextlib.suppress(ValidationError):  # the validator says why (`meta_rules`)
+            case.meta = CaseMeta.model_validate(case.raw_meta)
         cases.append(case)
     return EvalSetFile(path=path, display=shown, text=text, data=data, cases=cases)
-
-
-def _first_error(exc: Exception) -> str:
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        err = errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        return f"{META_KEY}{'.' + where if where else ''}: {err['msg']}"
-    return f"{META_KEY}: {exc}"

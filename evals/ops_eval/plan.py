@@ -8,7 +8,7 @@ files beside the set.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ class Plan:
     criteria: Criteria
     negatives: Negatives  # the deliberate negatives, per entity kind
     seed: Seed
+    warnings: list[str] = field(default_factory=list)  # the validator's (a context fallback)
 
 
 def load_plan(set_path: Path, case_ids: list[str] | None = None) -> Plan:
@@ -48,7 +49,9 @@ def load_plan(set_path: Path, case_ids: list[str] | None = None) -> Plan:
     cases = evalset.cases
     if not cases:
         raise OpsEvalError(EXIT_BAD_INPUT, f"{evalset.display}: no case to run")
-    if case_ids:
+    if case_ids is not None:
+        if not case_ids:
+            raise OpsEvalError(EXIT_BAD_INPUT, "no case selected: the case list is empty")
         known = {c.eval_id for c in cases}
         unknown = [c for c in case_ids if c not in known]
         if unknown:
@@ -66,4 +69,5 @@ def load_plan(set_path: Path, case_ids: list[str] | None = None) -> Plan:
         criteria=read_criteria(validated.configs[set_path.parent].data),
         negatives=validated.negatives,
         seed=seed,
+        warnings=validated.report.warnings,
     )

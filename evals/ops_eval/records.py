@@ -18,11 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .calls import Turn
 from .scorers.base import Score
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 2  # what this version writes
+MIN_SCHEMA_VERSION = 2  # the oldest it reads (version 1 kept results apart from their calls)
 
 
 class RecordError(ValueError):
-    """A file that is not a run record this version can read; the message says why."""
+    """Anything that keeps a file from being read as a run record -- missing, a folder, not
+    UTF-8, not JSON, an unsupported schema version, a field that does not validate. The message
+    says why in one line; the CLI shows it after the path, exit 2."""
 
 
 class _Rec(BaseModel):
@@ -106,23 +109,35 @@ class RunRecord(_Rec):
 
 
 def load_record(path: Path) -> RunRecord:
-    """Read a run record. OSError when the file cannot be read; RecordError when it is not a
-    record of this schema version, or does not validate as one."""
-    text = path.read_text(encoding="utf-8")
+    """Read a run record; RecordError (and nothing else) when it cannot be read as one."""
+    from ops_copilot.textfiles import TextFileError, read_text
+
     try:
-        data = json.loads(text)
+        data = json.loads(read_text(path))
+    except TextFileError as exc:
+        raise RecordError(str(exc)) from None
+    except RecursionError:
+        raise RecordError("not JSON (nested too deeply)") from None
     except ValueError as exc:
         raise RecordError(f"not JSON ({exc})") from None
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if version != SCHEMA_VERSION:
+    if not isinstance(data, dict):
+        raise RecordError("not a run record (the top level is not an object)")
+    if "schema_version" not in data:
+        raise RecordError("not a run record (no schema_version)")
+    version = data["schema_version"]
+    supported = isinstance(version, int) and not isinstance(version, bool)
+    if not (supported and MIN_SCHEMA_VERSION <= version <= SCHEMA_VERSION):
         raise RecordError(
-            f"schema_version {version!r} is not supported (this version reads {SCHEMA_VERSION})"
+            f"schema_version {repr(version)[:40]} is not supported "
+            f"(supported: {MIN_SCHEMA_VERSION} to {SCHEMA_VERSION})"
         )
     try:
         return RunRecord.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise RecordError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+        where = ".".join(map(str, first["loc"]))
+        where = "".join(c if c.isprintable() else repr(c)[1:-1] for c in where)  # one line
+        raise RecordError(f"not a run record ({where}: {first['msg']})") from None
 
 
 def write_record(record: RunRecord, path: Path) -> None:

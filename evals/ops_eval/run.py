@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from .aggregation import Aggregates, aggregate
 from .evalset import Case
 from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
+from .inputs import output_file, positive_seconds
 from .plan import Plan, load_plan
 from .records import ModelInfo, RunRecord, TrialRecord, write_record
 from .settings import current
@@ -43,6 +44,8 @@ class RunOptions:
     record: Path | None = None
     output: Path | None = None
     timeout_s: float = 600.0
+    verbose: bool = False
+    """Let ADK and LiteLLM log each model error's traceback (default: one line per trial)."""
 
 
 async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float) -> TrialRecord:
@@ -158,13 +161,10 @@ def _output_path(options: RunOptions, plan: Plan, started: datetime) -> Path:
         stamp = started.strftime("%Y%m%dT%H%M%SZ")
         name = plan.evalset.path.name.removesuffix(".evalset.json")
         return current().runs_dir / f"{stamp}-{name}-{uuid.uuid4().hex[:6]}.json"
-    path = options.output
-    if path.is_dir():
-        raise OpsEvalError(EXIT_BAD_INPUT, f"--output {path}: is a folder; give a file path")
-    return path
+    return output_file("--output", options.output)
 
 
-def _check_writable(path: Path) -> None:
+def _check_writable(path: Path, option: str = "--output") -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         existed = path.exists()
@@ -174,7 +174,7 @@ def _check_writable(path: Path) -> None:
             path.unlink()
     except OSError as exc:
         raise OpsEvalError(
-            EXIT_BAD_INPUT, f"--output {path}: cannot write ({exc.strerror})"
+            EXIT_BAD_INPUT, f"{option} {path}: cannot write ({exc.strerror})"
         ) from None
 
 
@@ -188,6 +188,7 @@ def execute(
     """Run the eval; returns (exit code, record, record path)."""
     from ops_copilot.model import ModelConfigError
 
+    from .model_logs import model_logs
     from .models import ModelUnavailable, choose_model
     from .progress import Progress
     from .report import summary_lines
@@ -195,7 +196,12 @@ def execute(
     out, err = out or sys.stdout, err or sys.stderr
     if options.repeats < 1 or options.concurrency < 1:
         raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
+    positive_seconds("--timeout", options.timeout_s)
+    if options.record is not None:
+        _check_writable(output_file("--record", options.record), "--record")
     plan = load_plan(options.set_path, options.cases)
+    for warning in plan.warnings:
+        print(f"warning: {warning}", file=err, flush=True)
     started = datetime.now(UTC)
     path = _output_path(options, plan, started)
     _check_writable(path)
@@ -230,7 +236,8 @@ def execute(
 
             t0 = time.perf_counter()
             try:
-                trials = asyncio.run(_trials(plan, choice.model, options, done))
+                with model_logs(options.verbose):
+                    trials = asyncio.run(_trials(plan, choice.model, options, done))
             finally:
                 progress.close()
             seconds = time.perf_counter() - t0

@@ -30,7 +30,10 @@ def _recording() -> Path:
             f"OPS_AGENT_MODEL: {value or '(unset)'!r}: this agent answers from a recording; "
             "set OPS_AGENT_MODEL=replay:FILE (made by `ops-eval run --record FILE`)"
         )
-    return Path(value[len(REPLAY_PREFIX) :])
+    file = value[len(REPLAY_PREFIX) :].strip()
+    if not file:
+        raise ModelConfigError("OPS_AGENT_MODEL: replay: needs a recording file (replay:FILE)")
+    return Path(file)
 
 
 root_agent = build_agent(ReplayLlm.from_file(_recording()))

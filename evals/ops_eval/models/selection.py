@@ -56,8 +56,11 @@ def _explicit(value: str, source: str) -> ModelChoice:
     if value.startswith(REPLAY_PREFIX):
         from ..testing.replay import ReplayLlm
 
+        file = value[len(REPLAY_PREFIX) :].strip()
+        if not file:
+            raise ModelConfigError(f"{source}: replay: needs a recording file (replay:FILE)")
         return ModelChoice(
-            model=ReplayLlm.from_file(Path(value[len(REPLAY_PREFIX) :])),
+            model=ReplayLlm.from_file(Path(file), origin=source),
             name=value,
             source="replay",
             reason=f"from {source}: answers come from a recording, no model is called",

@@ -122,14 +122,19 @@ class ReplayLlm(BaseLlm):
     _served: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @classmethod
-    def from_file(cls, path: Path) -> ReplayLlm:
+    def from_file(cls, path: Path, origin: str = "OPS_AGENT_MODEL") -> ReplayLlm:
+        """Load a recording; ModelConfigError, prefixed with `origin` (the setting or option
+        that named the file), for anything that is not one."""
         from ops_copilot.model import ModelConfigError
+        from ops_copilot.textfiles import TextFileError, read_text
 
+        where = f"{origin}: replay file {path}"
+        if path.is_dir():
+            raise ModelConfigError(f"{where}: is a folder, not a recording")
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise ModelConfigError(f"OPS_AGENT_MODEL: replay file {path}: {exc.strerror}") from None
-        where = f"OPS_AGENT_MODEL: replay file {path}"
+            lines = read_text(path).splitlines()
+        except TextFileError as exc:
+            raise ModelConfigError(f"{where}: {exc}") from None
         if not lines:
             raise ModelConfigError(f"{where}: empty, not a recording")
         entries = []

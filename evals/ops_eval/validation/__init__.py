@@ -1,9 +1,10 @@
 """The offline validator: every eval case agrees with ADK's schema, the agent's tools, the seed,
 the project's policies and the strict criteria -- before any model is called.
 
-It is a list of small rules, each yielding problems (`case_rules`, `call_rules`,
+It is a list of small rules, each yielding problems (`case_rules`, `meta_rules`, `call_rules`,
 `policy_rules`, `set_rules`), run over files read once (`files`). All problems are collected in
-one run, one line each, naming file, case, turn, call and field. Which arguments name seed
+one run, one line each, naming file, case, turn, call and field; every field is read
+defensively, so no content of a file reaches a traceback. Which arguments name seed
 entities, which tools write and which need approval all come from the tool declarations; the
 deliberate negatives come from `negatives.yaml`; a case is held out by its `meta.split`.
 """
@@ -21,17 +22,19 @@ from ..evalset import EvalSetFile, MalformedInput, display_path, read_evalset
 from ..settings import current
 from . import adk
 from .call_rules import expected_calls
-from .case_rules import has_turns, session_input, turn_texts, unique_id
+from .case_rules import eval_id, has_turns, session_input, turn_texts
 from .context import Context, Site
 from .files import (
     CONFIG_FILE,
     NEGATIVES_FILE,
     Config,
+    Fallbacks,
     Negatives,
     discover,
     read_configs,
     read_negatives,
 )
+from .meta_rules import valid_meta
 from .policy_rules import (
     category_fits,
     notes_after_untrusted,
@@ -39,7 +42,7 @@ from .policy_rules import (
     writes_approvable,
     writes_where_allowed,
 )
-from .problems import Problem, Report, render
+from .problems import Problem, Report, render, render_warnings
 from .set_rules import adk_accepts, holdout_unseen, negatives_still_missing
 
 __all__ = [
@@ -52,13 +55,17 @@ __all__ = [
     "Validated",
     "check",
     "render",
+    "render_warnings",
     "validate",
 ]
 
 Rule = Callable[[Context, Site], Iterator[Problem]]
 
-# Run in this order on every case with valid `meta` (a case without it gets only unique_id).
+# Run in this order on every case. A case whose `meta` is invalid gets that problem and every
+# other rule, with what its meta does say (rules bound to an unknown category skip it).
 CASE_RULES: tuple[Rule, ...] = (
+    eval_id,
+    valid_meta,
     has_turns,
     turn_texts,
     expected_calls,
@@ -84,10 +91,6 @@ class Validated:
 
 
 def _case_problems(ctx: Context, site: Site) -> Iterator[Problem]:
-    yield from unique_id(ctx, site)
-    if site.case.meta_error:
-        yield site.problem(site.case.meta_error, field="meta")
-        return
     for rule in CASE_RULES:
         yield from rule(ctx, site)
 
@@ -102,12 +105,17 @@ def check(
     in_process: bool = False,
 ) -> Validated:
     """Validate eval sets already read from `files` (the paths, readable or not, tell where the
-    context files are). `in_process`: parse with ADK here and keep the parsed sets."""
+    context files are; the project's evals/ stand in for missing ones, with a warning).
+    `in_process`: parse with ADK here and keep the parsed sets."""
     problems = list(problems or [])
-    configs = read_configs((p.parent for p in files), problems)
-    negatives_path = negatives_file or files[0].parent / NEGATIVES_FILE
+    fallbacks = Fallbacks(current().evals_dir)
+    for path in files:
+        fallbacks.shown.setdefault(path.parent, display_path(path))
+    configs = read_configs((p.parent for p in files), problems, fallbacks)
+    negatives_path = negatives_file or fallbacks.path(files[0].parent, NEGATIVES_FILE)
     negatives = read_negatives(negatives_path, problems)
-    items = [("evalset", es.text) for es in sets] + [("config", c.text) for c in configs.values()]
+    distinct = list({id(c): c for c in configs.values()}.values())  # a shared fallback once
+    items = [("evalset", es.text) for es in sets] + [("config", c.text) for c in distinct]
     pending = adk.start(items, in_process=in_process)
     ctx = Context(
         seed=seed or default_seed(),
@@ -123,8 +131,13 @@ def check(
         problems += holdout_unseen(sets)
     finally:
         ctx.close()
-    problems += adk_accepts(sets, list(configs.values()), pending.finish())
-    report = Report(problems=problems, files=len(sets), cases=sum(len(s.cases) for s in sets))
+    problems += adk_accepts(sets, distinct, pending.finish())
+    report = Report(
+        problems=problems,
+        files=len(sets),
+        cases=sum(len(s.cases) for s in sets),
+        warnings=fallbacks.warnings(),
+    )
     return Validated(report, sets, configs, negatives, pending.parsed)
 
 

@@ -14,7 +14,21 @@ from ..agents import AGENTS
 from ..calls import ToolCall
 from .context import Context, Site
 from .files import NEGATIVES_FILE
-from .problems import Problem
+from .problems import Problem, json_type
+
+# The declared parameter types a JSON argument can have, and how a message names them. A type
+# not listed here (none is, today) is not checked.
+_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "int": (int,),
+    "float": (int, float),
+    "bool": (bool,),
+    "None": (type(None),),
+    "dict": (dict,),
+    "list": (list,),
+}
+_NAMES = {"str": "a string", "int": "an integer", "float": "a number", "bool": "a boolean",
+          "None": "null", "dict": "an object", "list": "an array"}  # fmt: skip
 
 
 def article(word: str) -> str:
@@ -26,16 +40,39 @@ def _hint(value: str, candidates: Any) -> str:
     return f" (did you mean {near!r}?)" if near else ""
 
 
-def _structure(ctx: Context, spec: ToolSpec, call: ToolCall) -> Iterator[tuple[str, str]]:
-    """(message, field) for every way the call does not fit its tool or the seed."""
-    for arg in call.args:
+def type_problem(annotation: str, value: Any) -> str | None:
+    """Why `value` does not fit a parameter declared `annotation` ("str | None"), or None."""
+    names = [n.strip() for n in annotation.split("|")]
+    if any(n not in _TYPES for n in names):
+        return None
+    for name in names:
+        fits = isinstance(value, _TYPES[name])
+        if fits and not (isinstance(value, bool) and name in ("int", "float")):
+            return None
+    return f"must be {' or '.join(_NAMES[n] for n in names)}, not {json_type(value)}"
+
+
+def signature_problems(spec: ToolSpec, call: ToolCall) -> Iterator[tuple[str, str]]:
+    """(message, argument) for every way the call does not fit its tool's signature: unknown
+    or missing arguments, and arguments of a type the parameter does not declare."""
+    for arg, value in call.args.items():
         if arg not in spec.params:
             yield f"{arg!r} is not a parameter of {call.name}{_hint(arg, spec.params)}", arg
+            continue
+        wrong = type_problem(spec.params[arg].annotation, value)
+        if wrong:
+            yield wrong, arg
     for arg in sorted(spec.required - set(call.args)):
         yield f"required argument {arg!r} is missing", arg
+
+
+def _structure(ctx: Context, spec: ToolSpec, call: ToolCall) -> Iterator[tuple[str, str]]:
+    """(message, field) for every way the call does not fit its tool or the seed."""
+    misfits = list(signature_problems(spec, call))
+    yield from misfits
     for arg, kind in spec.entities.items():
         value = call.args.get(arg)
-        if value is None:
+        if value is None or any(arg == bad for _, bad in misfits):
             continue
         if not isinstance(value, str):
             yield f"{value!r} is not {article(kind)} id", arg
@@ -66,8 +103,7 @@ def _gold_replay(ctx: Context, call: ToolCall) -> str | None:
 
 
 def expected_calls(ctx: Context, site: Site) -> Iterator[Problem]:
-    meta = site.case.meta
-    assert meta is not None
+    meta = site.meta
     specs: Mapping[str, ToolSpec] = AGENTS[meta.agent].tool_specs()
     for turn in site.case.turns:
         for index, call in enumerate(turn.calls, start=1):

@@ -10,13 +10,34 @@ from .problems import Problem
 
 INCIDENT_ID = re.compile(r"\bINC-\d{3}\b")
 
+# An eval id names its case in `--cases a,b`, in report rows and file names, in ADK's web UI and
+# in CI annotations: so it is short and plain -- the form every id in evals/ already has.
+MAX_ID_LENGTH = 128
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
-def unique_id(ctx: Context, site: Site) -> Iterator[Problem]:
-    """An eval id names one case across every set."""
-    eval_id = site.case.eval_id
-    if eval_id in ctx.seen_ids:
-        yield site.problem(f"duplicate eval id (also in {ctx.seen_ids[eval_id]})", field="eval_id")
-    ctx.seen_ids.setdefault(eval_id, site.evalset.display)
+
+def eval_id(ctx: Context, site: Site) -> Iterator[Problem]:
+    """An eval id is present, at most MAX_ID_LENGTH characters, plain (ID_PATTERN), and names
+    one case across every set. A missing or non-string id is ADK's schema problem."""
+    declared = site.case.declared_id
+    if not isinstance(declared, str):
+        return
+    if not declared:
+        yield site.problem("is empty", field="eval_id")
+    elif len(declared) > MAX_ID_LENGTH:
+        message = f"is {len(declared)} characters long; at most {MAX_ID_LENGTH}"
+        yield site.problem(message, field="eval_id")
+    elif not ID_PATTERN.fullmatch(declared):
+        yield site.problem(
+            f"{declared!r} may hold only letters, digits and . _ - "
+            "(starting with a letter or digit)",
+            field="eval_id",
+        )
+    if not declared:
+        return
+    if declared in ctx.seen_ids:
+        yield site.problem(f"duplicate eval id (also in {ctx.seen_ids[declared]})", field="eval_id")
+    ctx.seen_ids.setdefault(declared, site.evalset.display)
 
 
 def has_turns(ctx: Context, site: Site) -> Iterator[Problem]:

@@ -11,7 +11,7 @@ from typing import Any
 from ops_copilot.seed import Seed
 
 from ..direct import DirectContext
-from ..evalset import Case, EvalSetFile
+from ..evalset import Case, CaseMeta, Category, EvalSetFile
 from .files import Negatives
 from .leaks import LeakIndex
 from .problems import Problem
@@ -58,6 +58,22 @@ class Site:
 
     evalset: EvalSetFile
     case: Case
+
+    @cached_property
+    def _assumed(self) -> tuple[CaseMeta, Category | None]:
+        from .meta_rules import assumed
+
+        return assumed(self.case)
+
+    @property
+    def meta(self) -> CaseMeta:
+        """The case's meta, or what the rules assume of an invalid one (`meta_rules`)."""
+        return self._assumed[0]
+
+    @property
+    def category(self) -> Category | None:
+        """The case's category; None when its meta gives no valid one (category rules skip)."""
+        return self._assumed[1]
 
     def problem(self, message: str, **where: Any) -> Problem:
         return Problem(

@@ -1,17 +1,23 @@
 """The files a validation reads: eval sets found under the given paths, and the context files
 beside them -- the criteria (`test_config.json`) and the deliberate negatives
-(`negatives.yaml`) -- each read once, its own problems reported on the way."""
+(`negatives.yaml`) -- each read once, its own problems reported on the way.
+
+A set kept outside evals/ (an ad-hoc file) usually has no context files beside it: the project's
+own evals/ files stand in, with one warning that says so, rather than a problem that buries the
+set's real ones. Only where the project's own file is missing too is the absence a problem.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ops_copilot.seed import EntityKind, YamlFileError, load_yaml, normalise
+from ops_copilot.seed import EntityKind, normalise
+from ops_copilot.textfiles import YamlFileError, load_yaml
 
 from ..criteria import strictness_problems
 from ..evalset import MalformedInput, display_path, read_json
@@ -60,26 +66,67 @@ def discover(paths: Iterable[str | Path], default: Path) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def read_configs(folders: Iterable[Path], problems: list[Problem]) -> dict[Path, Config]:
-    """The criteria file of each folder, held to the strict gate."""
-    configs = {}
-    for folder in dict.fromkeys(folders):
-        path = folder / CONFIG_FILE
-        shown = display_path(path)
-        if not path.exists():
-            problems.append(
-                Problem(shown, "missing: adk eval would fall back to its default criteria")
+@dataclass
+class Fallbacks:
+    """Context files taken from the project's evals/ for folders that lack them."""
+
+    project: Path
+    taken: dict[Path, list[str]] = field(default_factory=dict)  # folder -> file names
+    shown: dict[Path, str] = field(default_factory=dict)  # folder -> a set file in it
+
+    def path(self, folder: Path, name: str) -> Path:
+        """`folder/name`, or the project's file when only the project has one."""
+        own = folder / name
+        if own.exists() or folder.resolve() == self.project.resolve():
+            return own
+        if not (self.project / name).is_file():
+            return own
+        self.taken.setdefault(folder, []).append(name)
+        return self.project / name
+
+    def warnings(self) -> list[str]:
+        """One line per folder that fell back, naming what stands in for what."""
+        lines = []
+        for folder, names in self.taken.items():
+            used = " and ".join(display_path(self.project / n) for n in names)
+            beside = self.shown.get(folder) or display_path(folder)
+            adk = " (adk eval would use its default criteria)" if CONFIG_FILE in names else ""
+            lines.append(
+                f"{', '.join(names)}: not beside {beside}; checked against the project's "
+                f"{used} instead{adk}"
             )
-            continue
-        try:
-            text, data = read_json(path)
-        except MalformedInput as exc:
-            problems.append(Problem(exc.file, exc.message, malformed=True))
-            continue
-        for fld, message in strictness_problems(data):
-            problems.append(Problem(shown, message, field=fld))
-        configs[folder] = Config(path, text, data)
+        return lines
+
+
+def read_configs(
+    folders: Iterable[Path], problems: list[Problem], fallbacks: Fallbacks | None = None
+) -> dict[Path, Config]:
+    """The criteria file of each folder (or its fallback), held to the strict gate; a file
+    several folders share is read, and its problems reported, once."""
+    configs: dict[Path, Config] = {}
+    read: dict[Path, Config | None] = {}
+    for folder in dict.fromkeys(folders):
+        path = fallbacks.path(folder, CONFIG_FILE) if fallbacks else folder / CONFIG_FILE
+        if path not in read:
+            read[path] = _read_config(path, problems)
+        if read[path] is not None:
+            configs[folder] = read[path]  # type: ignore[assignment]
     return configs
+
+
+def _read_config(path: Path, problems: list[Problem]) -> Config | None:
+    shown = display_path(path)
+    if not path.exists():
+        problems.append(Problem(shown, "missing: adk eval would fall back to its default criteria"))
+        return None
+    try:
+        text, data = read_json(path)
+    except MalformedInput as exc:
+        problems.append(Problem(exc.file, exc.message, malformed=True))
+        return None
+    for fld, message in strictness_problems(data):
+        problems.append(Problem(shown, message, field=fld))
+    return Config(path, text, data)
 
 
 def read_negatives(path: Path, problems: list[Problem]) -> Negatives | None:

@@ -12,15 +12,14 @@ from ops_copilot.seed import ENTITY_KINDS, normalise
 from ops_copilot.writes import precheck_write
 
 from ..agents import AGENTS
+from .call_rules import signature_problems
 from .context import Context, Site
 from .problems import Problem
 
 
 def _calls(site: Site):
     """(turn, 1-based index, call, spec) of every expected call of a known tool."""
-    meta = site.case.meta
-    assert meta is not None
-    specs = AGENTS[meta.agent].tool_specs()
+    specs = AGENTS[site.meta.agent].tool_specs()
     for turn in site.case.turns:
         for index, call in enumerate(turn.calls, start=1):
             if call.name in specs:
@@ -30,7 +29,9 @@ def _calls(site: Site):
 def writes_where_allowed(ctx: Context, site: Site) -> Iterator[Problem]:
     """Restarts and resolutions only in approval cases, notes in memory or approval cases; an
     approval case expects something that needs approval."""
-    category = site.case.meta.category  # type: ignore[union-attr]
+    category = site.category
+    if category is None:
+        return
     guarded = False
     for turn, index, call, spec in _calls(site):
         guarded = guarded or spec.always_confirm
@@ -51,7 +52,9 @@ def writes_where_allowed(ctx: Context, site: Site) -> Iterator[Problem]:
 
 def notes_after_untrusted(ctx: Context, site: Site) -> Iterator[Problem]:
     """A note after untrusted text waits for a human, which only an approval case answers."""
-    category = site.case.meta.category  # type: ignore[union-attr]
+    category = site.category
+    if category is None:
+        return
     untrusted_seen = None
     for turn, index, call, spec in _calls(site):
         if spec.confirm == "after_untrusted" and untrusted_seen and category != "approval":
@@ -70,8 +73,8 @@ def writes_approvable(ctx: Context, site: Site) -> Iterator[Problem]:
     """An expected restart or resolution must be one a human could approve on a fresh store:
     not refused before anyone is asked (already resolved, unknown target)."""
     for turn, index, call, spec in _calls(site):
-        if not spec.always_confirm:
-            continue
+        if not spec.always_confirm or any(signature_problems(spec, call)):
+            continue  # a call that does not fit its tool is reported as such (`call_rules`)
         result = precheck_write(call.name, call.args, ctx.gold.workspace)
         if result is None or result.get("reason") == "writes_disabled":  # a setting, not the case
             continue
@@ -89,17 +92,24 @@ def writes_approvable(ctx: Context, site: Site) -> Iterator[Problem]:
 
 def category_fits(ctx: Context, site: Site) -> Iterator[Problem]:
     """What a category promises: approvals only on approval cases, no call in a relevance case,
-    a declared negative named in a negative case."""
-    meta = site.case.meta
-    assert meta is not None
+    at least one in a happy case, a declared negative named in a negative case."""
+    meta, category = site.meta, site.category
+    if category is None:
+        return
     calls = list(_calls(site))
-    if meta.approval is not None and meta.category != "approval":
+    if meta.approval is not None and category != "approval":
         yield site.problem(
             "an approval decision belongs only on an approval case", field="meta.approval"
         )
-    if meta.category == "relevance" and any(t.calls for t in site.case.turns):
+    if category == "relevance" and any(t.calls for t in site.case.turns):
         yield site.problem("a relevance case expects no tool call at all", field="conversation")
-    if meta.category == "negative":
+    if category == "happy" and not any(t.calls for t in site.case.turns):
+        yield site.problem(
+            "a happy case must expect at least one tool call (a case that expects none is a "
+            "relevance case)",
+            field="meta.category",
+        )
+    if category == "negative":
         named = {
             normalise(kind, call.args[arg])
             for _, _, call, spec in calls
@@ -115,7 +125,7 @@ def category_fits(ctx: Context, site: Site) -> Iterator[Problem]:
 
 def triage_reference(ctx: Context, site: Site) -> Iterator[Problem]:
     """A triage case's reference is a `TriageReport` that agrees with the seed."""
-    if site.case.meta.agent != "triage_report":  # type: ignore[union-attr]
+    if site.meta.agent != "triage_report":
         return
     from triage_report.schema import TriageReport
 

@@ -1,9 +1,32 @@
 """A validation problem (file, case, turn, call, field, message) and the report that collects
-them. Malformed input (unreadable JSON, a schema ADK rejects) exits 2; any other problem 1."""
+them. Malformed input (unreadable JSON, a schema ADK rejects) exits 2; any other problem 1.
+Warnings (a fallback the validator took) are reported but change no exit code."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+CASE_LABEL_LIMIT = 60  # characters of a case id shown in a problem line
+
+
+def one_line(text: str) -> str:
+    """Control characters (a newline in a key or an id) escaped: a problem is one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def json_type(value: Any) -> str:
+    """A value's JSON type, as a message names it ("an object", "null")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    kinds = {str: "a string", list: "an array", dict: "an object"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 @dataclass(frozen=True)
@@ -20,7 +43,10 @@ class Problem:
     def where(self) -> str:
         bits = []
         if self.case:
-            bits.append(f"case {self.case}")
+            case = self.case  # a runaway id must not swamp the line
+            if len(case) > CASE_LABEL_LIMIT:
+                case = case[:CASE_LABEL_LIMIT] + "…"
+            bits.append(f"case {case}")
         if self.turn:
             bits.append(f"turn {self.turn}")
         if self.call:
@@ -31,12 +57,12 @@ class Problem:
 
     def render(self) -> str:
         where = self.where()
-        return f"{self.file}: {where + ': ' if where else ''}{self.message}"
+        return one_line(f"{self.file}: {where + ': ' if where else ''}{self.message}")
 
     def github(self) -> str:
         line = f",line={self.line}" if self.line else ""
         text = (f"{self.where()}: " if self.where() else "") + self.message
-        return f"::error file={self.file}{line}::{text.replace('%', '%25').replace(chr(10), ' ')}"
+        return one_line(f"::error file={self.file}{line}::{text.replace('%', '%25')}")
 
 
 @dataclass
@@ -44,6 +70,7 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     files: int = 0
     cases: int = 0
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def malformed(self) -> bool:
@@ -57,3 +84,10 @@ class Report:
 def render(report: Report, fmt: str = "text") -> list[str]:
     """One line per problem: plain, or as GitHub annotations (`--format github`)."""
     return [p.github() if fmt == "github" else p.render() for p in report.problems]
+
+
+def render_warnings(report: Report, fmt: str = "text") -> list[str]:
+    """One line per warning, for stderr: `warning: ...`, or a GitHub warning annotation."""
+    if fmt == "github":
+        return [one_line(f"::warning::{w.replace('%', '%25')}") for w in report.warnings]
+    return [one_line(f"warning: {w}") for w in report.warnings]

@@ -1,0 +1,68 @@
+"""ADK's and LiteLLM's own error output while trials play, kept to the one line per trial that
+the runner prints with the cause.
+
+A model error (an endpoint answering 500 or garbage) ends the trial with `error`, and the
+progress line says why. Left alone, ADK also logs that exception with its full traceback twice
+(the node and the root node failed) and LiteLLM prints a help banner on stdout: a hundred lines
+per trial that bury the cause. So, unless `--verbose`, while the trials play:
+- records that carry a traceback are dropped from the `google_adk` and `LiteLLM` loggers (other
+  warnings still reach stderr);
+- LiteLLM's debug banner is off (`litellm.suppress_debug_info`).
+Everything is put back afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Iterator
+
+ADK_LOGGER = "google_adk"  # parent of every ADK module's logger
+LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")  # each with its own handler
+
+
+class _NoTracebacks(logging.Filter):
+    def __init__(self, floor: int = logging.WARNING) -> None:
+        super().__init__()
+        self.floor = floor
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.exc_info and record.levelno >= self.floor
+
+
+@contextlib.contextmanager
+def model_logs(verbose: bool = False, floor: int = logging.WARNING) -> Iterator[None]:
+    """Quiet the libraries' traceback logging for the block, unless `verbose`; ADK records below
+    `floor` are dropped too (the deterministic red team's scripted attackers call tools that do
+    not exist and answer confirmations nobody asked for on purpose, and ADK warns at each; the
+    suite's verdicts say what came of it)."""
+    if verbose:
+        yield
+        return
+    quiet = _NoTracebacks(floor)
+    adk = logging.getLogger(ADK_LOGGER)
+    # ADK's module loggers have no handler of their own: their records reach this one, which
+    # writes what is left to stderr as Python's last-resort handler would.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.addFilter(quiet)
+    adk.addHandler(handler)
+    propagate, adk.propagate = adk.propagate, False
+    for name in LITELLM_LOGGERS:
+        logging.getLogger(name).addFilter(quiet)
+    litellm = sys.modules.get("litellm")
+    if litellm is None and "google.adk.models.lite_llm" in sys.modules:
+        import litellm  # a LiteLLM-backed model imports it on its first call anyway
+    banner = getattr(litellm, "suppress_debug_info", None)
+    if litellm is not None:
+        litellm.suppress_debug_info = True
+    try:
+        yield
+    finally:
+        adk.removeHandler(handler)
+        adk.propagate = propagate
+        for name in LITELLM_LOGGERS:
+            logging.getLogger(name).removeFilter(quiet)
+        if litellm is not None:
+            litellm.suppress_debug_info = banner

@@ -1,0 +1,142 @@
+"""Every CLI input is checked up front: bad input is one precise line and exit 2, before any
+model is chosen or any trial runs, never a traceback.
+
+Runs name a model that does not exist (`replay:` of a missing file): an input check that comes
+too late would show up as that model's error instead of the input's.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ops_eval.cli import main
+
+NO_MODEL = "replay:/nonexistent/recording.jsonl"
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("cases", [",", "", " , ,"])
+def test_an_empty_case_list_is_refused(here, capsys, cases):
+    code, _, err = cli(capsys, "run", "--cases", cases, "--model", NO_MODEL, "--output", "r.json")
+    assert code == 2
+    assert err == "error: --cases: no eval id given; name at least one, comma-separated\n"
+
+
+@pytest.mark.parametrize("attacks", [",", ""])
+def test_an_empty_attack_list_is_refused(here, capsys, attacks):
+    code, _, err = cli(capsys, "redteam", "--attacks", attacks)
+    assert code == 2
+    assert err == "error: --attacks: no attack id given; name at least one, comma-separated\n"
+
+
+@pytest.mark.parametrize("timeout", ["0", "-5", "nan", "inf"])
+def test_a_timeout_must_be_a_positive_number_of_seconds(here, capsys, timeout):
+    argv = ["run", "--timeout", timeout, "--model", NO_MODEL, "--output", "r.json"]
+    code, _, err = cli(capsys, *argv)
+    assert code == 2
+    assert err == f"error: --timeout: {timeout} is not a positive number of seconds\n"
+
+
+def test_a_folder_given_for_the_recording_is_refused_before_the_model(here, capsys):
+    (here / "rec").mkdir()
+    argv = ["run", "--record", "rec", "--model", NO_MODEL, "--output", "r.json"]
+    code, _, err = cli(capsys, *argv)
+    assert code == 2
+    assert err == "error: --record rec: is a folder; give a file path\n"
+
+
+@pytest.mark.parametrize("port", ["0", "70000"])
+def test_a_port_outside_the_tcp_range_is_refused(here, capsys, port):
+    code, _, err = cli(capsys, "web", "--port", port, "--model", NO_MODEL)
+    assert code == 2
+    assert err == f"error: --port: {port} is not a TCP port (1 to 65535)\n"
+
+
+def _folder(path):
+    path.mkdir()
+
+
+def _binary(path):
+    path.write_bytes(b"\x00\x9f\x92\x96 not text")
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [(_folder, "is a folder, not a file"), (_binary, "not UTF-8 text (byte 0x9f at offset 1)")],
+)
+def test_an_eval_set_that_is_a_folder_or_binary_is_refused(here, capsys, make, message):
+    make(here / "x.evalset.json")
+    argv = ["run", "--set", "x.evalset.json", "--model", NO_MODEL, "--output", "r.json"]
+    code, _, err = cli(capsys, *argv)
+    assert code == 2
+    assert err == f"error: x.evalset.json: {message}\n"
+
+
+def _record(path, **changes):
+    path.write_text(json.dumps({"schema_version": 2, **changes}))
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (_folder, "is a folder, not a file"),
+        (_binary, "not UTF-8 text (byte 0x9f at offset 1)"),
+        (
+            lambda p: _record(p, schema_version=999),
+            "schema_version 999 is not supported (supported: 2 to 2)",
+        ),  # fmt: skip
+        (
+            lambda p: _record(p, schema_version="2"),
+            "schema_version '2' is not supported (supported: 2 to 2)",
+        ),  # fmt: skip
+        (lambda p: p.write_text("[1, 2]"), "not a run record (the top level is not an object)"),
+        (
+            lambda p: p.write_text("{"),
+            "not JSON (Expecting property name enclosed in double "
+            "quotes: line 1 column 2 (char 1))",
+        ),  # fmt: skip
+    ],
+)
+def test_a_run_record_that_cannot_be_read_is_one_line(here, capsys, make, message):
+    make(here / "run.json")
+    code, _, err = cli(capsys, "report", "run.json")
+    assert code == 2
+    assert err == f"error: run.json: {message}\n"
+    assert not (here / "run.md").exists()  # no partial output
+
+
+def test_a_replay_model_needs_a_file(here, capsys, monkeypatch):
+    code, _, err = cli(capsys, "run", "--model", "replay:", "--output", "r.json")
+    assert code == 2
+    assert err == "error: --model: replay: needs a recording file (replay:FILE)\n"
+    monkeypatch.setenv("OPS_AGENT_MODEL", "replay:  ")
+    code, _, err = cli(capsys, "run", "--output", "r.json")
+    assert code == 2
+    assert err == "error: OPS_AGENT_MODEL: replay: needs a recording file (replay:FILE)\n"
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (_folder, "is a folder, not a recording"),
+        (_binary, "not UTF-8 text (byte 0x9f at offset 1)"),
+    ],
+)
+def test_a_replay_file_that_is_a_folder_or_binary(here, capsys, make, message):
+    make(here / "rec.jsonl")
+    code, _, err = cli(capsys, "run", "--model", "replay:rec.jsonl", "--output", "r.json")
+    assert code == 2
+    assert err == f"error: --model: replay file rec.jsonl: {message}\n"
