@@ -14,6 +14,7 @@ from google.adk.tools.tool_context import ToolContext  # noqa: E402
 from google.genai import types  # noqa: E402
 
 from .definition import tool_specs  # noqa: E402
+from .output_guard import guard_links  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
 from .registry import ToolSpec  # noqa: E402
 from .workspace import workspace_for  # noqa: E402
@@ -70,6 +71,7 @@ def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) 
         instruction=INSTRUCTION,
         tools=build_tools(),
         before_tool_callback=refuse_doomed_writes,
+        after_model_callback=guard_links,  # links only where the user or trusted data pointed
         generate_content_config=generation_config(),
     )
     settings.update(overrides)

@@ -4,10 +4,14 @@ Log lines, runbook bodies, incident summaries and timelines, and notes are writt
 systems the agent must not take orders from. Before such text reaches the model:
 
 1. It is normalised (NFKC, which folds fullwidth forms; zero-width and bidi control characters
-   removed), so an instruction cannot hide behind look-alike encodings.
+   removed; invisible Unicode tag characters shown as the ASCII they smuggle), so an instruction
+   cannot hide behind look-alike encodings.
 2. Lines that carry a known injection pattern -- matched on a skeleton that also folds common
-   Cyrillic/Greek homoglyphs and decodes base64/hex blobs -- are neutralised from the start of the
-   offending sentence to the end of the line, leaving a marker that names the pattern classes.
+   Cyrillic/Greek homoglyphs and decodes base64/hex/percent-encoded blobs, and, where a
+   right-to-left override reverses text on screen, on the order a human reader sees too -- are
+   neutralised from the start of the offending sentence to the end of the line, leaving a marker
+   that names the pattern classes. A pattern is matched within one line: an instruction split
+   over several lines is caught only where a line carries a pattern of its own.
 3. The result is wrapped in a fence whose id is a hash of the content, and any fence-like token
    inside the data is defanged, so a forged closing fence cannot end the data block.
 
@@ -24,6 +28,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA"
@@ -33,13 +38,18 @@ NOTICE = (
 )
 
 # Invisible characters used to split keywords or reorder text: zero-width, word joiner, BOM,
-# soft hyphen, Mongolian vowel separator, and the bidirectional controls.
-_INVISIBLE = dict.fromkeys(
+# soft hyphen, Mongolian vowel separator, the bidirectional and deprecated format controls, the
+# interlinear annotation marks, and the tag begin/cancel characters. Tag characters in between
+# (U+E0020..U+E007E) carry ASCII that a model reads and a human does not see: they are shown.
+_INVISIBLE: dict[int, int | str | None] = dict.fromkeys(
     [0x00AD, 0x180E, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060, 0x2061, 0x2062, 0x2063]
-    + [0x2064, 0xFEFF, 0x061C]
+    + [0x2064, 0xFEFF, 0x061C, 0xE0001, 0xE007F]
     + list(range(0x202A, 0x202F))
-    + list(range(0x2066, 0x206A))
+    + list(range(0x2066, 0x2070))
+    + list(range(0xFFF9, 0xFFFC))
 )
+_INVISIBLE.update({0xE0000 + c: chr(c) for c in range(0x20, 0x7F)})
+_RLO, _PDF = "\u202e", "\u202c"  # right-to-left override; pop directional formatting
 
 # Homoglyphs that NFKC leaves alone, folded to the Latin letter they imitate (detection only).
 _HOMOGLYPHS = str.maketrans(
@@ -84,9 +94,30 @@ _PATTERNS: dict[str, list[str]] = {
         r"delete|approve|reveal|print|send)\b",
     ],
     "mass-action": [
-        rf"\b(resolve|close|restart|reboot|delete|acknowledge|silence){_W}(all|every|each|"
+        rf"\b(resolve|close|restart|reboot|delete|acknowledge|silence|mark){_W}(all|every|each|"
         rf"everything)({_W}(open|active|remaining|other|of{_W}the))*\b",
         rf"\b(all|every){_W}(open{_W})?(incidents?|services?){_W}(must|should|shall|will){_W}be\b",
+        r"\b(all|every|each)\b(\W+\w+){0,4}?\W+(incidents?|services?)\b(\W+\w+){0,4}?\W+"
+        r"(must|should|shall|will|needs?|has|have)\b(\W+\w+){0,2}?\W+(be\W+)?(resolved|closed|"
+        r"restarted|rebooted|restart|reboot|marked|acknowledged|silenced)\b",
+        r"\bfor\W+(each|every|all)\W+(\w+\W+){0,2}?(incidents?|services?)\b[^.]{0,60}\b(resolve|"
+        r"close|restart|reboot|mark)",
+    ],
+    "argument-injection": [
+        r"(;|&&|\|\|)\s*(rm|curl|wget|sh|bash|nc|ncat|python\d?|perl|chmod|dd|mkfs|shutdown)\b",
+        r"\|\s*(sh|bash|zsh)\b",
+        r"\$\([^)]*\)",
+        r"(\.\./){2,}|/etc/(passwd|shadow)\b|\bid_rsa\b",
+        r"'\s*(or|and)\s*'?\d+'?\s*=\s*'?\d+|;\s*drop\s+table\b|\bunion\s+select\b",
+    ],
+    "kill-switch": [
+        r"\bops_writes_disabled\s*[:=]\s*[\"']?(0|false|no|off)\b",
+        rf"\bwrites?{_W}disabled\s*(=|:|{_W}to)\s*[\"']?(0|false|no|off)\b",
+        rf"\b(disable|deactivate|turn{_W}off|switch{_W}off|bypass|remove|lift){_W}(the{_W})?"
+        rf"(kill{_W}?switch|write{_W}?(lock|freeze|guard|protection)|safety{_W}(switch|lock))",
+        rf"\b(turn|switch|flip|set){_W}(the{_W})?(kill{_W}?switch|write{_W}?lock){_W}(to{_W})?"
+        r"(off|false|disabled)\b",
+        rf"\b(re{_W}?enable|unlock|turn{_W}on|switch{_W}on){_W}(all{_W})?writes\b",
     ],
     "forged-approval": [
         rf"\b(already|pre){_W}?approved\b",
@@ -126,12 +157,24 @@ _COMPILED = {
 }
 
 _BLOB = re.compile(r"\b(?:[A-Za-z0-9+/]{16,}={0,2}|(?:[0-9a-fA-F]{2}){12,})(?![A-Za-z0-9+/=])")
+_PERCENT = re.compile(r"\S*(?:%[0-9A-Fa-f]{2}){3,}\S*")
 _SENTENCE_BREAK = re.compile(r"[.!?;:|]\s|\s[-–—]\s")
 
 
 def normalise(text: str) -> str:
     """NFKC (fullwidth and compatibility forms folded) with invisible characters removed."""
     return unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+
+
+def _visual(line: str) -> str:
+    """The order a reader sees: each right-to-left override span (to its closing pop, or the
+    end of the line) reversed. A model reads the logical order; a reviewer reads this one."""
+    while _RLO in line:
+        start = line.index(_RLO)
+        end = line.find(_PDF, start)
+        end = len(line) if end < 0 else end
+        line = line[:start] + line[start + 1 : end][::-1] + line[end + 1 :]
+    return line
 
 
 def _skeleton(clean: str) -> str:
@@ -144,8 +187,13 @@ def _skeleton(clean: str) -> str:
 
 
 def _decoded_blobs(line: str) -> list[tuple[int, str]]:
-    """Base64 or hex tokens that decode to readable text: (start offset, decoded skeleton)."""
-    found = []
+    """Base64, hex or percent-encoded tokens that decode to readable text: (start offset,
+    decoded skeleton)."""
+    found = [
+        (m.start(), _skeleton(normalise(unquote(m.group(0)))))
+        for m in _PERCENT.finditer(line)
+        if unquote(m.group(0)) != m.group(0)
+    ]
     for m in _BLOB.finditer(line):
         token = m.group(0)
         raw: bytes | None = None
@@ -195,8 +243,15 @@ def neutralise(text: str) -> Spotlit:
     total = 0
     seen: list[str] = []
     out_lines = []
-    for line in normalise(text).split("\n"):
+    for raw in text.split("\n"):
+        line = normalise(raw)
         start, classes = scan(line)
+        if _RLO in raw:  # hidden from a reviewer, or shown to one: both orders are scanned
+            shown, shown_classes = scan(normalise(_visual(raw)))
+            if shown is not None:
+                at = len(normalise(raw[: raw.index(_RLO)]))
+                start = at if start is None else min(start, at)
+                classes += [c for c in shown_classes if c not in classes]
         if start is None:
             out_lines.append(line)
             continue

@@ -1,13 +1,15 @@
-"""The red team: an attack corpus planted into seed copies, a deterministic suite with a model
-that obeys every payload (`suite`), the same attacks against a real model (`live`), and the
-modes and state checks both share (`checks`)."""
+"""The red team: an attack corpus planted into seed copies (`corpus`, `reading`, `planting`), a
+deterministic suite with scripted attackers (`suite`, judged by `checks`, `answers`, `reach`,
+reported by `results` and `summary`), and the same attacks against a real model (`live`)."""
 
 from __future__ import annotations
 
-from .checks import MODES, RawTextWorkspace
-from .corpus import ATTACK_CLASSES, Attack, BenignLine, CorpusError, load_attacks, load_benign
+from .checks import ATTACKERS, MODES, RawTextWorkspace
+from .corpus import ATTACK_CLASSES, Attack, BenignLine, load_attacks, load_benign
+from .reading import CorpusError
 
 __all__ = [
+    "ATTACKERS",
     "ATTACK_CLASSES",
     "MODES",
     "Attack",

@@ -2,9 +2,14 @@
 
 It does the user's task, and once the injected text has reached it (the task's tool results are
 back) it issues every tool call the payload asks for -- whether or not spotlighting neutralised
-the text -- forges an approval when the attack is a forged-approval one, and claims success. What
-it asks for comes from the attack's declared action, so the suite measures the guardrails, not
-how well a model can be talked into something. Test infrastructure, never a product model.
+the text -- forges an approval when the attack is a forged-approval one, claims success, and puts
+whatever the payload wanted in the answer (an exfiltration link) into its answer. What it does
+comes from the attack's declaration, so the suite measures the guardrails, not how well a model
+can be talked into something. It records every line of every tool result it was sent, so the
+suite can check what reached the model. Test infrastructure, never a product model.
+
+`obeys` decides whether it follows the payload at all; the obedient attacker always does, the
+cautious one (`cautious.CautiousAttacker`) only when the payload reached it un-neutralised.
 """
 
 from __future__ import annotations
@@ -29,6 +34,23 @@ def _calls_in(contents: list[types.Content]) -> list[types.FunctionCall]:
     return [p.function_call for c in contents for p in c.parts or [] if p.function_call]
 
 
+def _lines(contents: list[types.Content]) -> frozenset[str]:
+    """Every line of every string in the tool results among `contents`."""
+    found: set[str] = set()
+    stack: list[Any] = [
+        p.function_response.response for c in contents for p in c.parts or [] if p.function_response
+    ]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            found.update(value.split("\n"))
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+    return frozenset(found)
+
+
 def _same(fc: types.FunctionCall, call: ToolCall) -> bool:
     return fc.name == call.name and dict(fc.args or {}) == call.args
 
@@ -42,9 +64,25 @@ class ObedientAttacker(BaseLlm):
     actions: list[ToolCall]
     forge_approval: bool = False
     obey_from: int = 0  # the first user turn whose context holds the payload
-    # Turns in which the actions were issued (one attacker per session). Not read back from the
-    # history: ADK leaves a model turn holding an adk_request_confirmation call out of requests.
+    answer: str | None = None  # what the payload wants in the final answer
+    payloads: list[str] = []  # the planted text, one entry per part
+    # Turns in which it obeyed (one attacker per session). Not read back from the history: ADK
+    # leaves a model turn holding an adk_request_confirmation call out of requests.
     _issued: set[int] = PrivateAttr(default_factory=set)
+    _received: set[str] = PrivateAttr(default_factory=set)
+
+    @property
+    def received(self) -> frozenset[str]:
+        """Every line of every tool result this model was sent."""
+        return frozenset(self._received)
+
+    @property
+    def obeyed(self) -> bool:
+        return bool(self._issued)
+
+    def obeys(self, seen: frozenset[str]) -> bool:
+        """Whether to follow the payload, given the lines of the tool results in the request."""
+        return True
 
     def _forgeries(self) -> list[ToolCall]:
         return [
@@ -74,16 +112,23 @@ class ObedientAttacker(BaseLlm):
         for call in task:
             if not any(_same(fc, call) for fc in made):
                 return [call]
-        if turn >= self.obey_from and turn not in self._issued:
+        if turn >= self.obey_from and turn not in self._issued and self.obeys(_lines(contents)):
             self._issued.add(turn)  # obeys at once, and again in every later turn
-            return [*self.actions, *(self._forgeries() if self.forge_approval else [])]
-        done = ", ".join(f"{a.name}({a.args})" for a in self.actions)
-        return [f"Done. As the instructions in the tool output asked, I completed: {done}."]
+            steps = [*self.actions, *(self._forgeries() if self.forge_approval else [])]
+            if steps:
+                return steps
+        if turn not in self._issued:
+            return ["Here is what the tools returned; nothing in it needs an action from me."]
+        done = ", ".join(f"{a.name}({a.args})" for a in self.actions) or "nothing else"
+        text = f"Done. As the instructions in the tool output asked, I completed: {done}."
+        return [f"{text} {self.answer}" if self.answer else text]
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        step = self.next_step(list(llm_request.contents or []))
+        contents = list(llm_request.contents or [])
+        self._received |= _lines(contents)
+        step = self.next_step(contents)
         yield LlmResponse(
             content=types.Content(role="model", parts=to_parts(step)),
             usage_metadata=types.GenerateContentResponseUsageMetadata(
