@@ -115,3 +115,15 @@ def test_a_right_to_left_override_is_cut_where_the_hidden_text_starts():
 def test_tag_characters_never_reach_the_model_invisible():
     out = neutralise("fine" + _tagged(" thanks")).text
     assert out == "fine thanks"
+
+
+def test_one_walker_reads_every_string_of_a_tool_result():
+    """The output guard, the red team's reach check and the scripted attackers read tool
+    results with the same walker, so they cannot disagree on what a result holds."""
+    from ops_copilot.spotlight import strings
+    from ops_eval.redteam import reach
+    from ops_eval.testing import attacker
+
+    result = {"a": ["x", {"b": ("y", 3, None)}], "c": "z"}
+    assert list(strings(result)) == ["x", "y", "z"]
+    assert reach.strings is strings and attacker.strings is strings

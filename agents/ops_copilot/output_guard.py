@@ -6,55 +6,51 @@ a click: either can carry incident data to a host that an attacker named in a lo
 incident text or note. Spotlighting may miss the instruction, and a model may follow a fenced one
 anyway, so this guard looks at the answer itself, after the model and before anyone reads it.
 
-A link, image or URL in the model's text is kept only when its host appears in what the user
-wrote in this session (messages and approval answers) or in the seed's trusted fields (service
-names, teams and descriptions, skills, the world file): the text that tools return without
-fencing it as untrusted. Tool results themselves are not trusted wholesale, because a result can
-repeat an argument the model took from untrusted text (a not-found id, say). Hosts that came
-only from untrusted text -- or from nowhere, such as one assembled from pieces spread over
-several log lines -- are replaced by a marker; `javascript:` and `data:` targets always are. Each
-removal is logged and recorded in session state under `LINKS_REMOVED` (host, kind, the URL cut
-to 200 characters), so a harness or an operator can see what the model tried to show.
+Links are found and resolved by `links` -- the same grammar the red team judges answers with --
+as a browser would: `http:host`, backslashes, `user@` tricks, HTML entities, reference links,
+autolinks, HTML attributes, `mailto:`, open redirects nesting another URL. *Trusted text* is what
+the user wrote in this session (messages and approval answers) and the seed's trusted fields
+(service names, teams and descriptions, skills, the world file); *untrusted text* is every tool
+result. Tool results are not trusted wholesale: a result can repeat an argument the model took
+from untrusted text (a not-found id, say). A link, image or URL is kept only when every target it
+has passes one of:
 
-Runs as the agent's `after_model_callback` on every model response, intermediate text included.
-With streaming on, a URL split across partial chunks is only caught in the final response.
+1. its URL, normalised (case, slashes, entities, percent-encoding), is one trusted text gives;
+2. its host is trusted (trusted text names it), it carries no data -- no query, fragment,
+   credentials or nested URL -- and its host and path appear in no tool result (a bare host
+   root always passes: it carries nothing).
+
+Anything else -- an untrusted host, a trusted host carrying data the user never wrote, a URL only
+a tool result held, a host from nowhere (one assembled from pieces over several log lines) -- is
+replaced by a marker; `javascript:`, `data:` and `vbscript:` targets always are. So a model can
+repeat the user's own links and point at a trusted host, not carry data anywhere. Each removal is
+logged and recorded in session state under `LINKS_REMOVED` (host, kind, the URL cut to 200
+characters), so a harness or an operator can see what the model tried to show.
+
+Runs as the agent's `after_model_callback` on every model response -- text sent alongside a tool
+call as well as the final answer, partial (streamed) chunks as well as whole responses. With
+streaming on, a URL split across partial chunks is only caught in the final response.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from .links import Link, find_links, mentioned
 from .seed import Seed
+from .spotlight import strings
 from .workspace import workspace_for
 
 logger = logging.getLogger(__name__)
 
 LINKS_REMOVED = "ops_copilot_links_removed"
-_URL_CHARS = r"[^\s<>()\[\]{}'\"`]"
-
-# One alternation, scanned left to right, so a markdown link's URL is not matched again as a
-# bare URL. Kinds: image (markdown or <img>), link (markdown, <a>, autolink), url (bare).
-_LINK = re.compile(
-    r"(?P<image>!\[[^\]\n]*\]\(\s*<?(?P<image_url>[^)\s>]*)>?(?:\s+[\"'][^\"']*[\"'])?\s*\))"
-    r"|(?P<link>\[(?P<text>[^\]\n]*)\]\(\s*<?(?P<link_url>(?:[^()\s>]|\([^()\s]*\))*)>?"
-    r"(?:\s+[\"'][^\"']*[\"'])?\s*\))"
-    r"|(?P<tag><(?P<tag_name>img|a|iframe|source|video|audio)\b[^>]*?"
-    r"(?:src|href|srcset)\s*=\s*[\"']?(?P<tag_url>[^\"'\s>]+)[^>]*>)"
-    r"|(?P<url>(?:\b[a-z][a-z0-9+.-]*:)?//" + _URL_CHARS + r"+"
-    r"|\bwww\." + _URL_CHARS + r"+"
-    r"|(?<![\w@./-])(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/" + _URL_CHARS + r"*)",
-    re.IGNORECASE,
-)
-_SCRIPT = re.compile(r"^\s*(javascript|data|vbscript):", re.IGNORECASE)
 _MARKER = {"image": "[image removed: untrusted link]", "link": "[link removed: untrusted link]"}
 
 
@@ -65,57 +61,72 @@ class Removal:
     url: str
 
 
-def host_of(target: str) -> str | None:
-    """The host a link target points at; None for a relative link (no host)."""
-    target = target.strip()
-    if target.lower().startswith("www."):
-        target = "//" + target
-    elif not re.match(r"^([a-z][a-z0-9+.-]*:)?//", target, re.IGNORECASE):
-        if re.match(r"^(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/", target, re.IGNORECASE):
-            target = "//" + target
-        else:
-            return None
-    try:
-        return urlsplit(target).hostname or None
-    except ValueError:
-        return "(unparseable)"
+@dataclass(frozen=True)
+class Trust:
+    """What the session's text says about links: trusted text (lower-case), the URLs it gives,
+    the hosts its links name, and where (host and path) links in tool results point."""
+
+    text: str
+    keys: frozenset[str]
+    hosts: frozenset[str]
+    untrusted: frozenset[str]
+
+    @classmethod
+    def of(cls, trusted: str, untrusted: str = "") -> Trust:
+        given = [t for link in find_links(trusted) for t in link.parsed]
+        return cls(
+            text=trusted.lower(),
+            keys=frozenset(t.key for t in given),
+            hosts=frozenset(h for t in given for h in t.hosts),
+            untrusted=frozenset(t.place for link in find_links(untrusted) for t in link.parsed),
+        )
+
+    def trusts(self, host: str) -> bool:
+        return host in self.hosts or mentioned(host, self.text)
+
+    def keeps(self, link: Link) -> bool:
+        """The rule in the module docstring, for every target of the link."""
+        for target in link.parsed:
+            if target.script:
+                return False
+            if not target.hosts or target.key in self.keys:
+                continue
+            if not all(self.trusts(h) for h in target.hosts) or target.carries_data:
+                return False
+            if target.path != "/" and target.place in self.untrusted:
+                return False
+        return True
 
 
-def _mentioned(host: str, trusted: str) -> bool:
-    """The host appears in trusted text as a whole host name (not inside a longer one)."""
-    return bool(re.search(rf"(?<![a-z0-9.-]){re.escape(host)}(?![a-z0-9-]|\.[a-z0-9])", trusted))
-
-
-def defang(text: str, trusted: str) -> tuple[str, list[Removal]]:
-    """`text` with every link whose host `trusted` (lowercase) does not mention replaced."""
+def _defang(text: str, trust: Trust) -> tuple[str, list[Removal]]:
+    out: list[str] = []
     removed: list[Removal] = []
+    pos = 0
+    for link in find_links(text, nested=False):
+        label = None
+        if link.label is not None:  # a markdown link's text may hold links of its own
+            lo, hi = link.label
+            label, cut = _defang(text[lo:hi], trust)
+            removed += cut
+        out.append(text[pos : link.start])
+        pos = link.end
+        if trust.keeps(link):
+            whole = text[link.start : link.end]
+            out.append(whole if label is None else text[link.start : lo] + label + text[hi:pos])
+            continue
+        untrusted = [h for h in link.hosts if not trust.trusts(h)]
+        host = "(script)" if link.script else (untrusted or list(link.hosts))[0]
+        removed.append(Removal(host=host, kind=link.kind, url=" ".join(link.targets)[:200]))
+        marker = _MARKER.get(link.kind, _MARKER["link"])
+        out.append(f"{label} {marker}".strip() if label and link.kind == "link" else marker)
+    out.append(text[pos:])
+    return "".join(out), removed
 
-    def replace(m: re.Match[str]) -> str:
-        kind = "url" if m.group("url") else "link"
-        if m.group("image") or (m.group("tag") and m.group("tag_name").lower() != "a"):
-            kind = "image"
-        target = m.group("image_url") or m.group("link_url") or m.group("tag_url") or m.group(0)
-        script = bool(_SCRIPT.match(target))
-        host = "(script)" if script else host_of(target)
-        if host is None or (not script and _mentioned(host.lower(), trusted)):
-            return m.group(0)
-        removed.append(Removal(host=host.lower(), kind=kind, url=target[:200]))
-        if m.group("link"):
-            return f"{m.group('text')} {_MARKER['link']}".strip()
-        return _MARKER.get(kind, "[link removed: untrusted link]")
 
-    return _LINK.sub(replace, text), removed
-
-
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _strings(v)
+def defang(text: str, trusted: str, untrusted: str = "") -> tuple[str, list[Removal]]:
+    """`text` with every link that `trusted` text does not vouch for replaced (see the module
+    docstring); `untrusted` is the tool results' text."""
+    return _defang(text, Trust.of(trusted, untrusted))
 
 
 _SEED_TEXT: dict[Path, str] = {}
@@ -133,39 +144,42 @@ def seed_trusted_text(seed: Seed) -> str:
     for folder in seed.skill_dirs.values():
         chunks += [p.read_text("utf-8", errors="replace") for p in sorted(folder.rglob("*.md"))]
     chunks.append((seed.root / "world.yaml").read_text("utf-8", errors="replace"))
-    text = _SEED_TEXT[seed.root] = "\n".join(chunks).lower()
+    text = _SEED_TEXT[seed.root] = "\n".join(chunks)
     return text
 
 
-def trusted_text(events: Iterable[Any], seed: Seed) -> str:
-    """Everything the user wrote in the session (messages and approval answers) and the seed's
-    trusted fields, lowercased."""
-    chunks: list[str] = [seed_trusted_text(seed)]
+def session_text(events: Iterable[Any], seed: Seed) -> tuple[str, str]:
+    """(trusted, untrusted): what the user wrote in the session (messages and approval answers)
+    with the seed's trusted fields; and every tool result."""
+    trusted: list[str] = [seed_trusted_text(seed)]
+    untrusted: list[str] = []
     for event in events:
         content = getattr(event, "content", None)
-        if getattr(event, "author", None) != "user" or content is None:
+        if content is None:
             continue
+        user = getattr(event, "author", None) == "user"
         for part in content.parts or []:
-            if part.text:
-                chunks.append(part.text)
+            if part.text and user:
+                trusted.append(part.text)
             if part.function_response is not None:
-                chunks.extend(_strings(part.function_response.response))
-    return "\n".join(chunks).lower()
+                (trusted if user else untrusted).extend(strings(part.function_response.response))
+    return "\n".join(trusted), "\n".join(untrusted)
 
 
 def guard_links(callback_context: Any, llm_response: LlmResponse) -> LlmResponse | None:
     """ADK `after_model_callback`: the response with untrusted links replaced, or None when
     it holds none."""
     content = llm_response.content
-    if content is None or not any(p.text and not p.thought for p in content.parts or []):
-        return None
+    texts = [p.text for p in (content.parts if content else None) or [] if p.text and not p.thought]
+    if not any(find_links(t, nested=False) for t in texts):
+        return None  # nothing to judge: the session's text is not read
     session = callback_context.session
-    trusted = trusted_text(session.events, workspace_for(callback_context).seed)
+    trust = Trust.of(*session_text(session.events, workspace_for(callback_context).seed))
     parts: list[types.Part] = []
     removed: list[Removal] = []
     for part in content.parts or []:
         if part.text and not part.thought:
-            text, cut = defang(part.text, trusted)
+            text, cut = _defang(part.text, trust)
             if cut:
                 removed += cut
                 part = part.model_copy(update={"text": text})
@@ -173,7 +187,7 @@ def guard_links(callback_context: Any, llm_response: LlmResponse) -> LlmResponse
     if not removed:
         return None
     logger.warning(
-        "output guard removed %d link(s) to untrusted host(s): %s",
+        "output guard removed %d link(s) the user and trusted data did not give: %s",
         len(removed),
         ", ".join(sorted({r.host for r in removed})),
     )

@@ -27,7 +27,9 @@ import binascii
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote
 
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
@@ -275,3 +277,16 @@ def fence(text: str, source: str) -> Spotlit:
     tag = hashlib.sha256(f"{source}\0{body}".encode()).hexdigest()[:12]
     fenced = f'{FENCE_OPEN} source="{source}" id="{tag}">>>\n{body}\n{FENCE_CLOSE} id="{tag}">>>'
     return Spotlit(text=fenced, neutralised=clean.neutralised, classes=clean.classes)
+
+
+def strings(value: Any) -> Iterable[str]:
+    """Every string inside a tool result or an approval answer (nested dicts, lists, tuples), in
+    order: the text the model reads of it, for the output guard and the red team alike."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from strings(v)

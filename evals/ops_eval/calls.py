@@ -66,6 +66,9 @@ class Turn(BaseModel):
     response: str = ""
     response_synthesized: bool = False
     """The turn ended at an approval pause with no text; `response` says what waits."""
+    texts: list[str] = []
+    """Every text the agent sent to the user in this turn, in order (`response` is the last, or
+    the pause text): text sent alongside a tool call is shown to the user too."""
     prompt_tokens: int = 0
     output_tokens: int = 0
     seconds: float = 0.0

@@ -7,6 +7,9 @@ progress line says why. Left alone, ADK also logs that exception with its full t
 per trial that bury the cause. So, unless `--verbose`, while the trials play:
 - records that carry a traceback are dropped from the `google_adk` and `LiteLLM` loggers (other
   warnings still reach stderr);
+- below `floor`, records of ADK and of the agent's output guard are dropped too: the
+  deterministic red team sets it to ERROR, because its scripted attackers make both log on
+  purpose at every step (the guard a warning per link it removes, which the summary counts);
 - LiteLLM's debug banner is off (`litellm.suppress_debug_info`).
 Everything is put back afterwards.
 """
@@ -33,22 +36,27 @@ class _NoTracebacks(logging.Filter):
 
 @contextlib.contextmanager
 def model_logs(verbose: bool = False, floor: int = logging.WARNING) -> Iterator[None]:
-    """Quiet the libraries' traceback logging for the block, unless `verbose`; ADK records below
-    `floor` are dropped too (the deterministic red team's scripted attackers call tools that do
-    not exist and answer confirmations nobody asked for on purpose, and ADK warns at each; the
-    suite's verdicts say what came of it)."""
+    """Quiet the libraries' traceback logging for the block, unless `verbose`; ADK's and the
+    output guard's records below `floor` are dropped too (the deterministic red team's scripted
+    attackers call tools that do not exist, answer confirmations nobody asked for and put
+    attackers' links in answers on purpose; ADK and the guard warn at each, and the suite's
+    verdicts say what came of it)."""
     if verbose:
         yield
         return
+    from ops_copilot.output_guard import logger as guard
+
     quiet = _NoTracebacks(floor)
-    adk = logging.getLogger(ADK_LOGGER)
-    # ADK's module loggers have no handler of their own: their records reach this one, which
-    # writes what is left to stderr as Python's last-resort handler would.
+    # Neither ADK's module loggers nor the guard's have a handler of their own: their records
+    # reach this one, which writes what is left to stderr as Python's last-resort handler would.
     handler = logging.StreamHandler(sys.stderr)
     handler.setLevel(logging.WARNING)
     handler.addFilter(quiet)
-    adk.addHandler(handler)
-    propagate, adk.propagate = adk.propagate, False
+    loggers = [logging.getLogger(ADK_LOGGER), guard]
+    propagates = [lg.propagate for lg in loggers]
+    for lg in loggers:
+        lg.addHandler(handler)
+        lg.propagate = False
     for name in LITELLM_LOGGERS:
         logging.getLogger(name).addFilter(quiet)
     litellm = sys.modules.get("litellm")
@@ -60,8 +68,9 @@ def model_logs(verbose: bool = False, floor: int = logging.WARNING) -> Iterator[
     try:
         yield
     finally:
-        adk.removeHandler(handler)
-        adk.propagate = propagate
+        for lg, propagate in zip(loggers, propagates, strict=True):
+            lg.removeHandler(handler)
+            lg.propagate = propagate
         for name in LITELLM_LOGGERS:
             logging.getLogger(name).removeFilter(quiet)
         if litellm is not None:

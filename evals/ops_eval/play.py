@@ -68,6 +68,7 @@ def _turn(index: int, prompt: str, parts: list[SessionTurn], answered: list[str]
         answered=answered,
         response=pause_text(pending) if synthesized else response,
         response_synthesized=synthesized,
+        texts=texts,
         prompt_tokens=sum(p.prompt_tokens for p in parts),
         output_tokens=sum(p.output_tokens for p in parts),
     )

@@ -9,15 +9,18 @@ it -- why (`known_gap`). How an attack is planted and read is in `planting`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ops_copilot.definition import tool_specs
-from ops_copilot.seed import Seed, normalise
+from ops_copilot.seed import Seed, closest, normalise
+from ops_copilot.spotlight import strings
 
 from ..calls import ToolCall
+from ..validation.call_rules import article, signature_problems
 from .reading import CorpusError, read_yaml
 
 AttackClass = Literal[
@@ -53,17 +56,11 @@ __all__ = ["ATTACK_CLASSES", "Attack", "BenignLine", "CorpusError", "load_attack
 
 def _encodable(value: Any) -> None:
     """Text the suite writes into seed files and prints must be valid Unicode."""
-    if isinstance(value, str):
+    for text in strings(value):
         try:
-            value.encode("utf-8")
+            text.encode("utf-8")
         except UnicodeEncodeError:
             raise ValueError("text holds a lone surrogate, which is not valid Unicode") from None
-    elif isinstance(value, dict):
-        for v in value.values():
-            _encodable(v)
-    elif isinstance(value, list):
-        for v in value:
-            _encodable(v)
 
 
 class Part(BaseModel):
@@ -184,8 +181,35 @@ def _entries(path: Path, model: type[BaseModel], key: str) -> list[dict[str, Any
         raise CorpusError(f"{path}: field {field}: {msg}") from None
 
 
-def _check_refs(attack: Attack, where: str, seed: Seed) -> None:
+def _action_problems(attack: Attack, seed: Seed) -> Iterator[tuple[int, str, str]]:
+    """(action index, field, message) for every action step that cannot run as written: the
+    eval-set validator's signature rules (known and required arguments, declared types), and
+    the entities it names must exist in the seed -- except in an argument-injection attack,
+    whose hostile id is the point. An attack whose action cannot work proves nothing."""
     specs = tool_specs()
+    for i, call in enumerate(attack.calls):
+        spec = specs.get(call.name)
+        if spec is None:
+            yield i, "", f"{call.name!r} is not a tool of the agent"
+            continue
+        misfits = list(signature_problems(spec, call))
+        for message, arg in misfits:
+            yield i, f".{call.name}.{arg}", message
+        for arg, kind in spec.entities.items():
+            value = call.args.get(arg)
+            if attack.cls == "argument-injection" or not isinstance(value, str):
+                continue
+            if any(arg == bad for _, bad in misfits):
+                continue
+            key = normalise(kind, value)
+            if key not in seed.ids(kind):
+                near = closest(key, seed.ids(kind))
+                hint = f" (did you mean {near!r}?)" if near else ""
+                message = f"{value!r} is not {article(kind)} in the seed{hint}"
+                yield i, f".{call.name}.{arg}", message
+
+
+def _check_refs(attack: Attack, where: str, seed: Seed) -> None:
     for i, part in enumerate(attack.parts):
         field = "point" if attack.point else f"parts.{i}.point"
         if part.kind not in POINT_KINDS:
@@ -198,11 +222,8 @@ def _check_refs(attack: Attack, where: str, seed: Seed) -> None:
             raise CorpusError(
                 f"{where}, field {field}: {part.target!r} is not a {kind} in the seed"
             )
-    for i, call in enumerate(attack.calls):
-        if call.name not in specs:
-            raise CorpusError(
-                f"{where}, field action.{i}: {call.name!r} is not a tool of the agent"
-            )
+    for i, field, message in _action_problems(attack, seed):
+        raise CorpusError(f"{where}, field action.{i}{field}: {message}")
 
 
 def load_attacks(paths: list[Path], seed: Seed) -> list[Attack]:

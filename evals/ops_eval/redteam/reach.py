@@ -15,12 +15,11 @@ neutraliser's coverage, reported per attack class; it is not a verdict on the gu
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ops_copilot.seed import Seed
-from ops_copilot.spotlight import FENCE_OPEN, neutralise
+from ops_copilot.spotlight import FENCE_OPEN, neutralise, strings
 from ops_copilot.store import StateStore
 from ops_copilot.workspace import Workspace
 
@@ -28,18 +27,6 @@ from ..direct import DirectContext
 from .checks import RawTextWorkspace
 from .corpus import Attack
 from .planting import reader_call
-
-
-def strings(value: Any) -> Iterable[str]:
-    """Every string inside a tool result."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from strings(v)
 
 
 def planted_lines(attack: Attack, planted: Seed, store: StateStore) -> list[list[str]]:

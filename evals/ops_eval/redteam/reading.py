@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from ops_copilot.textfiles import TextFileError, read_text
+
 MAX_BYTES = 1_000_000
 
 
@@ -35,42 +37,23 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-def _bytes(path: Path) -> bytes:
-    try:
-        if path.is_dir():
-            raise CorpusError(f"{path}: is a folder, not a corpus file")
-        if not path.exists():
-            raise CorpusError(f"{path}: file not found")
-        if not path.is_file():
-            raise CorpusError(f"{path}: is not a regular file")
-        if path.stat().st_size > MAX_BYTES:
-            raise CorpusError(
-                f"{path}: larger than {MAX_BYTES:,} bytes; a corpus is written by hand"
-            )
-        return path.read_bytes()
-    except (OSError, ValueError) as exc:
-        if isinstance(exc, CorpusError):
-            raise
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise CorpusError(f"{path}: cannot be read ({reason})") from None
+# textfiles' reasons this reader words for a corpus; every other reason is used as it is.
+_WORDING = {
+    "folder": "is a folder, not a corpus file",
+    "too_large": f"larger than {MAX_BYTES:,} bytes; a corpus is written by hand",
+}
 
 
-def _text(path: Path, data: bytes) -> str:
-    if b"\x00" in data:
-        raise CorpusError(
-            f"{path}: binary file (a NUL byte at offset {data.index(0)}), not a YAML corpus"
-        )
+def _text(path: Path) -> str:
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CorpusError(
-            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from None
+        return read_text(path, MAX_BYTES, refuse_binary=True)
+    except TextFileError as exc:
+        raise CorpusError(f"{path}: {_WORDING.get(exc.kind, exc)}") from None
 
 
 def read_yaml(path: Path) -> Any:
     """The YAML data of one corpus file."""
-    text = _text(path, _bytes(path))
+    text = _text(path)
     try:
         return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as exc:

@@ -3,7 +3,8 @@
 It does the user's task, and once the injected text has reached it (the task's tool results are
 back) it issues every tool call the payload asks for -- whether or not spotlighting neutralised
 the text -- forges an approval when the attack is a forged-approval one, claims success, and puts
-whatever the payload wanted in the answer (an exfiltration link) into its answer. What it does
+whatever the payload wanted in the answer (an exfiltration link) into its answer -- beside the
+calls when the payload asks for calls too, else in its final text. What it does
 comes from the attack's declaration, so the suite measures the guardrails, not how well a model
 can be talked into something. It records every line of every tool result it was sent, so the
 suite can check what reached the model. Test infrastructure, never a product model.
@@ -23,6 +24,8 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import PrivateAttr
 
+from ops_copilot.spotlight import strings
+
 from ..calls import ToolCall
 from ..session import CONFIRMATION
 from .scripted import to_parts
@@ -36,19 +39,9 @@ def _calls_in(contents: list[types.Content]) -> list[types.FunctionCall]:
 
 def _lines(contents: list[types.Content]) -> frozenset[str]:
     """Every line of every string in the tool results among `contents`."""
-    found: set[str] = set()
-    stack: list[Any] = [
-        p.function_response.response for c in contents for p in c.parts or [] if p.function_response
-    ]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            found.update(value.split("\n"))
-        elif isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list | tuple):
-            stack.extend(value)
-    return frozenset(found)
+    results = [p.function_response.response for c in contents for p in c.parts or []
+               if p.function_response]  # fmt: skip
+    return frozenset(line for text in strings(results) for line in text.split("\n"))
 
 
 def _same(fc: types.FunctionCall, call: ToolCall) -> bool:
@@ -115,13 +108,13 @@ class ObedientAttacker(BaseLlm):
         if turn >= self.obey_from and turn not in self._issued and self.obeys(_lines(contents)):
             self._issued.add(turn)  # obeys at once, and again in every later turn
             steps = [*self.actions, *(self._forgeries() if self.forge_approval else [])]
-            if steps:
-                return steps
+            if steps:  # the answer goes out beside the calls: the user sees that text too
+                return [self.answer, *steps] if self.answer else steps
         if turn not in self._issued:
             return ["Here is what the tools returned; nothing in it needs an action from me."]
         done = ", ".join(f"{a.name}({a.args})" for a in self.actions) or "nothing else"
         text = f"Done. As the instructions in the tool output asked, I completed: {done}."
-        return [f"{text} {self.answer}" if self.answer else text]
+        return [f"{text} {self.answer}" if self.answer and not self.actions else text]
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False

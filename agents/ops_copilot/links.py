@@ -1,0 +1,295 @@
+"""One grammar for links in model text: every target a chat client or browser would fetch or
+follow, and the host it would go to.
+
+The output guard (what the agent lets through) and the red team's answer check (what counts as
+attacker content) both read text through this module, so they cannot disagree about what a link
+is: two grammars drifted apart once, and `http:evil.example` got past one while the other saw it.
+
+`find_links` finds, after decoding HTML entities (as a renderer does, to a fixed point so that
+`&amp;#104;` cannot hide an `h`): markdown links and images (nested, and the bare `](target)` of
+one whose text the grammar cannot parse), reference definitions (`[1]: url`), autolinks
+(`<https://...>`, `<a@b.example>`), HTML tags with a URL attribute (`href`, `src`, `srcset`,
+`action`, `poster`, a CSS `url(...)`, ...), and bare URLs: `scheme://`, `//host`, `http:host`
+(browsers add the slashes), `mailto:`, `www.` and `host.tld/path`, with `\\` read as `/`.
+
+`parse` reads one target the way a browser does (WHATWG URL): tabs and newlines dropped, `\\` as
+`/`, any number of slashes after a web scheme, the host after the last `@` of the authority
+(which ends at the first `/`, `\\`, `?` or `#`), percent-decoded, NFKC-folded, lower-cased,
+IDNA (punycode) encoded, without a trailing dot. Hosts nested in a URL's path or query (an open
+redirect, percent-encoded or not) are reported too. Bare e-mail addresses are not links here:
+they carry no data unless a human writes it.
+"""
+
+from __future__ import annotations
+
+import encodings.idna
+import html
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cached_property
+from urllib.parse import unquote
+
+SCRIPT_SCHEMES = frozenset({"javascript", "data", "vbscript"})
+_WEB = frozenset({"http", "https", "ws", "wss", "ftp"})  # WHATWG's special schemes (less file)
+_ENTITY = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
+_DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
+
+_U = r"[^\s<>\"'`()\[\]{}]"  # a character of a bare URL
+_DEST = r"(?:<[^<>\n]*>|(?:[^\s()]|\((?:[^\s()]|\([^\s()]*\))*\))+)"  # markdown destination
+_TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?"
+_GRAMMAR = re.compile(
+    rf"(?P<md>(?P<bang>!)?\[(?P<label>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(?P<md_dest>{_DEST})?"
+    rf"{_TITLE}\s*\))"
+    rf"|(?P<orphan>\]\(\s*(?P<orphan_dest>{_DEST}){_TITLE}\s*\))"
+    rf"|(?P<ref>^[ \t]{{0,3}}\[(?P<ref_label>[^\]\n]+)\]:[ \t]*(?P<ref_dest>{_DEST})[^\n]*)"
+    r"|(?P<auto><(?P<auto_dest>[a-z][a-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>)"
+    r"|(?P<tag><(?P<tag_name>[a-z][\w:-]*)(?P<attrs>\s[^<>]*)>)"
+    rf"|(?P<url>(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}[^\s/\\<>\"'`()\[\]{{}}]{_U}*"
+    rf"|(?<![\w.+-])(?:https?|ftp|wss?):[/\\]?(?=[\w\[%]){_U}+"
+    rf"|(?<![\w.+-])mailto:{_U}+"
+    rf"|(?<![\w@./-])www\.{_U}+"
+    rf"|(?<![\w@./-])(?:[\w-]+\.)+[^\W\d_]{{2,}}(?::\d+)?[/\\]{_U}*)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ATTR = re.compile(
+    r"(?:^|\s)(?P<name>href|src|srcset|action|formaction|poster|data|background|cite|ping|"
+    r"lowsrc|longdesc|xlink:href|style|content)\s*=\s*(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'>]+)",
+    re.IGNORECASE,
+)
+_CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]+)|url=\s*['\"]?([^'\";\s]+)", re.IGNORECASE)
+_NESTED = re.compile(
+    r"(?:[a-z][a-z0-9+.-]*:)?[/\\]{2}[^\s/\\?#&]+|(?:https?|ftp|wss?):[^\s/\\?#&]+|www\.[^\s/?#&]+",
+    re.IGNORECASE,
+)
+_TRAILING = ".,:;!?*_~'\""
+
+
+def _decode_once(text: str, starts: list[int], ends: list[int]) -> tuple[str, list, list]:
+    out: list[str] = []
+    s2: list[int] = []
+    e2: list[int] = []
+    pos = 0
+    for m in _ENTITY.finditer(text):
+        rep = html.unescape(m.group(0))
+        if rep == m.group(0):
+            continue
+        out.append(text[pos : m.start()])
+        s2 += starts[pos : m.start()]
+        e2 += ends[pos : m.start()]
+        out.append(rep)
+        s2 += [starts[m.start()]] * len(rep)
+        e2 += [ends[m.end() - 1]] * len(rep)
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out), s2 + starts[pos:], e2 + ends[pos:]
+
+
+def decode(text: str) -> tuple[str, list[int], list[int]]:
+    """`text` with HTML entities decoded (up to three rounds), and for each decoded character
+    where its source starts and ends in `text`."""
+    starts, ends = list(range(len(text))), list(range(1, len(text) + 1))
+    for _ in range(3):
+        decoded, starts, ends = _decode_once(text, starts, ends)
+        if decoded == text:
+            break
+        text = decoded
+    return text, starts, ends
+
+
+def _host(raw: str) -> str | None:
+    host = raw[1:].split("]", 1)[0] if raw.startswith("[") else raw.split(":", 1)[0]
+    host = unicodedata.normalize("NFKC", unquote(host)).translate(_DOTS).lower().rstrip(".")
+    if not host:
+        return None
+    return ".".join(_punycode(label) for label in host.split("."))
+
+
+def _punycode(label: str) -> str:
+    try:
+        return encodings.idna.ToASCII(label).decode("ascii") if label else label
+    except UnicodeError:  # not a valid IDNA label: compared as written
+        return label
+
+
+@dataclass(frozen=True)
+class Target:
+    """One link target as a browser reads it."""
+
+    scheme: str  # lower-case; "" for a relative or scheme-relative target
+    host: str | None  # None: the target goes to no other host (relative, #anchor, tel:)
+    path: str  # percent-decoded; "/" when empty
+    query: str  # percent-decoded query and fragment ("" when none)
+    userinfo: bool
+    nested: tuple[str, ...]  # hosts of URLs inside the path or query
+
+    @property
+    def script(self) -> bool:
+        return self.scheme in SCRIPT_SCHEMES
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(([self.host] if self.host else []) + list(self.nested)))
+
+    @property
+    def carries_data(self) -> bool:
+        """Something beyond host and path: a query, a fragment, credentials, a nested URL."""
+        return bool(self.query or self.userinfo or self.nested)
+
+    @property
+    def key(self) -> str:
+        """The target for comparison: host, path and query (web schemes alike)."""
+        scheme = f"{self.scheme}:" if self.scheme not in _WEB else ""
+        return f"{scheme}{self.host or ''}{self.path}{self.query}".lower()
+
+    @property
+    def place(self) -> str:
+        """Host and path: where the target goes, without the data it carries."""
+        return f"{self.host or ''}{self.path}".lower()
+
+
+def _nested(text: str, depth: int) -> tuple[str, ...]:
+    if depth > 1:
+        return ()
+    found: list[str] = []
+    for form in dict.fromkeys([text, unquote(text), unquote(unquote(text))]):
+        for m in _NESTED.finditer(form):
+            found += parse(m.group(0), depth + 1).hosts
+    return tuple(dict.fromkeys(found))
+
+
+def parse(target: str, depth: int = 0) -> Target:
+    """How a browser resolves `target` (already entity-decoded): scheme, host, path, data."""
+    t = re.sub(r"^[\x00-\x20]+|[\x00-\x20]+$|[\t\n\r]", "", target).replace("\\", "/")
+    m = re.match(r"([a-z][a-z0-9+.-]*):(?!\d+(?:[/?#]|$))", t, re.IGNORECASE)
+    scheme = m.group(1).lower() if m else ""
+    rest = t[m.end() :] if m else t
+    authority = None
+    if scheme == "mailto":
+        to, _, query = rest.partition("?")
+        hosts = [_host(a.rsplit("@", 1)[-1]) for a in unquote(to).split(",") if "@" in a]
+        hosts = [h for h in hosts if h]
+        query = f"?{unquote(query)}" if query else ""
+        return Target(scheme, hosts[0] if hosts else None, unquote(to), query, False,
+                      tuple(hosts[1:]) + _nested(query, depth))  # fmt: skip
+    if scheme in _WEB or (not scheme and rest.startswith("//")):
+        authority = rest.lstrip("/")
+    elif scheme and rest.startswith("//"):
+        authority = rest[2:]
+    elif not scheme and re.match(
+        r"(www\.|(?:[\w-]+\.)+[^\W\d_]{2,}(?::\d+)?(/|$)|[\w.-]+:\d+(/|$))", rest, re.IGNORECASE
+    ):
+        authority = rest
+    if authority is None:
+        cut = re.search(r"[?#]", rest)
+        path, query = (rest[: cut.start()], rest[cut.start() :]) if cut else (rest, "")
+        return Target(scheme, None, unquote(path), unquote(query), False, _nested(rest, depth))
+    end = re.search(r"[/?#]", authority)
+    auth, tail = (authority[: end.start()], authority[end.start() :]) if end else (authority, "")
+    userinfo = "@" in auth
+    host = _host(auth.rsplit("@", 1)[-1])
+    cut = re.search(r"[?#]", tail)
+    path, query = (tail[: cut.start()], tail[cut.start() :]) if cut else (tail, "")
+    return Target(scheme, host, unquote(path) or "/", unquote(query), userinfo,
+                  _nested(tail, depth))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link-like span of text: `kind` is `image` (fetched when the answer renders: markdown
+    images, `<img>` and other embeds), `link` (followed on a click) or `url` (a bare address a
+    client may turn into a link). `start`/`end` and `label` are positions in the original text;
+    `label` is a markdown link's own text, which stays when the link goes."""
+
+    kind: str
+    targets: tuple[str, ...]
+    start: int
+    end: int
+    label: tuple[int, int] | None = None
+
+    @cached_property
+    def parsed(self) -> tuple[Target, ...]:
+        return tuple(parse(t) for t in self.targets)
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(h for p in self.parsed for h in p.hosts))
+
+    @property
+    def script(self) -> bool:
+        return any(p.script for p in self.parsed)
+
+    @property
+    def leaves(self) -> bool:
+        """Whether it points anywhere but the page it is on: a host, or a script."""
+        return self.script or bool(self.hosts)
+
+
+def _tag_targets(attrs: str) -> list[str]:
+    found = []
+    for m in _ATTR.finditer(attrs):
+        name, value = m.group("name").lower(), m.group("value").strip("\"'")
+        if name in ("style", "content"):
+            found += [a or b for a, b in _CSS_URL.findall(value)]
+        elif name == "srcset":
+            found += [c.split()[0] for c in value.split(",") if c.split()]
+        else:
+            found.append(value)
+    return found
+
+
+def _match(m: re.Match[str]) -> tuple[str, list[str], tuple[int, int] | None, int]:
+    """(kind, targets, label span, end) of one grammar match, in decoded positions."""
+    if m.group("md"):
+        dest = (m.group("md_dest") or "").strip("<>")
+        return ("image" if m.group("bang") else "link"), [dest], m.span("label"), m.end()
+    if m.group("orphan"):
+        return "link", [m.group("orphan_dest").strip("<>")], None, m.end()
+    if m.group("ref"):
+        return "link", [m.group("ref_dest").strip("<>")], None, m.end()
+    if m.group("auto"):
+        dest = m.group("auto_dest")
+        return "link", [dest if ":" in dest else f"mailto:{dest}"], None, m.end()
+    if m.group("tag"):
+        kind = "link" if m.group("tag_name").lower() in ("a", "area", "form", "button") else "image"
+        return kind, _tag_targets(m.group("attrs")), None, m.end()
+    url = m.group("url").rstrip(_TRAILING)
+    return "url", [url], None, m.start() + len(url)
+
+
+def find_links(text: str, nested: bool = True) -> list[Link]:
+    """Every link-like span of `text` that points somewhere, in order; relative links and tags
+    without a URL left out. Links inside a markdown link's text follow it (`nested`); without
+    `nested`, a markdown link whose text holds any is listed even when it points nowhere, so a
+    caller that rewrites text can recurse into its label."""
+    decoded, starts, ends = decode(text)
+    links = []
+    for m in _GRAMMAR.finditer(decoded):
+        kind, targets, label, end = _match(m)
+        if not targets or end <= m.start():
+            continue
+        inner: list[Link] = []
+        label_span = None
+        if label is not None and label[1] > label[0]:
+            label_span = lo, hi = starts[label[0]], ends[label[1] - 1]
+            inner = [
+                Link(
+                    i.kind,
+                    i.targets,
+                    i.start + lo,
+                    i.end + lo,
+                    i.label and (i.label[0] + lo, i.label[1] + lo),
+                )  # fmt: skip
+                for i in find_links(text[lo:hi], nested)
+            ]
+        link = Link(kind, tuple(targets), starts[m.start()], ends[end - 1], label_span)
+        if link.leaves or (inner and not nested):
+            links.append(link)
+        if nested:
+            links += inner
+    return links
+
+
+def mentioned(host: str, text: str) -> bool:
+    """`host` appears in lower-case `text` as a whole host name (not inside a longer one)."""
+    return bool(re.search(rf"(?<![a-z0-9.-]){re.escape(host)}(?![a-z0-9-]|\.[a-z0-9])", text))
