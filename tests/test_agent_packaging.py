@@ -17,7 +17,7 @@ def test_adk_loader_finds_both_agents():
     from google.adk.cli.utils.agent_loader import AgentLoader
 
     loader = AgentLoader(str(REPO / "agents"))
-    ops = loader.load_agent("ops_copilot")
+    ops = loader.load_agent("ops_copilot").root_agent  # an App: the agent behind its guard
     triage = loader.load_agent("triage_report")
     assert ops.name == "ops_copilot" and len(ops.tools) == 13
     tool_names = {t.name for t in triage.tools}
@@ -100,3 +100,19 @@ def test_settings_from_a_mapping_ignore_the_process_environment(monkeypatch):
     assert build_model(ModelSettings.from_env({"OPS_AGENT_MODEL": "gemini-2.5-flash"})) == (
         "gemini-2.5-flash"
     )
+
+
+def test_adk_loads_the_agent_behind_the_confirmation_guard(ops_env):
+    """`adk run`, `adk web` and `adk eval` take a package's `app` before its `root_agent`: the
+    agent they load must carry the plugin that keeps an unparseable approval from crashing."""
+    from google.adk.apps import App
+    from google.adk.cli.utils.agent_loader import AgentLoader
+
+    from ops_copilot.confirmations import ConfirmationGuard
+
+    ops_env.setenv("OPS_AGENT_MODEL", "openai/any")
+    ops_env.setenv("OPS_AGENT_BASE_URL", "http://127.0.0.1:9/v1")
+    loaded = AgentLoader(str(REPO / "agents")).load_agent("ops_copilot")
+    assert isinstance(loaded, App)
+    assert any(isinstance(p, ConfirmationGuard) for p in loaded.plugins)
+    assert loaded.root_agent.name == "ops_copilot"

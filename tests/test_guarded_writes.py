@@ -161,6 +161,42 @@ def test_a_rationale_with_fewer_than_ten_visible_characters_is_refused(workspace
     assert "rationale" in result["message"] and "10 visible characters" in result["message"]
 
 
+@pytest.mark.parametrize(
+    ("rationale", "reason", "says"),
+    [
+        ("\ufffc" * 12, "rationale_required", "only invisible characters"),
+        ("\U0001d159" * 12, "rationale_required", "only invisible characters"),
+        ("ok " + "\ufffc\U0001d159" * 6, "invalid_approval", "10 visible characters"),
+        ("!" * 12, "invalid_approval", "3 letters or digits"),
+        ("\ufffd" * 12, "invalid_approval", "3 letters or digits"),
+        ("-> ?? !! :) ..", "invalid_approval", "3 letters or digits"),
+    ],
+    ids=[
+        "object-replacement", "null-notehead", "two-letters-and-blanks", "punctuation-only",
+        "replacement-characters", "symbols-only",
+    ],
+)  # fmt: skip
+def test_a_rationale_of_blank_glyphs_or_no_words_is_refused(workspace, rationale, reason, says):
+    """U+FFFC and U+1D159 draw nothing; a rationale must also hold letters or digits (U+FFFD
+    shows, but stands for text that was lost)."""
+    _, _, resumed = _approve_flow(workspace, {"rationale": rationale, "approver": "alice"})
+    result = _restart_result(resumed)
+    _refused_and_unchanged(workspace, result, reason)
+    assert says in result["message"], result["message"]
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    ["配置已回滚、服务已恢复正常", "Откатили v42", "v42 -> v41 (OOM)"],
+    ids=["chinese", "cyrillic", "mostly-symbols-with-words"],
+)
+def test_a_rationale_in_any_script_with_enough_visible_characters_is_accepted(workspace, rationale):
+    _, _, resumed = _approve_flow(workspace, {"rationale": rationale, "approver": "alice"})
+    assert _restart_result(resumed)["status"] == "ok"
+    (row,) = workspace.store.audit_rows()
+    assert row.rationale == rationale
+
+
 def test_the_stored_rationale_and_approver_are_nfkc_with_invisibles_removed(workspace):
     payload = {
         "rationale": "\uff23\uff4f\uff4e\uff46\uff49\uff47 v\uff14\uff12 \ufb01xed\u200b and"
@@ -409,3 +445,86 @@ def test_results_pair_with_their_calls_when_a_server_reuses_call_ids(workspace):
 
     turn = run(scenario())
     assert [c.result["service"]["name"] for c in turn.calls] == ["inventory", "checkout"]
+
+
+# -- answers ADK itself cannot parse: neutralised by the confirmation guard, never a crash ------
+
+
+def _guarded_answer(workspace, answer):
+    """Pause a restart, answer with the raw function response `answer`, through a runner that
+    carries the ConfirmationGuard plugin as the app wires it."""
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+
+    from ops_copilot.confirmations import guarded_app
+
+    async def scenario():
+        model, session = restart_session(workspace, "Done.")
+        session.runner = InMemoryRunner(app=guarded_app(session.agent, session.app_name))
+        async with session:
+            paused = await session.send("Restart the inventory service")
+            response = types.FunctionResponse(
+                id=paused.pending[0].confirmation_id, name=CONFIRMATION, response=answer
+            )
+            resumed = await session._run(
+                types.Content(role="user", parts=[types.Part(function_response=response)])
+            )
+            return resumed, await session.events()
+
+    return run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [
+        ({"confirmed": [True], "payload": APPROVE}, "confirmed: must be the JSON boolean true"),
+        ({"confirmed": {"x": 1}, "payload": APPROVE}, "got an object"),
+        ({"confirmed": "maybe", "payload": APPROVE}, "got text"),
+        ({"confirmed": None, "payload": APPROVE}, "got null"),
+        ({"confirmed": True, "payload": APPROVE, "rationale": "x"}, "a field a confirmation"),
+        ({"confirmed": True, "payload": APPROVE, "hint": 5}, "hint: must be text"),
+        ({"response": "{not json"}, "the answer is not JSON"),
+        ({"response": "[true]"}, "the answer is not a JSON object"),
+    ],
+    ids=[
+        "confirmed-list", "confirmed-object", "confirmed-text", "confirmed-null", "extra-field",
+        "hint-number", "wrapped-not-json", "wrapped-not-an-object",
+    ],
+)  # fmt: skip
+def test_a_confirmation_adk_cannot_parse_is_refused_not_a_crash(workspace, answer, says):
+    """ADK parses the answer into its ToolConfirmation before any tool or agent callback runs;
+    a value it cannot coerce raised a ValidationError out of the run. The guard rewrites such an
+    answer to a rejection before it reaches the session, and the write is refused."""
+    resumed, events = _guarded_answer(workspace, answer)
+    result = _restart_result(resumed)
+    _refused_and_unchanged(workspace, result, "invalid_approval")
+    assert says in result["message"], result["message"]
+    stored = [
+        fr.response
+        for e in events
+        if e.author == "user"
+        for fr in e.get_function_responses()
+        if fr.name == CONFIRMATION
+    ]
+    assert stored and stored[-1]["confirmed"] is False  # what the session keeps: a rejection
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "reason"),
+    [
+        ({"confirmed": True, "payload": APPROVE}, "ok", None),
+        ({"confirmed": "true", "payload": APPROVE}, "refused", "invalid_approval"),
+        ({"confirmed": True, "payload": {"rationale": "short"}}, "refused", "approver_required"),
+    ],
+    ids=["approved", "coercible-string", "no-approver"],
+)
+def test_the_guard_leaves_answers_adk_can_parse_to_the_tool(workspace, answer, status, reason):
+    resumed, _ = _guarded_answer(workspace, answer)
+    result = _restart_result(resumed)
+    assert (result["status"], result.get("reason")) == (status, reason), result
+
+
+def test_a_plain_rejection_through_the_guard_is_adks_rejection(workspace):
+    resumed, _ = _guarded_answer(workspace, {"confirmed": False})
+    assert "rejected" in _restart_result(resumed)["error"]
+    assert workspace.store.audit_rows() == []

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
+from ops_copilot import textfiles
 from ops_copilot.seed import SeedError, load_seed
 
 
@@ -207,3 +212,148 @@ def test_yaml_that_parses_into_what_python_cannot_hold_is_one_line(seed_copy, te
     with pytest.raises(SeedError) as err:
         load_seed(seed_copy)
     assert str(err.value).startswith(message), str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("now", "says"),
+    [
+        ("2026-13-45T99:99:99Z", "not a real date and time"),
+        ("2026-02-30T10:00:00Z", "not a real date and time"),
+        ("9999-12-31T23:59:59Z", "year 9999 is outside 2000..9000"),
+        ("1970-01-01T00:00:00Z", "year 1970 is outside 2000..9000"),
+    ],
+    ids=["month-13", "feb-30", "year-9999", "year-1970"],
+)
+def test_a_world_clock_that_is_not_a_real_moment_is_refused_at_load(seed_copy, now, says):
+    """The pattern alone let these through; the first write (or `audit verify`) then crashed in
+    the store's clock. Year 9000 leaves the clock centuries of one-second ticks."""
+    (seed_copy / "world.yaml").write_text(f'now: "{now}"\n')
+    with pytest.raises(SeedError) as err:
+        load_seed(seed_copy)
+    message = str(err.value)
+    assert message.startswith("seed/world.yaml: field now: "), message
+    assert says in message and "\n" not in message
+
+
+def test_a_timeline_time_that_does_not_exist_is_refused(seed_copy):
+    _edit(seed_copy / "incidents.yaml", "2026-11-29T", "2026-11-39T")
+    with pytest.raises(
+        SeedError,
+        match=r"^seed/incidents.yaml: incident INC-\d+, field "
+        r"timeline\.0\.at: not a real date and time",
+    ):
+        load_seed(seed_copy)
+
+
+def test_the_seed_command_refuses_an_impossible_world_clock(seed_copy, monkeypatch, capsys):
+    from ops_eval.cli import main
+
+    (seed_copy / "world.yaml").write_text('now: "2026-13-45T99:99:99Z"\n')
+    assert main(["seed", "--seed-dir", str(seed_copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: seed/world.yaml: field now: not a real date and time")
+    assert err.count("\n") == 1
+
+
+def test_seed_names_still_import_from_ops_copilot_seed():
+    """seed.py was split (its record models live in seed_models); every name other modules
+    import from `ops_copilot.seed` still comes from there."""
+    from ops_copilot import seed as module
+
+    for name in (
+        "ENTITY_KINDS", "EntityKind", "Incident", "IncidentStatus", "Runbook", "Seed",
+        "SeedError", "Service", "ServiceStatus", "Severity", "World", "closest",
+        "default_seed", "load_seed", "normalise",
+    ):  # fmt: skip
+        assert hasattr(module, name), name
+    assert len(Path(module.__file__).read_text().splitlines()) <= 300
+
+
+# -- textfiles: a path that is not a regular file, or too big, fails at once -------------------
+
+
+@contextmanager
+def _within(seconds: int):
+    """Fail instead of hanging: a blocking open of a FIFO is interrupted by the alarm."""
+
+    def expire(signum, frame):
+        raise TimeoutError(f"still blocked after {seconds}s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _fifo(path):
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _dev_zero(path):
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("breaker", [_fifo, _dev_zero], ids=["fifo", "symlink-to-dev-zero"])
+def test_a_seed_file_that_is_not_a_regular_file_fails_at_once(seed_copy, breaker):
+    breaker(seed_copy / "logs" / "cache.log")
+    with _within(5), pytest.raises(SeedError) as err:
+        load_seed(seed_copy)
+    assert str(err.value) == "seed/logs/cache.log: is not a regular file"
+
+
+def test_validate_on_a_fifo_fails_at_once(tmp_path, capsys):
+    from ops_eval.cli import main
+
+    fifo = tmp_path / "cases.evalset.json"
+    os.mkfifo(fifo)
+    with _within(20):
+        code = main(["validate", str(fifo)])
+    out, err = capsys.readouterr()
+    assert code == 2 and "is not a regular file" in out + err
+
+
+def test_a_text_file_over_the_size_cap_is_one_line(tmp_path):
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as f:
+        f.truncate(textfiles.MAX_BYTES + 1)  # sparse: costs no disk
+    with pytest.raises(textfiles.TextFileError) as err:
+        textfiles.read_text(big)
+    assert str(err.value) == f"larger than {textfiles.MAX_BYTES:,} bytes"
+    assert err.value.kind == "too_large"
+    small = tmp_path / "small.txt"
+    small.write_text("x" * 11)
+    with pytest.raises(textfiles.TextFileError, match="^larger than 10 bytes$"):
+        textfiles.read_text(small, max_bytes=10)
+    assert textfiles.read_text(small, max_bytes=11) == "x" * 11
+
+
+def test_binary_text_is_refused_only_when_asked(tmp_path):
+    path = tmp_path / "corpus.yaml"
+    path.write_bytes(b"version: 1\x00\x01attacks: []")
+    assert textfiles.read_text(path).startswith("version: 1\x00")
+    with pytest.raises(textfiles.TextFileError) as err:
+        textfiles.read_text(path, refuse_binary=True)
+    assert str(err.value) == "binary file (a NUL byte at offset 10)"
+    assert err.value.kind == "binary"
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda p: None, "missing"),
+        (lambda p: p.mkdir(), "folder"),
+        (lambda p: p.write_bytes(b"caf\xe9"), "not_utf8"),
+    ],
+)
+def test_every_text_file_error_says_its_kind(tmp_path, make, kind):
+    """Callers with their own wording (the red-team corpus reader) switch on `kind`."""
+    path = tmp_path / "f.txt"
+    make(path)
+    with pytest.raises(textfiles.TextFileError) as err:
+        textfiles.read_text(path)
+    assert err.value.kind == kind

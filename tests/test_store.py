@@ -360,3 +360,211 @@ def test_a_store_made_before_the_hash_chain_is_refused(seed, tmp_path):
     conn.close()
     with pytest.raises(StoreError, match="older version.*delete it"):
         StateStore.create(seed, path)
+
+
+# -- values of the wrong type, meta, and what SQLite itself adds -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sql", "broken", "says"),
+    [
+        (
+            "UPDATE meta SET value = X'3a41' WHERE key = 'head:audit_log'",
+            ("altered", "meta", None, "head:audit_log"),
+            "a blob, not text",
+        ),
+        (
+            "UPDATE meta SET value = X'41' WHERE key = 'clock'",
+            ("altered", "meta", None, "clock"),
+            "a blob, not text",
+        ),
+        (
+            "UPDATE meta SET value = 99 WHERE key = 'clock'",
+            ("altered", "meta", None, "clock"),
+            "not a time of the scenario clock",
+        ),
+        (
+            "UPDATE meta SET value = 'abc' WHERE key = 'head:notes'",
+            ("altered", "meta", None, "head:notes"),
+            "not '<row id>:<hash>'",
+        ),
+        ("DELETE FROM meta WHERE key = 'clock'", ("deleted", "meta", None, "clock"), "missing"),
+        (
+            "DELETE FROM meta WHERE key = 'head:notes'",
+            ("deleted", "meta", None, "head:notes"),
+            "missing",
+        ),
+        (
+            "INSERT INTO meta VALUES ('owner', 'mallory')",
+            ("inserted", "meta", None, "owner"),
+            "not a key the store writes",
+        ),
+        (
+            "UPDATE audit_log SET approver = X'41' WHERE id = 1",
+            ("altered", "audit_log", 1, None),
+            "approver is a blob, not text",
+        ),
+        (
+            "UPDATE notes SET row_hash = X'00' WHERE id = 1",
+            ("altered", "notes", 1, None),
+            "row_hash is a blob, not text",
+        ),
+        (
+            "UPDATE services SET status = X'41' WHERE name = 'checkout'",
+            ("altered", "services", None, "checkout"),
+            "status is a blob, not text",
+        ),
+        (
+            "UPDATE services SET name = X'41' WHERE name = 'checkout'",
+            ("altered", "services", None, "rowid 1"),
+            "name is a blob, not text",
+        ),
+    ],
+    ids=[
+        "blob-head", "blob-clock", "integer-clock", "garbled-head", "clock-deleted",
+        "head-deleted", "meta-key-added", "blob-in-audit-row", "blob-hash-in-note",
+        "blob-status", "blob-service-name",
+    ],
+)  # fmt: skip
+def test_a_value_of_the_wrong_type_is_tampering_not_a_crash(seed, tmp_path, sql, broken, says):
+    """SQLite stores a blob in any column whatever its declared type; verify type-checks every
+    value it reads, and a missing or unknown meta key is named as such."""
+    path = tmp_path / "s.db"
+    store = _history(seed, path)
+    conn = _raw(path)
+    with _triggers_dropped(conn):
+        conn.execute(sql)
+    assert _first_break(store) == broken
+    assert says in store.verify().first.detail
+
+
+def test_analyze_is_not_tampering(seed, tmp_path):
+    """ANALYZE adds sqlite_stat1 (and maybe sqlite_stat4): SQLite's own statistics, no data."""
+    path = tmp_path / "s.db"
+    store = _history(seed, path)
+    _raw(path).execute("ANALYZE")
+    assert store.verify().ok
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE meta SET value = X'3a41' WHERE key = 'head:audit_log'",
+        "UPDATE meta SET value = '1:' || substr(value, 3) WHERE key = 'head:audit_log'",
+        "UPDATE meta SET value = '2026-11-29T11:00:01Z' WHERE key = 'clock'",
+        "UPDATE meta SET value = 99 WHERE key = 'clock'",
+        "UPDATE meta SET value = '2026-11-29T11:00:05Z' WHERE key = 'clock'",
+        "UPDATE meta SET value = '9' || substr(value, 2) WHERE key = 'head:audit_log'",
+        "UPDATE meta SET value = '3:abc' WHERE key = 'head:audit_log'",
+        "UPDATE meta SET value = 'x' WHERE key = 'seed_digest'",
+        "UPDATE meta SET key = 'clock2' WHERE key = 'clock'",
+        "DELETE FROM meta WHERE key = 'clock'",
+        "INSERT OR REPLACE INTO meta VALUES ('clock', '2026-11-29T11:00:00Z')",
+    ],
+    ids=[
+        "blob-head", "head-moved-back", "clock-moved-back", "clock-not-a-time",
+        "clock-jumps-ahead", "head-jumps-ahead", "head-not-a-hash", "seed-digest", "key-renamed",
+        "delete", "replace",
+    ],
+)  # fmt: skip
+def test_meta_only_moves_forward_from_a_raw_connection(seed, tmp_path, sql):
+    """Triggers on meta let the store do what it does (move the clock one tick and a head one
+    row forward, as text) and refuse the rest, so a rewind needs a trigger dropped."""
+    path = tmp_path / "s.db"
+    store = _history(seed, path)
+    with pytest.raises(sqlite3.DatabaseError, match="meta only moves forward"):
+        _raw(path).execute(sql)
+    assert store.verify().ok
+
+
+# -- truncation: invisible in the file alone, caught against a kept anchor ---------------------
+
+
+def _rewind_last_write(conn: sqlite3.Connection, seed) -> None:
+    """Delete the last audit row and roll back everything that would give it away: head, clock
+    and the status it changed -- a consistent truncation."""
+    from ops_copilot.audit_chain import tick
+
+    with _triggers_dropped(conn):
+        conn.execute("DELETE FROM audit_log WHERE id = 2")
+        first = conn.execute("SELECT row_hash FROM audit_log WHERE id = 1").fetchone()[0]
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'head:audit_log'", (f"1:{first}",))
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'clock'", (tick(seed.world.now, 2),))
+        conn.execute(
+            "UPDATE incidents SET status = ?, updated_at = NULL WHERE id = 'INC-002'",
+            (seed.incidents["INC-002"].status,),
+        )
+
+
+def _wipe(conn: sqlite3.Connection, seed) -> None:
+    from ops_copilot.audit_chain import genesis, head_key
+
+    with _triggers_dropped(conn):
+        conn.execute("DELETE FROM audit_log")
+        conn.execute("DELETE FROM notes")
+        for table in ("audit_log", "notes"):
+            conn.execute(
+                "UPDATE meta SET value = ? WHERE key = ?",
+                (f"0:{genesis(table, seed.digest)}", head_key(table)),
+            )
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'clock'", (seed.world.now,))
+        conn.execute(
+            "UPDATE services SET status = 'down', updated_at = NULL WHERE name = 'inventory'"
+        )
+        conn.execute("UPDATE incidents SET status = 'open', updated_at = NULL WHERE id = 'INC-002'")
+
+
+@pytest.mark.parametrize("rewind", [_rewind_last_write, _wipe], ids=["last-write", "everything"])
+def test_a_consistent_truncation_is_caught_only_against_a_kept_anchor(seed, tmp_path, rewind):
+    path = tmp_path / "s.db"
+    store = _history(seed, path)
+    kept = store.verify().head
+    rewind(_raw(path), seed)
+    assert store.verify().ok  # the file alone cannot tell: documented in README
+    verdict = store.verify(expect=kept)
+    assert verdict.first is not None and verdict.first.kind == "rewound", verdict
+    assert f"head is {verdict.head}, expected {kept}" in verdict.first.detail
+
+
+def test_an_anchor_still_verifies_after_later_writes(seed, tmp_path):
+    store = _history(seed, tmp_path / "s.db")
+    kept = store.verify().head
+    store.add_note("INC-002", "a later note", "s1", "e4")
+    store.apply_write("restart_service", "checkout", **{**APPROVAL, "invocation_id": "e5"})
+    verdict = store.verify(expect=kept)
+    assert verdict.ok and verdict.head != kept
+
+
+def test_an_anchor_whose_rows_were_rewritten_is_caught(seed, tmp_path):
+    """Truncate and re-append as many rows: the counts match the anchor, the hashes do not."""
+    path = tmp_path / "s.db"
+    store = _history(seed, path)
+    kept = store.verify().head
+    _wipe(_raw(path), seed)
+    again = StateStore.create(seed, path)
+    again.apply_write("restart_service", "inventory", **{**APPROVAL, "rationale": "other words"})
+    again.add_note("INC-002", "pods OOMKilled after the deploy", "s1", "e2")
+    again.apply_write("resolve_incident", "INC-002", **{**APPROVAL, "invocation_id": "e3"})
+    assert again.verify().ok
+    first = again.verify(expect=kept).first
+    assert first is not None and first.kind == "rewound"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE meta SET value = X'41' WHERE key = 'clock'",
+        "UPDATE meta SET value = '9999-12-31T23:59:59Z' WHERE key = 'clock'",
+        "DELETE FROM meta WHERE key = 'head:audit_log'",
+    ],
+    ids=["blob-clock", "clock-at-the-end-of-time", "head-deleted"],
+)
+def test_a_write_on_tampered_meta_is_refused_not_a_crash(seed, tmp_path, sql):
+    path = tmp_path / "s.db"
+    store = _history(seed, path)
+    conn = _raw(path)
+    with _triggers_dropped(conn):
+        conn.execute(sql)
+    with pytest.raises(StoreError, match="meta was changed outside the store"):
+        store.apply_write("restart_service", "checkout", **{**APPROVAL, "invocation_id": "e4"})
+    assert store.service_status("checkout") == "degraded"

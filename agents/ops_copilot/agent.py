@@ -79,10 +79,18 @@ def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) 
 
 
 def __getattr__(name: str) -> Any:
-    """`root_agent`, built from configuration on first use (as adk run/web/eval ask for it), so
-    importing this module to build an agent with another model does not load LiteLLM."""
+    """`root_agent` (and `app`, the agent behind the confirmation guard), built from
+    configuration on first use (as adk run/web/eval ask for it), so importing this module to build
+    an agent with another model does not load LiteLLM."""
     if name == "root_agent":
         agent = build_agent()
         globals()["root_agent"] = agent
         return agent
+    if name == "app":  # ADK's loader looks for `app` first: the agent behind the confirmation guard
+        from .confirmations import guarded_app
+
+        agent = globals().get("root_agent") or __getattr__("root_agent")
+        app = guarded_app(agent, AGENT_NAME)
+        globals()["app"] = app
+        return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

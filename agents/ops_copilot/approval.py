@@ -7,11 +7,21 @@ well; the tool therefore reads the answer as the human sent it (the function res
 session's events) and accepts only the JSON boolean `true`.
 
 The audit log needs more than a yes: the answer's payload must name the approver and carry a
-rationale of at least `RATIONALE_MIN_VISIBLE` visible characters. Both are normalised first
-(NFKC; control, format, bidi and other invisible characters dropped; whitespace collapsed), so
-an invisible or look-alike rationale cannot be what the log keeps. The tool re-checks the
-confirmation itself, so dropping `require_confirmation` by mistake refuses writes instead of
-opening them.
+rationale of at least `RATIONALE_MIN_VISIBLE` visible characters, `RATIONALE_MIN_WORDY` of them
+letters or digits. Both are normalised first (NFKC; control, format, bidi and other invisible
+characters dropped; whitespace collapsed), so an invisible or look-alike rationale cannot be
+what the log keeps.
+
+"Visible" is a rule, not a list of tricks: a character counts when its Unicode category is a
+letter (L*), a number (N*), punctuation (P*) or a symbol (S*) -- never a space, a mark, a control
+or format character -- and it is not in `_BLANK`, the code points of those categories that draw
+nothing (Hangul fillers, the blank Braille pattern, the object replacement character U+FFFC, the
+musical null notehead U+1D159), which are dropped from the text too. U+FFFD, the replacement
+character, does draw a glyph and counts as visible; it stands for text that was lost, though,
+so it is not a letter or digit, and twelve of them still say nothing: hence the second minimum.
+
+The tool re-checks the confirmation itself, so dropping `require_confirmation` by mistake
+refuses writes instead of opening them.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 RATIONALE_MAX_CHARS = 500
 RATIONALE_MIN_VISIBLE = 10
+RATIONALE_MIN_WORDY = 3
 APPROVER_MAX_CHARS = 100
 CONFIRMATION_CALL = "adk_request_confirmation"
 
@@ -31,13 +42,17 @@ CONFIRMATION_CALL = "adk_request_confirmation"
 # soft hyphen), surrogates, private use, unassigned.
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
 # Default-ignorable or blank code points outside those categories: the combining grapheme
-# joiner, Hangul fillers, Khmer inherent vowels, Mongolian and other variation selectors, and the
-# blank Braille pattern.
+# joiner, Hangul fillers, Khmer inherent vowels, Mongolian and other variation selectors, the
+# blank Braille pattern, the object replacement character (a placeholder for an embedded object
+# that is not there) and the musical null notehead, both symbols that render as nothing.
 _BLANK = frozenset(
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800\u3164\uffa0"
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u2800\u3164\uffa0\ufffc"
+    "\U0001d159"
     + "".join(map(chr, range(0xFE00, 0xFE10)))
     + "".join(map(chr, range(0xE0100, 0xE01F0)))
 )
+# Categories (first letter) of characters that show: letters, numbers, punctuation, symbols.
+_SHOWN = frozenset("LNPS")
 
 
 def _strip_hidden(text: str) -> str:
@@ -58,8 +73,15 @@ def normalise_text(text: str) -> str:
 
 
 def visible_chars(text: str) -> int:
-    """How many characters of normalised `text` show: not spaces, not combining marks."""
-    return sum(1 for ch in text if not ch.isspace() and unicodedata.category(ch)[0] != "M")
+    """How many characters of `text` show: letters, numbers, punctuation and symbols that are
+    not blank (see the module's docstring); never spaces, marks, controls or format characters."""
+    return sum(1 for ch in text if unicodedata.category(ch)[0] in _SHOWN and ch not in _BLANK)
+
+
+def wordy_chars(text: str) -> int:
+    """How many characters of `text` are letters or digits that show: what makes it say
+    something rather than only draw punctuation, symbols or replacement characters."""
+    return sum(1 for ch in text if unicodedata.category(ch)[0] in "LN" and ch not in _BLANK)
 
 
 class Approval(BaseModel):
@@ -83,6 +105,9 @@ class Approval(BaseModel):
             raise ValueError(
                 f"needs at least {RATIONALE_MIN_VISIBLE} visible characters, has {shown}"
             )
+        wordy = wordy_chars(value)
+        if wordy < RATIONALE_MIN_WORDY:
+            raise ValueError(f"needs at least {RATIONALE_MIN_WORDY} letters or digits, has {wordy}")
         return value
 
     @field_validator("approver")
@@ -108,6 +133,12 @@ NOTHING_CHANGED = "Nothing was changed."
 
 def _refuse(reason: str, message: str) -> Refusal:
     return Refusal(reason=reason, message=f"{message} {NOTHING_CHANGED}")
+
+
+def invalid_approval(problem: str) -> Refusal:
+    """The refusal of an answer that is not a valid approval; `problem` says which part and why
+    (`confirmed: ...`), in words of this module or of `confirmations`, never the user's own."""
+    return _refuse("invalid_approval", f"The approval is not valid ({problem}).")
 
 
 def _events(tool_context: Any) -> list[Any]:
@@ -165,10 +196,7 @@ def _confirmed(tool_context: Any, confirmation: Any) -> Refusal | None:
             "This action needs a human approval through the confirmation step.",
         )
     shown = repr(sent)[:40] if isinstance(sent, str | int | float) else type(sent).__name__
-    return _refuse(
-        "invalid_approval",
-        f"The approval is not valid (confirmed: must be the JSON boolean true, got {shown}).",
-    )
+    return invalid_approval(f"confirmed: must be the JSON boolean true, got {shown}")
 
 
 def read_approval(tool_context: Any) -> Approval | Refusal:

@@ -15,29 +15,50 @@ transaction. `verify` reports the first break of one of these kinds:
 - `relinked`: a self-consistent row that does not chain to its predecessor (rows reordered, or
   a chain re-linked around a removal);
 - `unexplained_status`: a service or incident status (or change time) that the seed and the
-  audit rows, replayed in order, do not produce -- a status changed with no audit row.
+  audit rows, replayed in order, do not produce -- a status changed with no audit row;
+- `rewound`: the ledgers no longer extend the head kept outside the file (`expect`).
 
-A forger who re-implements the store -- plausible hashes, head, clock and statuses all moved
-together -- is not caught: nothing outside the file anchors it.
+Every value read is type-checked first (SQLite keeps a blob in any column, whatever its declared
+type): a wrong type, a missing or unknown `meta` key, is `altered`, `deleted` or `inserted` at
+that row or key, never a crash. SQLite's own statistics tables (`ANALYZE`) are not tampering.
+
+From the file alone, a truncation of the newest rows that moves head, clock and statuses back
+together -- or a forger who re-implements the store -- cannot be told from a store that never
+made those writes. `Verdict.head` is the anchor to keep outside the file: both ledgers' row
+counts and a hash over their heads; `verify(expect=...)` then checks that the ledgers still
+extend it (later writes are fine, a rewind or a rewrite is not).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel
-
-from .schema import EFFECTS, LEDGERS, SCHEMA, TIME_COLUMN
+from .audit_statuses import statuses
+from .audit_verdict import Break, Kind, Verdict, kind_of
+from .schema import LEDGERS, META_KEYS, SCHEMA, TIME_COLUMN, head_key
 from .seed import Seed
+from .seed_models import CLOCK_FORMAT
 
-_KEYS = {table: key for table, key, _ in EFFECTS.values()}
+__all__ = [
+    "Break",
+    "Kind",
+    "Verdict",
+    "genesis",
+    "head_key",
+    "parse_anchor",
+    "row_hash",
+    "tick",
+    "verify",
+]
 
-Kind = Literal["schema", "deleted", "inserted", "altered", "relinked", "unexplained_status"]
+_HEAD = re.compile(r"(\d{1,18}):([0-9a-f]{64})")
+_ANCHOR = re.compile(r"(\d{1,18})-(\d{1,18})-([0-9a-f]{64})")
 
 
 def genesis(table: str, seed_digest: str) -> str:
@@ -52,52 +73,63 @@ def row_hash(table: str, row: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def head_key(table: str) -> str:
-    """The `meta` key holding a ledger's head: the id and hash of the last row the store wrote."""
-    return f"head:{table}"
-
-
-class Break(BaseModel):
-    """The first sign of tampering: which kind, where (a ledger row, a target, a schema object)."""
-
-    kind: Kind
-    table: str
-    row: int | None = None
-    target: str | None = None
-    detail: str
-
-    def __str__(self) -> str:
-        where = f"{self.table} row {self.row}" if self.row is not None else self.table
-        if self.target is not None:
-            where += f" {self.target}"
-        return f"{where}: {self.kind} ({self.detail})"
-
-
-class Verdict(BaseModel):
-    audit_rows: int
-    notes: int
-    first: Break | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.first is None
-
-
-def verify(conn: sqlite3.Connection, seed: Seed) -> Verdict:
-    """Check a store made from `seed`: schema, both chains, the clock, and every status."""
+def verify(conn: sqlite3.Connection, seed: Seed, expect: str | None = None) -> Verdict:
+    """Check a store made from `seed`: schema, meta, both chains, the clock, every status -- and,
+    given the anchor a past `verify` returned as `head`, that the ledgers still extend it.
+    `expect` must be well-formed (`parse_anchor`)."""
+    counts = {"audit_rows": _count(conn, "audit_log"), "notes": _count(conn, "notes")}
     broken = _schema(conn)
     if broken is not None:  # a table may be gone: read nothing that relies on the schema
-        return Verdict(
-            audit_rows=_count(conn, "audit_log"), notes=_count(conn, "notes"), first=broken
-        )
+        return Verdict(**counts, first=broken)
     ledgers = {t: _dicts(conn, f"SELECT * FROM {t} ORDER BY id") for t in LEDGERS}
-    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    meta, broken = _meta(conn)
     first = (
-        _chains(ledgers, meta, seed.digest)
-        or _clock(ledgers, meta, seed.world.now)
-        or _statuses(conn, ledgers["audit_log"], seed)
+        broken
+        or _chains(ledgers, meta, seed.digest)
+        or _clock(ledgers, meta["clock"], seed.world.now)
+        or statuses(conn, ledgers["audit_log"], seed)
     )
-    return Verdict(audit_rows=len(ledgers["audit_log"]), notes=len(ledgers["notes"]), first=first)
+    if first is not None:
+        return Verdict(**counts, first=first)
+    head = _anchor(ledgers, seed.digest, {t: len(rows) for t, rows in ledgers.items()})
+    if expect is not None:
+        first = _extends(ledgers, seed.digest, head, expect)
+    return Verdict(**counts, head=head, first=first)
+
+
+def parse_anchor(text: str) -> tuple[int, int, str]:
+    """(audit rows, notes, hash) of an anchor `verify` printed; ValueError saying the form."""
+    found = _ANCHOR.fullmatch(text.strip().lower())
+    if found is None:
+        raise ValueError(
+            f"{text!r} is not a head as `audit verify` prints it (<audit rows>-<notes>-<64 hex>)"
+        )
+    return int(found[1]), int(found[2]), found[3]
+
+
+def _anchor(ledgers: dict[str, list[dict]], digest: str, upto: dict[str, int]) -> str:
+    """The anchor of the ledgers cut at `upto` rows each: the counts and a hash over the two
+    rows' hashes there, each of which chains everything before it."""
+    heads = [
+        f"{t}:{upto[t]}:{ledgers[t][upto[t] - 1]['row_hash'] if upto[t] else genesis(t, digest)}"
+        for t in LEDGERS
+    ]
+    joined = hashlib.sha256(" ".join(["ops-copilot head", *heads]).encode()).hexdigest()
+    return "-".join([*(str(upto[t]) for t in LEDGERS), joined])
+
+
+def _extends(ledgers: dict[str, list[dict]], digest: str, head: str, expect: str) -> Break | None:
+    """None when the ledgers, cut where the kept anchor was taken, give that anchor again."""
+    audit_rows, notes, digest_kept = parse_anchor(expect)
+    kept = f"{audit_rows}-{notes}-{digest_kept}"
+    upto = {"audit_log": audit_rows, "notes": notes}
+    if (
+        all(n <= len(ledgers[t]) for t, n in upto.items())
+        and _anchor(ledgers, digest, upto) == kept
+    ):
+        return None
+    detail = f"truncated or rewound: head is {head}, expected {kept} or a head that extends it"
+    return Break(kind="rewound", table="audit_log/notes", detail=detail)
 
 
 def _count(conn: sqlite3.Connection, table: str) -> int:
@@ -124,9 +156,49 @@ def _expected_schema() -> dict[str, tuple[str, str, str]]:
 
 
 def _objects(conn: sqlite3.Connection) -> dict[str, tuple[str, str, str]]:
-    """name -> (type, table, SQL with whitespace collapsed) of every table, trigger and index."""
-    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid")
+    """name -> (type, table, SQL with whitespace collapsed) of every table, trigger and index,
+    but SQLite's statistics tables: `ANALYZE` adds them, and they hold no data of the store."""
+    rows = conn.execute(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master"
+        " WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY rowid"
+    )
     return {r[1]: (r[0], r[2], " ".join((r[3] or "").split())) for r in rows}
+
+
+def _meta(conn: sqlite3.Connection) -> tuple[dict[str, str], Break | None]:
+    """`meta` as text, or the first key that is unknown, missing or not of the store's form."""
+    rows = conn.execute("SELECT key, value FROM meta ORDER BY rowid").fetchall()
+    meta: dict[str, str] = {}
+    for key, value in rows:
+        if key not in META_KEYS:
+            name = key if isinstance(key, str) else f"({kind_of(key)})"
+            detail = "not a key the store writes"
+            return meta, Break(kind="inserted", table="meta", target=name, detail=detail)
+        if not isinstance(value, str):
+            detail = f"{kind_of(value)}, not text"
+            return meta, Break(kind="altered", table="meta", target=key, detail=detail)
+        meta[key] = value
+    for key in META_KEYS:
+        if key not in meta:
+            detail = "the key is missing"
+            return meta, Break(kind="deleted", table="meta", target=key, detail=detail)
+        if key.startswith("head:") and not _HEAD.fullmatch(meta[key]):
+            detail = f"{meta[key][:40]!r} is not '<row id>:<hash>'"
+            return meta, Break(kind="altered", table="meta", target=key, detail=detail)
+    try:
+        tick(meta["clock"], 0)
+    except ValueError:
+        detail = f"{meta['clock'][:40]!r} is not a time of the scenario clock"
+        return meta, Break(kind="altered", table="meta", target="clock", detail=detail)
+    return meta, None
+
+
+def _wrong_type(table: str, row: dict[str, Any]) -> str | None:
+    """Which column of a ledger row holds a value of the wrong type, and what it holds."""
+    for column, value in row.items():
+        if not isinstance(value, int if column == "id" else str):
+            return f"{column} is {kind_of(value)}, not {'an integer' if column == 'id' else 'text'}"
+    return None
 
 
 def _schema(conn: sqlite3.Connection) -> Break | None:
@@ -142,23 +214,17 @@ def _schema(conn: sqlite3.Connection) -> Break | None:
     return None
 
 
-def _head(meta: dict[str, str], table: str) -> tuple[int, str] | None:
-    raw = meta.get(head_key(table), "")
-    head_id, _, head_hash = raw.partition(":")
-    return (int(head_id), head_hash) if head_id.isdigit() and head_hash else None
-
-
 def _chains(ledgers: dict[str, list[dict]], meta: dict[str, str], digest: str) -> Break | None:
     for table, rows in ledgers.items():
-        head = _head(meta, table)
-        if head is None:
-            return Break(
-                kind="altered", table=table, detail="the store's record of its head is gone"
-            )
-        head_id, head_hash = head
+        head_id, _, head_hash = meta[head_key(table)].partition(":")
+        head_id = int(head_id)
         prev_id, prev_hash = 0, genesis(table, digest)
         for row in rows:
             rid = row["id"]
+            wrong = _wrong_type(table, row)
+            if wrong is not None:
+                row_id = rid if isinstance(rid, int) else prev_id + 1
+                return Break(kind="altered", table=table, row=row_id, detail=wrong)
             if rid > head_id:
                 detail = f"written after the last row the store wrote ({head_id})"
                 return Break(kind="inserted", table=table, row=rid, detail=detail)
@@ -181,12 +247,16 @@ def _chains(ledgers: dict[str, list[dict]], meta: dict[str, str], digest: str) -
 
 
 def tick(start: str, n: int = 1) -> str:
-    """The scenario clock `n` seconds after `start` (ISO 8601, UTC, 'Z'): each write takes one."""
-    moment = datetime.strptime(start, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-    return (moment + timedelta(seconds=n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The scenario clock `n` seconds after `start` (ISO 8601, UTC, 'Z'): each write takes one.
+    ValueError when `start` is not such a time (or the result would pass year 9999)."""
+    moment = datetime.strptime(start, CLOCK_FORMAT).replace(tzinfo=UTC)
+    try:
+        return (moment + timedelta(seconds=n)).strftime(CLOCK_FORMAT)
+    except OverflowError:
+        raise ValueError(f"{start} + {n}s is past the last time the clock can give") from None
 
 
-def _clock(ledgers: dict[str, list[dict]], meta: dict[str, str], now: str) -> Break | None:
+def _clock(ledgers: dict[str, list[dict]], clock: str, now: str) -> Break | None:
     """Every write takes the next second of the scenario clock: the rows' times, across both
     ledgers, must be exactly the ticks after the seed's `now`, and the clock must stop at the
     last of them."""
@@ -203,7 +273,7 @@ def _clock(ledgers: dict[str, list[dict]], meta: dict[str, str], now: str) -> Br
         if at > expected:
             detail = f"a write at {expected} is missing before this row"
             return Break(kind="deleted", table=table, row=rid, detail=detail)
-    clock, last = meta.get("clock", ""), tick(now, len(stamped))
+    last = tick(now, len(stamped))
     if stamped and clock < last:
         at, table, rid = stamped[-1]
         detail = f"stamped {at}, after the store's clock ({clock})"
@@ -212,48 +282,3 @@ def _clock(ledgers: dict[str, list[dict]], meta: dict[str, str], now: str) -> Br
         detail = f"the clock counted writes up to {clock}; the last row left is at {last}"
         return Break(kind="deleted", table="audit_log/notes", detail=detail)
     return None
-
-
-def _statuses(conn: sqlite3.Connection, audit: list[dict], seed: Seed) -> Break | None:
-    """Replay the audit rows over the seed's statuses; the tables must hold exactly the result."""
-    expected = {
-        "services": {n: (s.status, None) for n, s in seed.services.items()},
-        "incidents": {i: (inc.status, None) for i, inc in seed.incidents.items()},
-    }
-    for row in audit:
-        effect = EFFECTS.get(row["action"])
-        table = effect[0] if effect else "audit_log"
-        state = expected.get(table, {}).get(row["target"])
-        if effect is None or state is None:
-            detail = f"{row['action']} on {row['target']} is not a write the store makes"
-            return Break(kind="unexplained_status", table="audit_log", row=row["id"], detail=detail)
-        if (row["before_status"], row["after_status"]) != (state[0], effect[2]):
-            detail = (
-                f"says {row['before_status']} -> {row['after_status']}; the trail had it "
-                f"{state[0]} and {row['action']} makes it {effect[2]}"
-            )
-            return Break(
-                kind="unexplained_status", table=table, row=row["id"], target=row["target"],
-                detail=detail,
-            )  # fmt: skip
-        expected[table][row["target"]] = (effect[2], row["at"])
-    for table, want in expected.items():
-        key = _KEYS[table]
-        rows = conn.execute(f"SELECT {key}, status, updated_at FROM {table}").fetchall()
-        have = {r[0]: (r[1], r[2]) for r in rows}
-        for target in sorted(want.keys() | have.keys()):
-            if have.get(target) != want.get(target):
-                detail = _difference(have.get(target), want.get(target))
-                return Break(kind="unexplained_status", table=table, target=target, detail=detail)
-    return None
-
-
-def _difference(have: tuple[str, str | None] | None, want: tuple[str, str | None] | None) -> str:
-    """How a status row differs from what the seed and the audit trail make it."""
-    if want is None:
-        return "not in the seed"
-    if have is None:
-        return "missing from the store"
-    if have[0] != want[0]:
-        return f"it is {have[0]}; the seed and the audit trail leave it {want[0]}"
-    return f"last changed {have[1] or 'never'}; the audit trail says {want[1] or 'never'}"

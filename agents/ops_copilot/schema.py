@@ -7,12 +7,22 @@ connection turned `recursive_triggers` on, which an attacker's connection would 
 can be dropped, though, so every ledger row also carries a hash of its content and of the row
 before it (`audit_chain` checks the chain), starting from a genesis value derived from the seed.
 
-`SCHEMA_VERSION` is stored in `meta`; a file without it predates the hash chain and is refused.
+`meta` holds the store's own bookkeeping: the scenario clock and each ledger's head, which only
+ever move forward, and the schema version and seed digest, which never change. Its triggers
+refuse the rest (a delete, a second insert of a key, an unknown key, a non-text value, a clock
+or head moved back), so rewinding a ledger to hide its newest rows needs a trigger dropped --
+and a dropped trigger, even one put back, can only be caught with an anchor kept outside the
+file (`ops-eval audit verify --expect-head`).
+
+`SCHEMA_VERSION` is stored in `meta`; a file without it predates the hash chain and is refused,
+and one of version 2 (no triggers on meta) is refused with the advice to start afresh.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = "2"
+from .seed_models import CLOCK_FORMAT
+
+SCHEMA_VERSION = "3"
 
 # Hashed columns of each ledger, in hash order (the row's own hash is over these + prev_hash),
 # and the column holding its scenario time.
@@ -32,6 +42,17 @@ LEDGERS: dict[str, tuple[str, ...]] = {
     "notes": ("id", "incident_id", "text", "session_id", "invocation_id", "created_at"),
 }
 TIME_COLUMN = {"audit_log": "at", "notes": "created_at"}
+
+
+def head_key(table: str) -> str:
+    """The `meta` key holding a ledger's head: the id and hash of the last row the store wrote."""
+    return f"head:{table}"
+
+
+# Every key the store writes to meta; `MOVING` ones only ever move forward.
+META_FIXED = ("schema_version", "seed_digest")
+META_MOVING = ("clock", *(head_key(t) for t in LEDGERS))
+META_KEYS = (*META_FIXED, *META_MOVING)
 
 # What each guarded action does to its target: (table, key column, new status).
 EFFECTS: dict[str, tuple[str, str, str]] = {
@@ -92,5 +113,31 @@ def _append_only(table: str) -> dict[str, str]:
     }
 
 
-TRIGGERS: dict[str, str] = {name: sql for t in LEDGERS for name, sql in _append_only(t).items()}
+def _meta_forward_only() -> dict[str, str]:
+    """Each write moves the clock one tick and its ledger's head one row forward (`<id>:<hash>`,
+    the hash 64 hex digits), as text, in the store's own format; anything else is refused."""
+    abort = "BEGIN SELECT RAISE(ABORT, 'meta only moves forward'); END"
+    known = ", ".join(f"'{k}'" for k in META_KEYS)
+    tail = "substr(NEW.value, instr(NEW.value, ':') + 1)"
+    next_tick = f"strftime('{CLOCK_FORMAT}', OLD.value, '+1 seconds')"
+    next_head = (
+        f"(CAST(OLD.value AS INTEGER) + 1) || ':' || {tail} AND length({tail}) = 64"
+        f" AND {tail} NOT GLOB '*[^0-9a-f]*'"
+    )
+    return {
+        "meta_no_delete": f"CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta {abort}",
+        "meta_insert_once": "CREATE TRIGGER meta_insert_once BEFORE INSERT ON meta"
+        f" WHEN NEW.key NOT IN ({known}) OR typeof(NEW.value) != 'text'"
+        f" OR EXISTS (SELECT 1 FROM meta WHERE key = NEW.key) {abort}",
+        "meta_forward_only": "CREATE TRIGGER meta_forward_only BEFORE UPDATE ON meta"
+        " WHEN NEW.key IS NOT OLD.key OR typeof(NEW.value) != 'text' OR NOT ("
+        f"(OLD.key = 'clock' AND NEW.value = {next_tick})"
+        f" OR (OLD.key LIKE 'head:%' AND NEW.value = {next_head})) {abort}",
+    }
+
+
+TRIGGERS: dict[str, str] = {
+    **{name: sql for t in LEDGERS for name, sql in _append_only(t).items()},
+    **_meta_forward_only(),
+}
 SCHEMA = _TABLES + "".join(f"{sql};\n" for sql in TRIGGERS.values())

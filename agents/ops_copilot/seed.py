@@ -3,7 +3,8 @@
 The seed is the single source of truth for what exists. It is immutable at run time; everything
 that changes (statuses, notes, audit rows) lives in the per-session state store, which is created
 from it. Loading fails with one message naming the file, the record and the field, so a broken
-seed can never reach an agent or an eval.
+seed can never reach an agent or an eval. The records' shapes (and what a real moment is) live
+in `seed_models`; every name is imported from here.
 """
 
 from __future__ import annotations
@@ -13,85 +14,35 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
+from .seed_models import (
+    ENTITY_KINDS,
+    EntityKind,
+    Incident,
+    IncidentStatus,
+    Runbook,
+    Service,
+    ServiceLog,
+    ServiceStatus,
+    Severity,
+    SkillInfo,
+    TimelineEntry,
+    World,
+)
 from .settings import current
 from .textfiles import TextFileError, YamlFileError, load_yaml, read_text
 
-EntityKind = Literal["incident", "service", "runbook", "skill"]
-ENTITY_KINDS: tuple[EntityKind, ...] = ("incident", "service", "runbook", "skill")
-
-ServiceStatus = Literal["operational", "degraded", "down"]
-IncidentStatus = Literal["open", "investigating", "resolved"]
-Severity = Literal["SEV1", "SEV2", "SEV3"]
-
-_SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+__all__ = [
+    "ENTITY_KINDS", "EntityKind", "Incident", "IncidentStatus", "Runbook", "Seed", "SeedError",
+    "Service", "ServiceLog", "ServiceStatus", "Severity", "SkillInfo", "TimelineEntry", "World",
+    "closest", "default_seed", "load_seed", "normalise",
+]  # fmt: skip
 
 
 class SeedError(ValueError):
     """The seed on disk is unreadable or inconsistent; the message names file, record and field."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Service(_Strict):
-    name: str = Field(pattern=_SLUG)
-    status: ServiceStatus
-    team: str = Field(min_length=1)
-    description: str = Field(min_length=1)
-    depends_on: tuple[str, ...] = ()
-
-
-class TimelineEntry(_Strict):
-    at: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$")
-    event: str = Field(min_length=1)
-
-
-class Incident(_Strict):
-    id: str = Field(pattern=r"^INC-\d{3}$")
-    title: str = Field(min_length=1)
-    service: str
-    severity: Severity
-    status: IncidentStatus
-    runbook: str
-    summary: str = Field(min_length=1)
-    timeline: tuple[TimelineEntry, ...] = Field(min_length=1)
-    related: tuple[str, ...] = ()
-
-
-class Runbook(_Strict):
-    slug: str = Field(pattern=_SLUG)
-    title: str
-    body: str
-
-
-class ServiceLog(_Strict):
-    service: str
-    lines: tuple[str, ...]
-
-
-class SkillInfo(_Strict):
-    name: str
-    description: str
-    instructions: str
-
-
-class World(_Strict):
-    """seed/world.yaml: the scenario's own clock (the seed is a fixed moment in time)."""
-
-    now: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
-
-
-class _ServicesFile(_Strict):
-    services: list[dict]
-
-
-class _IncidentsFile(_Strict):
-    incidents: list[dict]
 
 
 @dataclass(frozen=True)

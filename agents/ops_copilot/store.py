@@ -140,11 +140,12 @@ class StateStore:
         )
         return [AuditRow(**dict(zip(AuditRow.model_fields, r, strict=True))) for r in rows]
 
-    def verify(self) -> Verdict:
+    def verify(self, expect: str | None = None) -> Verdict:
         """Whether the store still tells the truth: schema, hash chains, clock and statuses
-        (see `audit_chain`); the verdict names the first break."""
+        (see `audit_chain`) and, given a head kept from an earlier verdict, that the ledgers
+        still extend it; the verdict names the first break."""
         with self._lock:
-            return verify(self._conn, self.seed)
+            return verify(self._conn, self.seed, expect)
 
     def snapshot(self) -> Snapshot:
         return Snapshot(
@@ -156,10 +157,19 @@ class StateStore:
 
     # -- writes ------------------------------------------------------------------------------
 
+    def _changed_outside(self, table: str) -> StoreError:
+        return StoreError(
+            f"{self.path}: {table} was changed outside the store; nothing was written"
+            " (check it with `ops-eval audit verify`)"
+        )
+
     def _advance_clock(self) -> str:
         """Next scenario time; call inside the write's transaction."""
-        (clock,) = self._conn.execute("SELECT value FROM meta WHERE key = 'clock'").fetchone()
-        clock = tick(clock)
+        found = self._conn.execute("SELECT value FROM meta WHERE key = 'clock'").fetchone()
+        try:
+            clock = tick(found[0])
+        except (TypeError, ValueError):  # no clock, or not text of the store's form
+            raise self._changed_outside("meta") from None
         self._conn.execute("UPDATE meta SET value = ? WHERE key = 'clock'", (clock,))
         return clock
 
@@ -168,9 +178,12 @@ class StateStore:
         write's transaction. A row already where the next one goes was written by someone else:
         refuse rather than chain onto it."""
         key = head_key(table)
-        (head,) = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        head_id, _, head_hash = head.partition(":")
-        row: dict = {"id": int(head_id) + 1, **values, "prev_hash": head_hash}
+        found = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        try:
+            head_id, _, head_hash = found[0].partition(":")
+            row: dict = {"id": int(head_id) + 1, **values, "prev_hash": head_hash}
+        except (TypeError, AttributeError, ValueError):  # no head, or not '<id>:<hash>' text
+            raise self._changed_outside("meta") from None
         row["row_hash"] = row_hash(table, row)
         try:
             self._conn.execute(
@@ -180,10 +193,7 @@ class StateStore:
         except sqlite3.IntegrityError as exc:
             if "append-only" not in str(exc):
                 raise
-            raise StoreError(
-                f"{self.path}: {table} was changed outside the store; nothing was written"
-                " (check it with `ops-eval audit verify`)"
-            ) from None
+            raise self._changed_outside(table) from None
         self._conn.execute(
             "UPDATE meta SET value = ? WHERE key = ?", (f"{row['id']}:{row['row_hash']}", key)
         )

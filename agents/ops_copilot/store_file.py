@@ -8,7 +8,9 @@ nothing could vouch for them, and the store is scenario state that is cheap to r
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from .audit_chain import genesis, head_key
@@ -61,8 +63,24 @@ def save_new(conn: sqlite3.Connection, path: str) -> None:
     tmp.replace(path)
 
 
+def _regular(path: str) -> None:
+    """Refuse a path that is not a regular file before anything opens it: opening a FIFO to
+    read blocks until a writer comes, and a device is no store."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise StoreError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read ({exc.strerror})") from None
+    if stat.S_ISDIR(mode):
+        raise StoreError(f"{path}: is a folder, not a state store")
+    if not stat.S_ISREG(mode):
+        raise StoreError(f"{path}: is not a regular file, not a state store")
+
+
 def reopen(path: str, seed: Seed) -> sqlite3.Connection:
     """A read-write connection to an existing store made from `seed`."""
+    _regular(path)
     try:
         conn = connect(path)
     except sqlite3.Error as exc:
@@ -73,10 +91,7 @@ def reopen(path: str, seed: Seed) -> sqlite3.Connection:
 def open_read_only(path: str, seed: Seed) -> sqlite3.Connection:
     """A read-only connection to an existing store made from `seed`; never creates a file."""
     file = Path(path)
-    if file.is_dir():
-        raise StoreError(f"{path}: is a folder, not a state store")
-    if not file.exists():
-        raise StoreError(f"{path}: no such file")
+    _regular(path)
     try:
         file.open("rb").close()
         uri = f"{file.resolve().as_uri()}?mode=ro"

@@ -1,40 +1,96 @@
-"""Reading the project's text and YAML files so that a bad one is one line, never a traceback.
+"""Reading the project's text and YAML files so that a bad one is one line, never a traceback
+and never a hang.
 
-The seed, eval sets, red-team corpora, run records and recordings are all read through here: a
-missing file, a folder, an unreadable or non-UTF-8 file, or YAML that does not parse is an error
-whose message says why (the first bad byte, the line and column), for the caller to prefix with
-the file name its users know.
+The seed, eval sets, run records and recordings are read through here: a missing file, a
+folder, something that is not a regular file (a FIFO would block the open forever, a link to
+/dev/zero would be read forever), a file over the size cap, an unreadable or non-UTF-8 file, or
+YAML that does not parse is an error whose message says why (the first bad byte, the line and
+column), for the caller to prefix with the file name its users know. Each error also carries a
+`kind`, for a caller that words its own messages.
+
+`MAX_BYTES` (20 MB) is the default cap: every file the project reads is written by hand or by
+`ops-eval` and is far smaller, so anything bigger is a wrong path, not data. A caller may pass a
+tighter `max_bytes`, and `refuse_binary=True` to refuse a NUL byte, which no text format here
+holds (a binary file can still be valid UTF-8).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
+from typing import Literal
 
 import yaml
 
+MAX_BYTES = 20_000_000
+
+ErrorKind = Literal[
+    "missing", "folder", "not_regular", "too_large", "unreadable", "binary", "not_utf8", "yaml"
+]
+
 
 class TextFileError(ValueError):
-    """A text file that cannot be read as UTF-8 text; the message says why, not which file."""
+    """A text file that cannot be read as UTF-8 text; the message says why, not which file, and
+    `kind` says which of the reasons it is."""
+
+    def __init__(self, message: str, kind: ErrorKind) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
 
 
 class YamlFileError(TextFileError):
     """A YAML file that is unreadable or does not parse; the message says where, not which file."""
 
+    def __init__(self, message: str, kind: ErrorKind = "yaml") -> None:
+        super().__init__(message, kind)
 
-def read_text(path: Path) -> str:
-    """A UTF-8 text file's content, or TextFileError with one reason: not found, a folder,
-    unreadable, or not UTF-8 (with the first bad byte, so a binary file is easy to spot)."""
+
+def _check(info: os.stat_result, max_bytes: int) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        raise TextFileError("is a folder, not a file", "folder")
+    if not stat.S_ISREG(info.st_mode):
+        raise TextFileError("is not a regular file", "not_regular")
+    if info.st_size > max_bytes:
+        raise TextFileError(f"larger than {max_bytes:,} bytes", "too_large")
+
+
+def read_bytes(path: Path, max_bytes: int = MAX_BYTES) -> bytes:
+    """A regular file's bytes, at most `max_bytes`, or TextFileError: not found, a folder, not a
+    regular file, too large, unreadable. The path is checked before it is opened (a FIFO's open
+    blocks), and the open file again (the path may have been swapped in between); the open never
+    blocks, and the read stops past the cap even if the file grows."""
     try:
-        return path.read_text(encoding="utf-8")
+        _check(os.stat(path), max_bytes)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as file:
+            _check(os.fstat(file.fileno()), max_bytes)
+            data = file.read(max_bytes + 1)
     except FileNotFoundError:
-        raise TextFileError("file not found") from None
+        raise TextFileError("file not found", "missing") from None
     except IsADirectoryError:
-        raise TextFileError("is a folder, not a file") from None
+        raise TextFileError("is a folder, not a file", "folder") from None
     except OSError as exc:
-        raise TextFileError(f"cannot read ({exc.strerror or exc})") from None
+        raise TextFileError(f"cannot read ({exc.strerror or exc})", "unreadable") from None
+    if len(data) > max_bytes:
+        raise TextFileError(f"larger than {max_bytes:,} bytes", "too_large")
+    return data
+
+
+def read_text(path: Path, max_bytes: int = MAX_BYTES, *, refuse_binary: bool = False) -> str:
+    """A UTF-8 text file's content, or TextFileError with one reason: those of `read_bytes`, a
+    NUL byte when `refuse_binary`, or not UTF-8 (with the first bad byte, so a binary file is
+    easy to spot)."""
+    data = read_bytes(path, max_bytes)
+    if refuse_binary and b"\x00" in data:
+        raise TextFileError(f"binary file (a NUL byte at offset {data.index(0)})", "binary")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        byte = exc.object[exc.start : exc.start + 1].hex()
-        raise TextFileError(f"not UTF-8 text (byte 0x{byte} at offset {exc.start})") from None
+        byte = data[exc.start : exc.start + 1].hex()
+        raise TextFileError(
+            f"not UTF-8 text (byte 0x{byte} at offset {exc.start})", "not_utf8"
+        ) from None
 
 
 # libyaml's safe loader parses about six times faster; the pure-Python one places errors better.
@@ -47,7 +103,7 @@ def load_yaml(path: Path) -> object:
     try:
         text = read_text(path)
     except TextFileError as exc:
-        raise YamlFileError(str(exc)) from None
+        raise YamlFileError(str(exc), exc.kind) from None
     try:
         return _parse(text, _FAST_LOADER)
     except yaml.YAMLError:

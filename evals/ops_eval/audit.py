@@ -6,10 +6,16 @@ recorded heads, every row's time is a tick of the store's clock, and every servi
 status is what the seed and the audit rows, replayed in order, produce. DB defaults to
 OPS_STATE_DB.
 
-Exit codes: 0 intact; 1 tampered (one line naming the first broken row, or the target or schema
-object, and the kind); 2 no store given, or the file is missing, a folder, unreadable, not
-SQLite, not a store, from an older version or another seed; 3 the store could not be read to the
-end (locked, I/O error).
+On success it prints the store's head (`head: <audit rows>-<notes>-<hash>`). Kept outside the
+file, that head is what catches what the file alone cannot show -- its newest rows deleted with
+head, clock and statuses moved back to match: `--expect-head HEAD` exits 1 unless the ledgers
+still extend HEAD (later writes are fine).
+
+Exit codes: 0 intact; 1 tampered (one line naming the first broken row, or the target, meta key
+or schema object, and the kind), or truncated or rewound against `--expect-head`; 2 no store
+given, a malformed `--expect-head`, or the file is missing, a folder, unreadable, not SQLite,
+not a store, from an older version or another seed; 3 the store could not be read to the end
+(locked, I/O error).
 """
 
 from __future__ import annotations
@@ -26,14 +32,21 @@ def _error(message: object, code: int) -> int:
     return code
 
 
-def run_verify(db: str | None) -> int:
-    """Verify the store at `db` (else OPS_STATE_DB); print one line; return the exit code."""
+def run_verify(db: str | None, expect_head: str | None = None) -> int:
+    """Verify the store at `db` (else OPS_STATE_DB), against `expect_head` when given; print the
+    verdict (and the head to keep, when intact); return the exit code."""
     import sqlite3
 
+    from ops_copilot.audit_chain import parse_anchor
     from ops_copilot.seed import SeedError, default_seed
     from ops_copilot.settings import current
     from ops_copilot.store import StateStore, StoreError
 
+    if expect_head is not None:
+        try:
+            parse_anchor(expect_head)
+        except ValueError as exc:
+            return _error(f"--expect-head: {exc}", EXIT_BAD_INPUT)
     path = db or current().state_db
     if not path:
         return _error("no state store to verify: give DB or set OPS_STATE_DB", EXIT_BAD_INPUT)
@@ -42,7 +55,7 @@ def run_verify(db: str | None) -> int:
     except (StoreError, SeedError) as exc:
         return _error(exc, EXIT_BAD_INPUT)
     try:
-        verdict = store.verify()
+        verdict = store.verify(expect_head)
     except sqlite3.OperationalError as exc:
         return _error(f"{path}: cannot read the store to the end ({exc})", EXIT_INFRA)
     except sqlite3.DatabaseError as exc:
@@ -52,15 +65,17 @@ def run_verify(db: str | None) -> int:
     if verdict.first is not None:
         print(f"tampered: {path}: {verdict.first}")
         return EXIT_FAILED
+    extends = ", extends the expected head" if expect_head is not None else ""
     print(
         f"ok: {verdict.audit_rows} audit rows, {verdict.notes} notes, chain intact, "
-        "statuses explained"
+        f"statuses explained{extends}"
     )
+    print(f"head: {verdict.head}")
     return EXIT_OK
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    return run_verify(args.db)
+    return run_verify(args.db, args.expect_head)
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -72,5 +87,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="is the audit trail intact and does it explain every status (exit 1 if not)",
     )
     verify.add_argument("db", nargs="?", help="state store file (default: OPS_STATE_DB)")
+    verify.add_argument(
+        "--expect-head",
+        metavar="HEAD",
+        help="a head an earlier verify printed, kept outside the store: exit 1 unless the "
+        "ledgers still extend it (catches deleted newest rows)",
+    )
     verify.set_defaults(handler=_cmd_verify)
     return audit

@@ -20,6 +20,7 @@ from google.adk.events.event import Event
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
+from ops_copilot.confirmations import guarded_app
 from ops_copilot.workspace import WORKSPACES, Workspace
 
 from .calls import ToolCall
@@ -114,7 +115,8 @@ class AgentSession:
         self.user_id = user_id
         self.session_id = session_id or f"s-{uuid.uuid4().hex}"
         self.state = dict(state or {})
-        self.runner = InMemoryRunner(agent=agent, app_name=app_name)
+        # Through an App with the confirmation guard, as `adk run`/`adk web` load the agent.
+        self.runner = InMemoryRunner(app=guarded_app(agent, app_name))
         self.running: SessionTurn | None = None  # the latest run, complete or not
 
     async def __aenter__(self) -> AgentSession:
