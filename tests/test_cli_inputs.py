@@ -42,12 +42,17 @@ def test_an_empty_attack_list_is_refused(here, capsys, attacks):
     assert err == "error: --attacks: no attack id given; name at least one, comma-separated\n"
 
 
-@pytest.mark.parametrize("timeout", ["0", "-5", "nan", "inf"])
-def test_a_timeout_must_be_a_positive_number_of_seconds(here, capsys, timeout):
+@pytest.mark.parametrize("timeout", ["0", "-5", "nan", "inf", "1e-300", "0.5"])
+def test_a_timeout_must_be_a_finite_number_of_seconds_from_the_minimum(here, capsys, timeout):
+    from ops_eval.inputs import MIN_TIMEOUT_S
+
     argv = ["run", "--timeout", timeout, "--model", NO_MODEL, "--output", "r.json"]
     code, _, err = cli(capsys, *argv)
     assert code == 2
-    assert err == f"error: --timeout: {timeout} is not a positive number of seconds\n"
+    assert err == (
+        f"error: --timeout: {float(timeout):g} is not a number of seconds from "
+        f"{MIN_TIMEOUT_S:g} up (a shorter one only times trials out)\n"
+    )
 
 
 def test_a_folder_given_for_the_recording_is_refused_before_the_model(here, capsys):

@@ -86,3 +86,49 @@ def test_the_readme_scorer_table_is_the_registry():
     from ops_eval.scorers import markdown_table
 
     assert markdown_table() in (REPO / "README.md").read_text()
+
+
+# -- a record that loads can always be reported; one that cannot be reported does not load -----
+
+
+def _second_turn_without_a_score(data: dict) -> None:
+    """A trial given a second turn, while its trajectory score keeps one value per turn for one."""
+    trial = next(t for t in data["trials"] if t["scores"].get("trajectory", {}).get("per_turn"))
+    trial["turns"].append({**trial["turns"][0], "index": 2})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda d: d.update(criteria={"match_type": "IN_ORDER"}),
+            "criteria.threshold: Field required",
+        ),
+        (
+            lambda d: d["criteria"].update(match_type="SOMETIMES"),
+            "criteria.match_type: Input should be 'EXACT', 'IN_ORDER' or 'ANY_ORDER'",
+        ),
+        (
+            _second_turn_without_a_score,
+            "trials.0: scores.trajectory.per_turn has 1 value(s) for 2 turn(s)",
+        ),
+        (lambda d: d.update(seconds=float("nan")), "seconds: Input should be a finite number"),
+        (lambda d: d.update(seconds="12.5"), "seconds: Input should be a valid number"),
+        (
+            lambda d: d["total"]["rate"].update(passed=3, n=2),
+            "total.rate: passed 3 is more than n 2",
+        ),
+    ],
+)
+def test_a_record_the_report_could_not_show_is_refused_when_read(
+    failing_run, tmp_path, capsys, change, message
+):
+    data = json.loads(failing_run.read_text())
+    change(data)
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data))
+    code = main(["report", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err == f"error: {path}: not a run record ({message})\n"
+    assert not path.with_suffix(".md").exists() and not path.with_suffix(".html").exists()

@@ -382,17 +382,26 @@ def test_a_run_reads_its_eval_set_once(tmp_path, monkeypatch):
     """Plan, validation and ADK's parse all use the one reading of the set's file."""
     import builtins
     import io
+    import os
 
     reads = []
-    real_open = io.open
+    real_open, real_os_open = io.open, os.open
 
-    def counting_open(file, *args, **kwargs):
+    def counted(file):
         if isinstance(file, str | Path) and Path(file).resolve() == OPS.resolve():
             reads.append(file)
+
+    def counting_open(file, *args, **kwargs):
+        counted(file)
         return real_open(file, *args, **kwargs)
+
+    def counting_os_open(file, *args, **kwargs):  # textfiles opens without blocking on a FIFO
+        counted(file)
+        return real_os_open(file, *args, **kwargs)
 
     monkeypatch.setattr(io, "open", counting_open)
     monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(os, "open", counting_os_open)
     code, _ = run(tmp_path, OracleLlm.from_cases(CASES), cases=["open-incidents"])
     monkeypatch.undo()
     assert code == 0 and len(reads) == 1

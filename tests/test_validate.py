@@ -227,7 +227,7 @@ def test_approval_decision_on_a_non_approval_case(evals, capsys):
         ({}, "meta.category: Field required"),
         (
             {"category": "approval", "approval": {"decision": "approve"}},
-            "meta.approval.rationale: String should have at least 1 character",
+            "meta.approval.rationale: says nothing (missing, empty or only invisible characters)",
         ),
     ],
 )
@@ -639,3 +639,167 @@ def test_an_unreadable_eval_set_is_one_precise_line(tmp_path, capsys, monkeypatc
     code, out, err = validate(capsys, "binary.evalset.json")
     assert code == 2 and "Traceback" not in err
     assert out == ["binary.evalset.json: not UTF-8 text (byte 0x89 at offset 0)"]
+
+
+# -- write arguments the tool would refuse ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("note", "message"),
+    [
+        ("", "must be non-empty text (0 characters); save_incident_note refuses it"),
+        ("   ", "must be non-empty text (3 characters); save_incident_note refuses it"),
+        (
+            "x" * 100_000,
+            "is longer than {limit} characters (100000 characters); save_incident_note refuses it",
+        ),
+    ],
+)
+def test_an_expected_note_the_tool_would_refuse(evals, capsys, note, message):
+    from ops_copilot.tools import MAX_NOTE_CHARS
+
+    mutate_ops(evals, lambda d: calls(d, "memory-note-then-recall")[0]["args"].update(note=note))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case memory-note-then-recall, turn 1, call 1 "
+        f"save_incident_note.note: {message.format(limit=MAX_NOTE_CHARS)}"
+    ]
+
+
+def test_a_note_of_the_tools_longest_length_is_accepted(evals, capsys):
+    from ops_copilot.tools import MAX_NOTE_CHARS
+
+    note = ("Pods OOMKilled after config v42. " * 100)[:MAX_NOTE_CHARS]
+    mutate_ops(evals, lambda d: calls(d, "memory-note-then-recall")[0]["args"].update(note=note))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 0, out
+
+
+def test_every_entity_argument_is_declared_a_string():
+    """Why `call_rules` needs no check of its own for an entity id that is not a string: the
+    declared-type check already reports it, as every entity argument is declared `str` (or
+    `str | None`)."""
+    from ops_eval.agents import AGENTS
+
+    for agent in AGENTS.values():
+        for spec in agent.tool_specs().values():
+            for arg in spec.entities:
+                assert spec.params[arg].annotation in ("str", "str | None"), (spec.name, arg)
+
+
+def test_a_non_string_entity_id_is_one_type_problem(evals, capsys):
+    mutate_ops(evals, lambda d: calls(d, "incident-detail-inc-002")[0]["args"].update(
+        incident_id=2))  # fmt: skip
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case incident-detail-inc-002, turn 1, call 1 "
+        "get_incident.incident_id: must be a string, not an integer"
+    ]
+
+
+# -- ids, approval decisions, text types, meta, missing files ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("set_id", "message"),
+    [
+        ("", "is empty"),
+        ("a" * 5000, "is 5000 characters long; at most 128"),
+        (
+            "../../etc",
+            "'../../etc' may hold only letters, digits and . _ - (starting with a letter or digit)",
+        ),
+    ],
+)
+def test_eval_set_ids_follow_the_eval_id_rule(evals, capsys, set_id, message):
+    mutate_ops(evals, lambda d: d.update(eval_set_id=set_id))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [f"evals/ops.evalset.json: eval_set_id: {message}"]
+
+
+SHAPE = '{"decision": "approve", "rationale": "...", "approver": "..."} or {"decision": "deny"}'
+RATIONALE = "Inventory is down and blocks checkout."
+
+
+@pytest.mark.parametrize(
+    ("approval", "messages"),
+    [
+        ("x", [f"meta.approval: must be an approval decision, {SHAPE}; not a string"]),
+        (
+            {"decision": "approve", "rationale": RATIONALE},
+            [
+                "meta.approval.approver: names nobody (missing, empty or only invisible "
+                "characters); the tool refuses an approval that does not say who gave it"
+            ],
+        ),
+        (
+            {"decision": "approve", "rationale": RATIONALE, "approver": "\u200b\u2060 "},
+            [
+                "meta.approval.approver: names nobody (missing, empty or only invisible "
+                "characters); the tool refuses an approval that does not say who gave it"
+            ],
+        ),
+        (
+            {"decision": "approve"},
+            [
+                "meta.approval.rationale: says nothing (missing, empty or only invisible "
+                "characters); the tool refuses an approval that does not say why",
+                "meta.approval.approver: names nobody (missing, empty or only invisible "
+                "characters); the tool refuses an approval that does not say who gave it",
+            ],
+        ),
+        (
+            {"decision": "approve", "rationale": "too short", "approver": "ann"},
+            ["meta.approval.rationale: needs at least 10 visible characters, has 8"],
+        ),
+        (
+            {"decision": "deny", "rationale": RATIONALE},
+            ["meta.approval: a deny decision carries no rationale or approver"],
+        ),
+    ],
+)
+def test_an_approval_decision_is_one_the_tool_would_accept(evals, capsys, approval, messages):
+    mutate_ops(evals, lambda d: case(d, "restart-needs-approval")["meta"].update(approval=approval))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [f"evals/ops.evalset.json: case restart-needs-approval, {m}" for m in messages]
+
+
+@pytest.mark.parametrize(
+    ("change", "where", "message"),
+    [
+        (lambda c: c["parts"][0].update(text=42), "parts.0.text", "Input should be a valid string"),
+        (lambda c: c.update(parts="hello"), "parts", "Input should be a valid array"),
+    ],
+)
+def test_a_text_of_the_wrong_type_is_only_that_problem(evals, capsys, change, where, message):
+    turn = lambda d: case(d, "open-incidents")["conversation"][0]  # noqa: E731
+    mutate_ops(evals, lambda d: change(turn(d)["user_content"]))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 2
+    assert out == [
+        f"evals/ops.evalset.json: case open-incidents, turn 1, user_content.{where}: "
+        f"ADK's EvalSet model rejects this: {message}"
+    ]
+
+
+def test_every_bad_meta_field_is_reported(evals, capsys):
+    meta = {"category": "happpy", "split": "nope", "agent": "x"}
+    mutate_ops(evals, lambda d: case(d, "restart-needs-approval").update(meta=meta))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert [line.split(": ")[1] for line in out] == [
+        "case restart-needs-approval, meta.category",
+        "case restart-needs-approval, meta.split",
+        "case restart-needs-approval, meta.agent",
+    ]
+
+
+def test_a_missing_file_takes_no_fallback(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = validate(capsys, "nope.evalset.json")
+    assert code == 2 and out == ["nope.evalset.json: file not found"]
+    assert "warning" not in err

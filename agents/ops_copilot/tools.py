@@ -20,6 +20,18 @@ from .writes import guarded_write, precheck_write, read_untrusted_text
 
 MAX_QUERY_CHARS = 200
 MAX_NOTE_CHARS = 2000
+
+
+def note_problem(note: object) -> str | None:
+    """Why `save_incident_note` refuses this note text, or None; the eval-set validator applies
+    the same rule to the notes cases expect."""
+    if not isinstance(note, str) or not note.strip():
+        return "must be non-empty text"
+    if len(note) > MAX_NOTE_CHARS:
+        return f"is longer than {MAX_NOTE_CHARS} characters"
+    return None
+
+
 MAX_LOG_LINES = 100
 DEFAULT_LOG_LINES = 20
 
@@ -314,10 +326,9 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
     if early is not None:
         return early
     key = normalise("incident", incident_id)
-    if not isinstance(note, str) or not note.strip():
-        return invalid("note", "note must be non-empty text.")
-    if len(note) > MAX_NOTE_CHARS:
-        return invalid("note", f"note is longer than {MAX_NOTE_CHARS} characters.")
+    problem = note_problem(note)
+    if problem is not None:
+        return invalid("note", f"note {problem}.")
     if read_untrusted_text(tool_context):
         approval = read_approval(tool_context)
         if isinstance(approval, Refusal):

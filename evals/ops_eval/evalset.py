@@ -91,6 +91,9 @@ class CaseTurn:
     prompt: str
     reference: str
     calls: list[ToolCall]
+    mistyped: frozenset[str] = frozenset()
+    """`user_content`, `final_response`: a content not in ADK's shape (its text reads as empty;
+    ADK's schema check reports it, with its path)."""
 
 
 @dataclass
@@ -191,13 +194,34 @@ def _session_input(raw: Any) -> SessionInput:
     )
 
 
-def _text(content: Any) -> str:
-    """The text of a content's parts; a part whose text is not a string is ADK's schema problem
-    (reported with its path), so it reads here as no text."""
-    parts = _get(content, "parts")
-    if not isinstance(parts, list):
+def _text(content: Any, *, required: bool) -> str | None:
+    """The text of a content's parts; None when the content is not in ADK's shape (missing when
+    required, not an object, parts not a list of objects, a text that is not a string) -- ADK's
+    schema check reports that with its path, so reading here must not crash on it."""
+    if content is None:
+        return None if required else ""
+    parts = _get(content, "parts") if isinstance(content, dict) else ()
+    if parts is None:
         return ""
-    return "".join(_str(_get(p, "text")) or "" for p in parts).strip()
+    if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
+        return None
+    texts = [_get(p, "text") for p in parts]
+    if any(t is not None and not isinstance(t, str) for t in texts):
+        return None
+    return "".join(t for t in texts if t).strip()
+
+
+def _turn(index: int, invocation: Any) -> CaseTurn:
+    prompt = _text(_get(invocation, "user_content"), required=True)
+    reference = _text(_get(invocation, "final_response"), required=False)
+    mistyped = {"user_content": prompt, "final_response": reference}
+    return CaseTurn(
+        index=index,
+        prompt=prompt or "",
+        reference=reference or "",
+        calls=_calls(invocation),
+        mistyped=frozenset(k for k, v in mistyped.items() if v is None),
+    )
 
 
 def _calls(invocation: Any) -> list[ToolCall]:
@@ -226,12 +250,7 @@ def read_evalset(path: Path) -> EvalSetFile:
             raise MalformedInput(shown, f"eval_cases[{position}] is not an object")
         conversation = _get(raw, "conversation") or []
         turns = [
-            CaseTurn(
-                index=i + 1,
-                prompt=_text(_get(inv, "user_content")),
-                reference=_text(_get(inv, "final_response")),
-                calls=_calls(inv),
-            )
+            _turn(i + 1, inv)
             for i, inv in enumerate(conversation if isinstance(conversation, list) else [])
         ]
         declared = _get(raw, "eval_id")

@@ -10,6 +10,11 @@ from pathlib import Path
 from .exits import EXIT_BAD_INPUT, OpsEvalError
 
 MAX_PORT = 65535
+# The shortest trial timeout. A trial opens a session and a store and makes at least one model
+# request; even the scripted oracle takes about half a second (measured), a real model seconds.
+# Anything shorter (1e-300, 0.01) only times every trial out, which then reads as a broken model
+# (exit 3) instead of as the bad option it is.
+MIN_TIMEOUT_S = 1.0
 
 
 def bad_input(message: str) -> OpsEvalError:
@@ -27,10 +32,13 @@ def id_list(option: str, raw: str | None, what: str = "eval id") -> list[str] | 
     return list(dict.fromkeys(ids))
 
 
-def positive_seconds(option: str, value: float) -> float:
-    """A finite number of seconds above zero (0 would time every trial out at once)."""
-    if not (math.isfinite(value) and value > 0):
-        raise bad_input(f"{option}: {value:g} is not a positive number of seconds")
+def trial_timeout(option: str, value: float) -> float:
+    """A trial timeout: a finite number of seconds, at least MIN_TIMEOUT_S."""
+    if not (math.isfinite(value) and value >= MIN_TIMEOUT_S):
+        raise bad_input(
+            f"{option}: {value:g} is not a number of seconds from {MIN_TIMEOUT_S:g} up "
+            "(a shorter one only times trials out)"
+        )
     return value
 
 

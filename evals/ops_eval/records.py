@@ -5,17 +5,23 @@ and the aggregates. Reports, and whatever compares runs, read runs only through 
 
 Version 2: a turn's calls carry their results (version 1 kept results in a separate list),
 scores say pass, fail or n/a, and the scorer set is recorded.
+
+Every field a reader uses is typed, and read strictly (JSON types as written, no coercion):
+whatever loads can be reported -- the reports index and format these fields without checking
+them again -- and anything else is a RecordError, one line, exit 2.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from .calls import Turn
+from .criteria import MatchType
 from .scorers.base import Score
 
 SCHEMA_VERSION = 2  # what this version writes
@@ -28,8 +34,21 @@ class RecordError(ValueError):
     says why in one line; the CLI shows it after the path, exit 2."""
 
 
+Count = Annotated[int, Field(ge=0)]
+Fraction = Annotated[float, Field(ge=0, le=1)]  # a rate, a bound, a threshold, pass^k
+Seconds = Annotated[float, Field(ge=0)]
+
+
 class _Rec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # No NaN or infinity: a count, a rate or a duration that is not a number is a broken record.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class GateCriteria(_Rec):
+    """The trajectory gate the run applied (`criteria.Criteria`), as the reports state it."""
+
+    threshold: Fraction
+    match_type: MatchType
 
 
 class TrialRecord(_Rec):
@@ -40,33 +59,56 @@ class TrialRecord(_Rec):
     error: str | None = None
     turns: list[Turn] = []
     scores: dict[str, Score] = {}
-    seconds: float = 0.0
+    seconds: Seconds = 0.0
     state_after: dict[str, Any] = {}
+
+    @model_validator(mode="after")
+    def _per_turn_values_match_the_turns(self) -> TrialRecord:
+        """The HTML report shows each turn's per-turn score beside it, by position."""
+        for name, score in self.scores.items():
+            if score.per_turn is not None and len(score.per_turn) != len(self.turns):
+                raise PydanticCustomError(
+                    "per_turn_mismatch",
+                    "scores.{name}.per_turn has {values} value(s) for {turns} turn(s)",
+                    {"name": name, "values": len(score.per_turn), "turns": len(self.turns)},
+                )
+        return self
 
 
 class Rate(_Rec):
-    passed: int
-    n: int
-    ci_low: float
-    ci_high: float
+    passed: Count
+    n: Count
+    ci_low: Fraction
+    ci_high: Fraction
     text: str
+
+    @model_validator(mode="after")
+    def _passed_within_n(self) -> Rate:
+        """The chart draws passed / n as a bar height."""
+        if self.passed > self.n:
+            raise PydanticCustomError(
+                "rate_over_n",
+                "passed {passed} is more than n {n}",
+                {"passed": self.passed, "n": self.n},
+            )
+        return self
 
 
 class CaseAggregate(_Rec):
     case_id: str
     category: str
-    trials: int
-    errors: int
+    trials: Count
+    errors: Count
     rate: Rate
-    pass_hat_k: float | None = None
+    pass_hat_k: Fraction | None = None
     means: dict[str, float] = {}  # mean value of each mean-gated scorer over the valid trials
     gate: bool | None = None  # None: no valid trial, no verdict
 
 
 class GroupAggregate(_Rec):
     name: str
-    trials: int
-    errors: int
+    trials: Count
+    errors: Count
     rate: Rate
 
 
@@ -82,7 +124,7 @@ class RunRecord(_Rec):
     schema_version: int = SCHEMA_VERSION
     run_id: str
     started_at: str
-    seconds: float
+    seconds: Seconds
     model: ModelInfo
     eval_set: str
     eval_set_sha256: str
@@ -92,17 +134,18 @@ class RunRecord(_Rec):
     scorers_sha256: str
     git_commit: str | None
     git_dirty: bool | None
-    criteria: dict[str, Any]
-    repeats: int
-    concurrency: int
+    criteria: GateCriteria
+    repeats: int = Field(ge=1)
+    concurrency: int = Field(ge=1)
     selected_cases: list[str]
     trials: list[TrialRecord]
     cases: list[CaseAggregate]
     categories: list[GroupAggregate]
     scorers: list[GroupAggregate]
     total: GroupAggregate
-    pass_hat_k: float | None = None
-    pass_hat_k_cases: int = 0  # cases with at least k valid trials, over which pass_hat_k is a mean
+    pass_hat_k: Fraction | None = None
+    # cases with at least k valid trials, over which pass_hat_k is a mean
+    pass_hat_k_cases: Count = 0
     gate_passed: bool
     exit_code: int
     notes: list[str] = Field(default_factory=list)
@@ -113,7 +156,8 @@ def load_record(path: Path) -> RunRecord:
     from ops_copilot.textfiles import TextFileError, read_text
 
     try:
-        data = json.loads(read_text(path))
+        text = read_text(path)
+        data = json.loads(text)
     except TextFileError as exc:
         raise RecordError(str(exc)) from None
     except RecursionError:
@@ -131,13 +175,14 @@ def load_record(path: Path) -> RunRecord:
             f"schema_version {repr(version)[:40]} is not supported "
             f"(supported: {MIN_SCHEMA_VERSION} to {SCHEMA_VERSION})"
         )
-    try:
-        return RunRecord.model_validate(data)
+    try:  # from the text, strictly: JSON's own types, no "12.5" read as a number
+        return RunRecord.model_validate_json(text, strict=True)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"]))
-        where = "".join(c if c.isprintable() else repr(c)[1:-1] for c in where)  # one line
-        raise RecordError(f"not a run record ({where}: {first['msg']})") from None
+        said = f"{where}: {first['msg']}" if where else first["msg"]
+        said = "".join(c if c.isprintable() else repr(c)[1:-1] for c in said)  # one line
+        raise RecordError(f"not a run record ({said})") from None
 
 
 def write_record(record: RunRecord, path: Path) -> None:

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from .aggregation import Aggregates, aggregate
 from .evalset import Case
 from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
-from .inputs import output_file, positive_seconds
+from .inputs import output_file, trial_timeout
 from .plan import Plan, load_plan
 from .records import ModelInfo, RunRecord, TrialRecord, write_record
 from .settings import current
@@ -196,7 +196,7 @@ def execute(
     out, err = out or sys.stdout, err or sys.stderr
     if options.repeats < 1 or options.concurrency < 1:
         raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
-    positive_seconds("--timeout", options.timeout_s)
+    trial_timeout("--timeout", options.timeout_s)
     if options.record is not None:
         _check_writable(output_file("--record", options.record), "--record")
     plan = load_plan(options.set_path, options.cases)

@@ -1,6 +1,8 @@
 """Fuzz the run-record reader with mutations of a real record: whatever the file holds,
 `load_record` returns a record or raises RecordError (which `ops-eval report` shows as one line,
-exit 2) -- never anything else.
+exit 2) -- never anything else. A record that loads must also be reportable: the report
+command's Markdown and HTML writers and the terminal summary render it without raising, so
+every check a report relies on is made when the record is read, not halfway through a report.
 
 The record is made once, by a real run of three cases (a read, an approval, a memory case) with
 the oracle model; the mutations are the eval-set fuzz's (`test_fuzz_evalset.py`).
@@ -37,17 +39,33 @@ def real_record(tmp_path_factory) -> tuple[Path, Any]:
 
 
 @given(data=st.data())
-def test_any_mutation_of_a_real_record_reads_or_is_a_record_error(real_record, data):
+def test_any_mutation_of_a_real_record_is_reported_or_is_a_record_error(real_record, data):
+    from ops_eval.exits import EXIT_BAD_INPUT, OpsEvalError
     from ops_eval.records import RecordError, RunRecord, load_record
+    from ops_eval.report import summary_lines
+    from ops_eval.report_command import write_reports
 
     folder, original = real_record
     target = folder / "mutated.json"
     target.write_bytes(data.draw(serialised(mutated(original)), label="file"))
+    md, page = folder / "out.md", folder / "out.html"
+    md.unlink(missing_ok=True)
+    page.unlink(missing_ok=True)
     try:
         record = load_record(target)
     except RecordError as exc:
         assert "\n" not in str(exc)
         event(f"RecordError: {str(exc).split(' (')[0][:40]}")
+        try:
+            write_reports(str(target), str(md), str(page))
+        except OpsEvalError as refused:  # what `ops-eval report` shows, exit 2
+            assert refused.code == EXIT_BAD_INPUT and "\n" not in str(refused)
+        else:
+            raise AssertionError("a record load_record refuses was reported")
+        assert not md.exists() and not page.exists()
     else:
         assert isinstance(record, RunRecord)
-        event("read as a record")
+        text, _, _ = write_reports(str(target), str(md), str(page))
+        assert md.read_text(encoding="utf-8") == text and page.stat().st_size > 0
+        assert summary_lines(record)
+        event("read and reported")

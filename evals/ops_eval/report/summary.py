@@ -52,7 +52,7 @@ def summary_lines(record: RunRecord) -> list[str]:
         detail.append(f"{len(silent)} case(s) without a valid trial: {', '.join(silent)}")
     criteria = record.criteria
     lines.append(
-        f"gate ({criteria['match_type']}, threshold {criteria['threshold']} per case): "
+        f"gate ({criteria.match_type}, threshold {criteria.threshold} per case): "
         f"{'PASSED' if record.gate_passed else 'FAILED'}"
         + (f" -- {'; '.join(detail)}" if detail else "")
     )

@@ -2,9 +2,10 @@
 the project's policies and the strict criteria -- before any model is called.
 
 It is a list of small rules, each yielding problems (`case_rules`, `meta_rules`, `call_rules`,
-`policy_rules`, `set_rules`), run over files read once (`files`). All problems are collected in
-one run, one line each, naming file, case, turn, call and field; every field is read
-defensively, so no content of a file reaches a traceback. Which arguments name seed
+`policy_rules`, `set_rules`), run over files read once (`files`); the context files are looked
+for beside the sets that could be read (a missing file is only "file not found"). All problems
+are collected in one run, one line each, naming file, case, turn, call and field; every field is
+read defensively, so no content of a file reaches a traceback. Which arguments name seed
 entities, which tools write and which need approval all come from the tool declarations; the
 deliberate negatives come from `negatives.yaml`; a case is held out by its `meta.split`.
 """
@@ -43,7 +44,7 @@ from .policy_rules import (
     writes_where_allowed,
 )
 from .problems import Problem, Report, render, render_warnings
-from .set_rules import adk_accepts, holdout_unseen, negatives_still_missing
+from .set_rules import adk_accepts, holdout_unseen, negatives_still_missing, set_id
 
 __all__ = [
     "CASE_RULES",
@@ -104,15 +105,18 @@ def check(
     negatives_file: Path | None = None,
     in_process: bool = False,
 ) -> Validated:
-    """Validate eval sets already read from `files` (the paths, readable or not, tell where the
-    context files are; the project's evals/ stand in for missing ones, with a warning).
-    `in_process`: parse with ADK here and keep the parsed sets."""
+    """Validate eval sets already read from `files` (`problems`: those of the files that could
+    not be read). The context files are those beside the sets read -- a file that could not be
+    read has no context to check -- and the project's evals/ stand in for missing ones, with a
+    warning. `in_process`: parse with ADK here and keep the parsed sets."""
     problems = list(problems or [])
+    if not sets:  # nothing read: no criteria or negatives to check it against, no fallback
+        return Validated(Report(problems=problems))
     fallbacks = Fallbacks(current().evals_dir)
-    for path in files:
-        fallbacks.shown.setdefault(path.parent, display_path(path))
-    configs = read_configs((p.parent for p in files), problems, fallbacks)
-    negatives_path = negatives_file or fallbacks.path(files[0].parent, NEGATIVES_FILE)
+    for es in sets:
+        fallbacks.shown.setdefault(es.path.parent, display_path(es.path))
+    configs = read_configs((es.path.parent for es in sets), problems, fallbacks)
+    negatives_path = negatives_file or fallbacks.path(sets[0].path.parent, NEGATIVES_FILE)
     negatives = read_negatives(negatives_path, problems)
     distinct = list({id(c): c for c in configs.values()}.values())  # a shared fallback once
     items = [("evalset", es.text) for es in sets] + [("config", c.text) for c in distinct]
@@ -126,6 +130,7 @@ def check(
         if negatives is not None:
             problems += negatives_still_missing(ctx)
         for es in sets:
+            problems += set_id(es)
             for case in es.cases:
                 problems += _case_problems(ctx, Site(es, case))
         problems += holdout_unseen(sets)

@@ -1,6 +1,8 @@
 """Rules about each expected call: a tool of the case's agent, with known and required
 arguments, naming seed entities that exist (or declared negatives), and -- for a read -- that the
-real tool, replayed on a fresh store, finds what it names (gold replay)."""
+real tool, replayed on a fresh store, finds what it names (gold replay). A write is never
+replayed (it would change the store the reads are replayed on); its arguments are held to the
+checks its tool makes before writing instead, with the tool's own limits."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 from ops_copilot.registry import ToolSpec
 from ops_copilot.seed import ENTITY_KINDS, closest, normalise
+from ops_copilot.tools import note_problem
 
 from ..agents import AGENTS
 from ..calls import ToolCall
@@ -72,10 +75,8 @@ def _structure(ctx: Context, spec: ToolSpec, call: ToolCall) -> Iterator[tuple[s
     yield from misfits
     for arg, kind in spec.entities.items():
         value = call.args.get(arg)
+        # Entity arguments are declared `str` (or `str | None`), so what fits its type is text.
         if value is None or any(arg == bad for _, bad in misfits):
-            continue
-        if not isinstance(value, str):
-            yield f"{value!r} is not {article(kind)} id", arg
             continue
         key = normalise(kind, value)
         if key in ctx.negatives.of(kind) or key in ctx.seed.ids(kind):
@@ -87,6 +88,21 @@ def _structure(ctx: Context, spec: ToolSpec, call: ToolCall) -> Iterator[tuple[s
             ),
             arg,
         )
+
+
+def _note(args: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """What `save_incident_note` refuses in its note before writing: the tool's own rule."""
+    note = args.get("note")
+    if not isinstance(note, str):
+        return  # the declared-type check says so
+    problem = note_problem(note)
+    if problem is not None:
+        yield f"{problem} ({len(note)} characters); save_incident_note refuses it", "note"
+
+
+# The argument checks a write tool makes before writing, beyond its signature and its entities
+# (which `_structure` checks; `policy_rules.writes_approvable` runs the shared `precheck_write`).
+_WRITE_ARGUMENTS = {"save_incident_note": _note}
 
 
 def _gold_replay(ctx: Context, call: ToolCall) -> str | None:
@@ -114,9 +130,11 @@ def expected_calls(ctx: Context, site: Site) -> Iterator[Problem]:
                 yield site.problem(message + _hint(call.name, specs), field="name", **where)
                 continue
             found = list(_structure(ctx, spec, call))
+            if not found and spec.is_write and call.name in _WRITE_ARGUMENTS:
+                found = list(_WRITE_ARGUMENTS[call.name](call.args))
             for message, arg in found:
                 yield site.problem(message, field=f"{call.name}.{arg}", **where)
-            # Replay only calls that are well-formed; the problems above already say why not.
+            # Replay only reads that are well-formed; the problems above already say why not.
             if not found and not spec.is_write:
                 message = _gold_replay(ctx, call)
                 if message:

@@ -11,28 +11,36 @@ from .problems import Problem
 INCIDENT_ID = re.compile(r"\bINC-\d{3}\b")
 
 # An eval id names its case in `--cases a,b`, in report rows and file names, in ADK's web UI and
-# in CI annotations: so it is short and plain -- the form every id in evals/ already has.
+# in CI annotations; an eval set id names the set in ADK's web UI and becomes a file name when
+# ADK saves a set: so both are short and plain -- the form every id in evals/ already has.
 MAX_ID_LENGTH = 128
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
+def id_problem(declared: str) -> str | None:
+    """Why `declared` is not a plain id (present, at most MAX_ID_LENGTH characters, ID_PATTERN),
+    or None: the one rule for eval ids and eval set ids."""
+    if not declared:
+        return "is empty"
+    if len(declared) > MAX_ID_LENGTH:
+        return f"is {len(declared)} characters long; at most {MAX_ID_LENGTH}"
+    if not ID_PATTERN.fullmatch(declared):
+        return (
+            f"{declared!r} may hold only letters, digits and . _ - "
+            "(starting with a letter or digit)"
+        )
+    return None
+
+
 def eval_id(ctx: Context, site: Site) -> Iterator[Problem]:
-    """An eval id is present, at most MAX_ID_LENGTH characters, plain (ID_PATTERN), and names
-    one case across every set. A missing or non-string id is ADK's schema problem."""
+    """An eval id is a plain id (`id_problem`) and names one case across every set. A missing
+    or non-string id is ADK's schema problem."""
     declared = site.case.declared_id
     if not isinstance(declared, str):
         return
-    if not declared:
-        yield site.problem("is empty", field="eval_id")
-    elif len(declared) > MAX_ID_LENGTH:
-        message = f"is {len(declared)} characters long; at most {MAX_ID_LENGTH}"
-        yield site.problem(message, field="eval_id")
-    elif not ID_PATTERN.fullmatch(declared):
-        yield site.problem(
-            f"{declared!r} may hold only letters, digits and . _ - "
-            "(starting with a letter or digit)",
-            field="eval_id",
-        )
+    wrong = id_problem(declared)
+    if wrong:
+        yield site.problem(wrong, field="eval_id")
     if not declared:
         return
     if declared in ctx.seen_ids:
@@ -47,16 +55,17 @@ def has_turns(ctx: Context, site: Site) -> Iterator[Problem]:
 
 def turn_texts(ctx: Context, site: Site) -> Iterator[Problem]:
     """Each turn has a prompt and a reference, shares no long run of words with what the agent
-    is given, and names only incidents that exist or are declared negatives."""
+    is given, and names only incidents that exist or are declared negatives. A text of the wrong
+    type is ADK's schema problem, reported with its path; it is not also called empty."""
     known = ctx.seed.ids("incident") | ctx.negatives.of("incident")
     for turn in site.case.turns:
         texts = (
             ("user_content", "prompt", turn.prompt),
             ("final_response", "reference", turn.reference),
         )
-        if not turn.prompt:
+        if not turn.prompt and "user_content" not in turn.mistyped:
             yield site.problem("user text is empty", turn=turn.index, field="user_content")
-        if not turn.reference:
+        if not turn.reference and "final_response" not in turn.mistyped:
             yield site.problem(
                 "reference response is empty", turn=turn.index, field="final_response"
             )

@@ -1,7 +1,10 @@
-"""The case's `meta`: one problem when it is missing or invalid, and -- so that one bad field
-does not hide every other problem of the case -- the meta the other rules assume instead: its
-valid fields, the rest at their defaults. A category that is not valid is unknown, and the rules
-bound to a category skip the case."""
+"""The case's `meta`: one problem per invalid field (or one when it is missing), and -- so that
+one bad field does not hide every other problem of the case -- the meta the other rules assume
+instead: its valid fields, the rest at their defaults. A category that is not valid is unknown,
+and the rules bound to a category skip the case.
+
+An approval decision is held to the tool's own `Approval` model (`evalset.ApprovalDecision`);
+the messages here say what a decision looks like, and which part the tool would refuse."""
 
 from __future__ import annotations
 
@@ -10,11 +13,21 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ops_copilot.approval import normalise_text, visible_chars
+
 from ..evalset import META_KEY, Case, CaseMeta, Category
 from .context import Context, Site
 from .problems import Problem, json_type
 
 _PLACEHOLDER: Category = "happy"  # stands in for an unknown category; never read as one
+APPROVAL_SHAPE = (
+    '{"decision": "approve", "rationale": "...", "approver": "..."} or {"decision": "deny"}'
+)
+_UNSAID = "(missing, empty or only invisible characters); the tool refuses an approval that"
+_SHOWS_NOTHING = {
+    "rationale": f"says nothing {_UNSAID} does not say why",
+    "approver": f"names nobody {_UNSAID} does not say who gave it",
+}
 
 
 def assumed(case: Case) -> tuple[CaseMeta, Category | None]:
@@ -35,25 +48,34 @@ def assumed(case: Case) -> tuple[CaseMeta, Category | None]:
         return CaseMeta(category=_PLACEHOLDER), None
 
 
-def meta_problem(case: Case) -> tuple[str, str] | None:
-    """(field, message) of the case's invalid meta, or None when it is valid."""
+def _message(err: Any) -> str:
+    """One validation error of `meta` in the words of this project (pydantic's otherwise)."""
+    loc, given = tuple(err["loc"]), err.get("input")
+    if loc == ("approval",) and err["type"] == "model_type":
+        return f"must be an approval decision, {APPROVAL_SHAPE}; not {json_type(given)}"
+    shows_nothing = isinstance(given, str) and not visible_chars(normalise_text(given))
+    if loc[:1] == ("approval",) and loc[1:] in (("rationale",), ("approver",)) and shows_nothing:
+        return _SHOWS_NOTHING[loc[1]]
+    return str(err["msg"]).removeprefix("Value error, ")
+
+
+def meta_problems(case: Case) -> list[tuple[str, str]]:
+    """(field, message) for each way the case's meta is invalid; none when it is valid."""
     if case.meta is not None:
-        return None
+        return []
     raw: Any = case.raw_meta
     if raw is None:
-        return META_KEY, "missing; every case needs one, with at least a category"
+        return [(META_KEY, "missing; every case needs one, with at least a category")]
     if not isinstance(raw, dict):
-        return META_KEY, f"must be an object, not {json_type(raw)}"
+        return [(META_KEY, f"must be an object, not {json_type(raw)}")]
     try:
         CaseMeta.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        return ".".join(str(p) for p in (META_KEY, *err["loc"])), err["msg"]
-    return None
+        found = [(".".join(map(str, (META_KEY, *e["loc"]))), _message(e)) for e in exc.errors()]
+        return list(dict.fromkeys(found))
+    return []
 
 
 def valid_meta(ctx: Context, site: Site) -> Iterator[Problem]:
-    found = meta_problem(site.case)
-    if found:
-        fld, message = found
+    for fld, message in meta_problems(site.case):
         yield site.problem(message, field=fld)

@@ -1,5 +1,6 @@
-"""Rules across files: every declared negative is still missing from the seed, holdout prompts
-differ from the tuning prompts, and ADK's own models accept the sets and criteria."""
+"""Rules about whole files and across them: each set's id is a plain id, every declared negative
+is still missing from the seed, holdout prompts differ from the tuning prompts, and ADK's own
+models accept the sets and criteria."""
 
 from __future__ import annotations
 
@@ -11,9 +12,19 @@ from ops_copilot.seed import ENTITY_KINDS
 
 from ..adk_parse import SchemaIssue
 from ..evalset import EvalSetFile, display_path
+from .case_rules import id_problem
 from .context import Context, Site
 from .files import Config
 from .problems import Problem
+
+
+def set_id(es: EvalSetFile) -> Iterator[Problem]:
+    """The set's `eval_set_id` follows the eval id rule (ADK names the set's file after it, so
+    `../../etc` is a path, not an id). A missing or non-string id is ADK's schema problem."""
+    declared = es.data.get("eval_set_id", es.data.get("evalSetId"))
+    wrong = id_problem(declared) if isinstance(declared, str) else None
+    if wrong:
+        yield Problem(es.display, wrong, field="eval_set_id")
 
 
 def negatives_still_missing(ctx: Context) -> Iterator[Problem]:
