@@ -1,7 +1,7 @@
 """Reading the project's text and YAML files so that a bad one is one line, never a traceback
 and never a hang.
 
-The seed, eval sets, run records and recordings are read through here: a missing file, a
+The seed, eval sets, run records, recordings and red-team corpora are read through here: a
 folder, something that is not a regular file (a FIFO would block the open forever, a link to
 /dev/zero would be read forever), a file over the size cap, an unreadable or non-UTF-8 file, or
 YAML that does not parse is an error whose message says why (the first bad byte, the line and
