@@ -1,12 +1,12 @@
 """Reading the project's text and YAML files so that a bad one is one line, never a traceback
 and never a hang.
 
-The seed, eval sets, run records, recordings and red-team corpora are read through here: a
-folder, something that is not a regular file (a FIFO would block the open forever, a link to
-/dev/zero would be read forever), a file over the size cap, an unreadable or non-UTF-8 file, or
-YAML that does not parse is an error whose message says why (the first bad byte, the line and
-column), for the caller to prefix with the file name its users know. Each error also carries a
-`kind`, for a caller that words its own messages.
+The seed, eval sets, run records, recordings and red-team corpora are read through here: a missing
+file, a folder, something that is not a regular file (a FIFO would block the open forever, a link to
+/dev/zero would be read forever), a file over the size cap, an unreadable or non-UTF-8 file, or YAML
+that does not parse is an error whose message says why (the first bad byte, the line and column),
+for the caller to prefix with the file name its users know. Each error also carries a `kind`, for a
+caller that words its own messages.
 
 `MAX_BYTES` (20 MB) is the default cap: every file the project reads is written by hand or by
 `ops-eval` and is far smaller, so anything bigger is a wrong path, not data. A caller may pass a
