@@ -19,13 +19,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ops_copilot.approval import Approval
 from ops_copilot.textfiles import TextFileError, read_text
 
 from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
+from .contracts import Contracts
 
 META_KEY = "meta"
 _EVAL_ID_KEY = re.compile(r'"(?:eval_id|evalId)"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -74,6 +75,9 @@ class CaseMeta(BaseModel):
     """`holdout` cases decide releases and are never used while tuning the instruction."""
     approval: ApprovalDecision | None = None
     agent: AgentName = DEFAULT_AGENT
+    contracts: Contracts = Field(default_factory=Contracts)
+    """Trajectory contracts (argument matchers, forbidden calls, order rules, a second match
+    mode, budgets, tool faults): `contracts.py`."""
 
 
 class MalformedInput(Exception):
