@@ -39,7 +39,8 @@ def test_adk_eval_passes_the_ops_set_with_a_replayed_model(tmp_path):
         for path in (set(history.glob("*")) - before) if history.exists() else []:
             path.unlink()
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "Tests passed: 21" in proc.stdout and "Tests failed: 0" in proc.stdout
+    cases = len(read_evalset(SET).cases)
+    assert f"Tests passed: {cases}" in proc.stdout and "Tests failed: 0" in proc.stdout
 
 
 def test_replay_agent_without_a_recording_file_says_so():

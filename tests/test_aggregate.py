@@ -3,11 +3,12 @@ denominator, and no verdict where the gate metric says nothing."""
 
 from __future__ import annotations
 
-from ops_eval import Score, TrialRecord, aggregate
+from ops_eval import Score, TrialRecord, aggregate, registered
 
 
 def trial(case: str, status: str = "passed", repeat: int = 1, **outcomes: Score) -> TrialRecord:
     scores = {
+        **{name: Score(outcome="n/a") for name in registered()},  # scorers not named here
         "trajectory": Score(outcome="pass", value=1.0),
         "complete": Score(outcome="pass"),
         "end_state": Score(outcome="pass"),

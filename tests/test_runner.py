@@ -82,11 +82,17 @@ def test_gate_passes_with_a_perfect_agent(tmp_path):
     assert code == 0 and record.gate_passed
     assert record.total.rate.passed == len(CASES) and record.total.errors == 0
     assert {s.name for s in record.scorers} == {
+        "budget",
+        "call_order",
+        "forbidden_calls",
         "trajectory",
         "tool_policy",
         "complete",
         "facts",
         "end_state",
+        "fault_handling",
+        "contract_trajectory",
+        "partial_credit",
     }
     assert record.seed_sha256 and record.tool_schema_sha256 and record.instruction_sha256
     assert record.schema_version == 2 and record.git_commit

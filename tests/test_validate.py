@@ -66,14 +66,22 @@ def test_the_repository_validates(capsys, monkeypatch):
     monkeypatch.chdir(REPO)
     code, out, _ = validate(capsys)
     assert code == 0, out
-    assert out == ["ok: 3 eval set(s), 31 cases agree with the seed"]
+    assert out == ["ok: 3 eval set(s), 35 cases agree with the seed"]
 
 
 def test_the_main_set_covers_what_the_project_promises():
     data = load(EVALS / "ops.evalset.json")
     assert len(data["eval_cases"]) >= 15
     categories = {c["meta"]["category"] for c in data["eval_cases"]}
-    assert categories == {"happy", "negative", "adversarial", "approval", "memory", "relevance"}
+    assert categories == {
+        "happy",
+        "negative",
+        "adversarial",
+        "approval",
+        "memory",
+        "relevance",
+        "fault",
+    }
     decisions = {c["meta"].get("approval", {}).get("decision") for c in data["eval_cases"]}
     assert {"approve", "deny"} <= decisions
     assert calls(data, "unknown-incident-inc-999") == [
@@ -182,14 +190,14 @@ def test_missing_required_argument(evals, capsys):
 def test_write_in_a_non_approval_case(evals, capsys):
     mutate_ops(
         evals,
-        lambda d: calls(d, "injection-in-database-log").append(
+        lambda d: calls(d, "ambiguous-symptom-runbook").append(
             {"name": "resolve_incident", "args": {"incident_id": "INC-008"}}
         ),
     )
     code, out, _ = validate(capsys, str(evals))
     assert code == 1
     assert out == [
-        "evals/ops.evalset.json: case injection-in-database-log, turn 1, call 2 resolve_incident: "
+        "evals/ops.evalset.json: case ambiguous-symptom-runbook, turn 1, call 2 resolve_incident: "
         "resolve_incident needs approval; it may only be expected in an approval case"
     ]
 
@@ -616,7 +624,8 @@ def test_an_ad_hoc_set_falls_back_to_the_projects_context_files_with_one_warning
         f"against the project's {EVALS / 'test_config.json'} and {EVALS / 'negatives.yaml'} "
         "instead (adk eval would use its default criteria)"
     ]
-    assert out == ["ok: 1 eval set(s), 21 cases agree with the seed"]
+    cases = len(load(EVALS / "ops.evalset.json")["eval_cases"])
+    assert out == [f"ok: 1 eval set(s), {cases} cases agree with the seed"]
 
 
 def test_an_ad_hoc_set_with_its_own_criteria_only_falls_back_for_the_negatives(

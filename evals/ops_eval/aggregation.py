@@ -2,7 +2,8 @@
 
 The gate is decided per case as ADK decides it, over the case's valid trials: a `mean`-gated
 scorer (ADK's trajectory metric) needs the mean of its values to reach the threshold, every
-other scorer must pass in every trial where it applies. Error trials are left out of every rate
+other scorer must pass in every trial where it applies -- except a `report` scorer, whose mean
+is kept beside the gate and never decides it. Error trials are left out of every rate
 and pass^k; `n/a` scores are left out of their scorer's rate.
 """
 
@@ -55,7 +56,10 @@ def _case(
     for name, entry in registered().items():
         scores = [t.scores[name] for t in valid if name in t.scores]
         applicable = [s for s in scores if s.outcome != "n/a"]
-        if entry.gate == "all":
+        if entry.gate == "report":  # beside the gate, never part of it
+            if applicable:
+                means[name] = sum(s.value or 0.0 for s in applicable) / len(applicable)
+        elif entry.gate == "all":
             holds = holds if all(s.passed for s in applicable) else False
         elif applicable:
             means[name] = sum(s.value or 0.0 for s in applicable) / len(applicable)

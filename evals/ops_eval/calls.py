@@ -46,6 +46,21 @@ def in_order(actual: Sequence[ToolCall], expected: Sequence[ToolCall]) -> bool:
     return all(any(a.same(e) for a in it) for e in expected)
 
 
+class InjectedFault(BaseModel):
+    """A tool call the harness made fail (a case's `contracts.faults`): kept in the record so a
+    report can tell an injected failure from a real one -- the model saw only the result."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    kind: str
+    when: str
+    args: dict[str, Any] = {}
+
+    def show(self) -> str:
+        return f"fault injected: {self.tool} {self.kind} ({self.when})"
+
+
 class Turn(BaseModel):
     """One user turn as played (and as a run record stores it)."""
 
@@ -72,6 +87,11 @@ class Turn(BaseModel):
     prompt_tokens: int = 0
     output_tokens: int = 0
     seconds: float = 0.0
+    faults: list[InjectedFault] = []
+    """The tool faults the harness injected in this turn, in order (`faults.py`)."""
+    model_calls: int | None = None
+    """Model responses in this turn (approval rounds included); None: not recorded (a turn
+    built by hand, or a record written before it was counted)."""
 
 
 @dataclass

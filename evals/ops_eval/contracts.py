@@ -22,10 +22,18 @@ injection and the validator rules give it meaning.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 CONTRACTS_FILE = "contracts.yaml"
 
@@ -174,3 +182,29 @@ class SetContracts(Contracts):
 
 def set_contracts_path(set_path: Path) -> Path:
     return set_path.parent / CONTRACTS_FILE
+
+
+def read_set_contracts(set_path: Path) -> tuple[SetContracts | None, str | None]:
+    """(the contracts beside `set_path`, or None without the file; why the file is broken, or
+    None). Read once per version of the file: every rule of every case asks for it."""
+    path = set_contracts_path(set_path)
+    try:
+        stat = path.stat()
+    except OSError:
+        return None, None
+    return _read(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@cache
+def _read(path: str, _mtime_ns: int, _size: int) -> tuple[SetContracts | None, str | None]:
+    from ops_copilot.textfiles import YamlFileError, load_yaml
+
+    try:
+        return SetContracts.model_validate(load_yaml(Path(path)) or {}), None
+    except YamlFileError as exc:
+        return None, str(exc)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(file)"
+        extra = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        return None, f"{where}: {first['msg']}{extra}"

@@ -30,7 +30,7 @@ from .contracts import Contracts
 
 META_KEY = "meta"
 _EVAL_ID_KEY = re.compile(r'"(?:eval_id|evalId)"\s*:\s*"((?:[^"\\]|\\.)*)"')
-Category = Literal["happy", "negative", "adversarial", "approval", "memory", "relevance"]
+Category = Literal["happy", "negative", "adversarial", "approval", "memory", "relevance", "fault"]
 Split = Literal["tuning", "holdout"]
 
 

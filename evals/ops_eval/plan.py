@@ -14,7 +14,7 @@ from typing import Any
 
 from ops_copilot.seed import Seed, default_seed
 
-from .contracts import Contracts, SetContracts, set_contracts_path
+from .contracts import Contracts, SetContracts, read_set_contracts, set_contracts_path
 from .criteria import Criteria, read_criteria
 from .evalset import Case, EvalSetFile, MalformedInput, read_evalset
 from .exits import EXIT_BAD_INPUT, OpsEvalError
@@ -76,21 +76,14 @@ def load_plan(set_path: Path, case_ids: list[str] | None = None) -> Plan:
         negatives=validated.negatives,
         seed=seed,
         warnings=validated.report.warnings,
-        set_contracts=read_set_contracts(set_path),
+        set_contracts=_set_contracts(set_path),
     )
 
 
-def read_set_contracts(set_path: Path) -> SetContracts | None:
+def _set_contracts(set_path: Path) -> SetContracts | None:
     """The set-level contracts beside `set_path`; None without the file. The validator reports a
     broken file first, so here it is an OpsEvalError (exit 2) only if it changed since."""
-    from pydantic import ValidationError
-
-    from ops_copilot.textfiles import YamlFileError, load_yaml
-
-    path = set_contracts_path(set_path)
-    if not path.exists():
-        return None
-    try:
-        return SetContracts.model_validate(load_yaml(path) or {})
-    except (YamlFileError, ValidationError) as exc:
-        raise OpsEvalError(EXIT_BAD_INPUT, f"{path}: {exc}") from None
+    contracts, broken = read_set_contracts(set_path)
+    if broken is not None:
+        raise OpsEvalError(EXIT_BAD_INPUT, f"{set_contracts_path(set_path)}: {broken}")
+    return contracts

@@ -52,6 +52,18 @@ def _with_results(parts: list[SessionTurn]) -> list[ToolCall]:
     return [ToolCall(c.name, c.args, result=got[-1] if got else None) for c, got in calls]
 
 
+def _model_calls(parts: list[SessionTurn]) -> int:
+    """Model responses in these runs, for per-turn budgets: complete model-role events, less
+    ADK's own approval request (an event it makes itself, with the model's role)."""
+    count = 0
+    for event in (e for part in parts for e in part.events):
+        if event.partial or event.content is None or event.content.role != "model":
+            continue
+        calls = event.get_function_calls()
+        count += not (calls and all(c.name == CONFIRMATION for c in calls))
+    return count
+
+
 def _turn(index: int, prompt: str, parts: list[SessionTurn], answered: list[str]) -> Turn:
     """One user turn from the runs it took."""
     calls = _with_results(parts)
@@ -71,6 +83,7 @@ def _turn(index: int, prompt: str, parts: list[SessionTurn], answered: list[str]
         texts=texts,
         prompt_tokens=sum(p.prompt_tokens for p in parts),
         output_tokens=sum(p.output_tokens for p in parts),
+        model_calls=_model_calls(parts),
     )
 
 
@@ -112,6 +125,7 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
     from ops_copilot.workspace import Workspace
 
     from .agents import AGENTS
+    from .faults import attach
 
     case = view.case
     meta = case.meta
@@ -119,6 +133,8 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
     workspace = Workspace.fresh(plan.seed)
     view.before = workspace.store.snapshot()
     agent = AGENTS[meta.agent].build(model)
+    faults = plan.contracts(case).faults  # injected at the tool boundary, never in the seed
+    injector = attach(agent, faults, AGENTS[meta.agent].tool_specs()) if faults else None
     session = AgentSession(
         agent,
         workspace,
@@ -136,6 +152,8 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
                 finally:
                     view.turns[-1].reference = spec.reference
                     view.turns[-1].expected = list(spec.calls)
+                    if injector is not None:
+                        view.turns[-1].faults = injector.take()
             view.events = await session.events()
     finally:  # the end state, however the trial ended
         view.after = workspace.store.snapshot()

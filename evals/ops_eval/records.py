@@ -101,7 +101,7 @@ class CaseAggregate(_Rec):
     errors: Count
     rate: Rate
     pass_hat_k: Fraction | None = None
-    means: dict[str, float] = {}  # mean value of each mean-gated scorer over the valid trials
+    means: dict[str, float] = {}  # mean value of each mean-gated or report scorer, valid trials
     gate: bool | None = None  # None: no valid trial, no verdict
 
 

@@ -36,4 +36,21 @@ def _recording() -> Path:
     return Path(file)
 
 
-root_agent = build_agent(ReplayLlm.from_file(_recording()))
+def _with_faults(agent):  # noqa: ANN001, ANN202
+    """The tool faults the eval sets declare, injected as `ops-eval run` injects them: the
+    recording was made with them, so without them the replay would miss at the faulted call."""
+    from ops_copilot.definition import tool_specs
+    from ops_eval.evalset import read_evalset
+    from ops_eval.faults import FaultsByPrompt, append_callback
+
+    cases = [
+        case
+        for path in sorted(current().evals_dir.glob("*.evalset.json"))
+        for case in read_evalset(path).cases
+        if case.meta is not None and case.meta.agent == "ops_copilot"
+    ]
+    append_callback(agent, FaultsByPrompt(cases, tool_specs()))
+    return agent
+
+
+root_agent = _with_faults(build_agent(ReplayLlm.from_file(_recording())))

@@ -9,7 +9,19 @@ from ops_eval.scorers import ScorerCrashed, markdown_table
 
 
 def test_every_scorer_module_registers_itself():
-    assert set(registered()) == {"complete", "end_state", "facts", "tool_policy", "trajectory"}
+    assert set(registered()) == {
+        "budget",
+        "call_order",
+        "forbidden_calls",
+        "contract_trajectory",
+        "partial_credit",
+        "complete",
+        "end_state",
+        "fault_handling",
+        "facts",
+        "tool_policy",
+        "trajectory",
+    }
     assert all(s.passes_when and s.needs for s in registered().values())
     assert markdown_table().count("\n") == len(registered()) + 1
 

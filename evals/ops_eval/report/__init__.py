@@ -16,7 +16,15 @@ from .align import Row, align
 from .chart import chart
 from .summary import gate_word, hat, pass_hat, summary_lines
 
-__all__ = ["Row", "align", "html_report", "latest_run", "markdown", "summary_lines"]
+__all__ = [
+    "Row",
+    "align",
+    "html_report",
+    "latest_run",
+    "markdown",
+    "partial_figures",
+    "summary_lines",
+]
 
 
 def _md_call(call: ToolCall | None) -> str:
@@ -51,6 +59,29 @@ def _env(kind: str) -> Any:
     return env
 
 
+PARTIAL = "partial_credit"  # the report scorer whose figures the case and category tables show
+
+
+def partial_figures(record: RunRecord) -> dict[str, dict[str, str]]:
+    """Mean F1 and mean edit distance of the calls (`partial_credit`), per case id and per
+    category, over the trials that have them, as text ("" when none has): the tables show a
+    slide from 1.0 to 0.9 before any case flips."""
+    groups: dict[str, list[dict[str, float]]] = {}
+    for t in record.trials:
+        score = t.scores.get(PARTIAL)
+        if score is not None and score.figures:
+            groups.setdefault(f"case:{t.case_id}", []).append(score.figures)
+            groups.setdefault(f"category:{t.category}", []).append(score.figures)
+    out: dict[str, dict[str, str]] = {}
+    for key, figures in groups.items():
+        means = {
+            name: sum(f.get(name, 0.0) for f in figures) / len(figures)
+            for name in ("f1", "edit_distance")
+        }
+        out[key] = {name: f"{value:.2f}" for name, value in means.items()}
+    return out
+
+
 def _first_failing(record: RunRecord, case_id: str) -> TrialRecord | None:
     mine = [t for t in record.trials if t.case_id == case_id]
     return next((t for t in mine if t.status != "passed"), mine[0] if mine else None)
@@ -66,13 +97,15 @@ def markdown(record: RunRecord) -> str:
     return (
         _env("md")
         .get_template("report.md.j2")
-        .render(r=record, below=below, has_problems=has_problems)
+        .render(r=record, below=below, has_problems=has_problems, pc=partial_figures(record))
     )
 
 
 def html_report(record: RunRecord) -> str:
     return (
-        _env("html").get_template("report.html.j2").render(r=record, chart=chart(record.categories))
+        _env("html")
+        .get_template("report.html.j2")
+        .render(r=record, chart=chart(record.categories), pc=partial_figures(record))
     )
 
 

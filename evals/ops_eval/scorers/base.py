@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 Outcome = Literal["pass", "fail", "n/a"]
 Need = Literal["turns", "events", "state"]
-Gate = Literal["all", "mean"]
+Gate = Literal["all", "mean", "report"]
 
 
 class Score(BaseModel):
@@ -35,6 +35,8 @@ class Score(BaseModel):
     detail: str = ""
     value: float | None = None
     per_turn: list[float] | None = None
+    figures: dict[str, float] | None = None
+    """Named figures beside `value` that the reports aggregate (a report scorer's)."""
 
     @property
     def passed(self) -> bool:
@@ -58,7 +60,8 @@ class Scorer:
     """One line for the docs: when the scorer passes."""
     gate: Gate
     """How it gates a case over its trials: `all` pass, or (ADK's rule for its trajectory
-    metric) the `mean` of their values reaches the criteria's threshold."""
+    metric) the `mean` of their values reaches the criteria's threshold; a `report` scorer never
+    gates (it only informs, beside the gate) and never returns `fail`."""
 
 
 _REGISTRY: dict[str, Scorer] = {}

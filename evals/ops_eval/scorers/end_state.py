@@ -10,11 +10,12 @@ from collections import Counter
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from ops_copilot.definition import guarded_tools, write_tools
+from ops_copilot.definition import guarded_tools, tool_specs, write_tools
 from ops_copilot.store import StateStore
 from ops_copilot.workspace import Workspace
 
 from ..direct import DirectContext
+from ..faults import FaultCounter
 from .base import Score, scorer
 
 if TYPE_CHECKING:
@@ -31,8 +32,11 @@ def gold_store(trial: TrialView, plan: Plan) -> StateStore:
     guarded, writes = guarded_tools(), write_tools()
     workspace = Workspace.fresh(plan.seed)
     user = case.session.user_id or "oncall"
+    faulted = FaultCounter(plan.contracts(case).faults, tool_specs())  # a faulted write: no row
     for n, call in enumerate(c for c in trial.expected_calls() if c.name in writes):
         if call.name in guarded and decision != "approve":
+            continue
+        if faulted.fails(call.name, call.args):
             continue
         if call.name not in guarded and decision == "deny":
             continue

@@ -25,6 +25,8 @@ from . import adk
 from .call_rules import expected_calls
 from .case_rules import eval_id, has_turns, session_input, turn_texts
 from .context import Context, Site
+from .contract_rules import case_contracts, contracts_file
+from .fault_rules import case_faults
 from .files import (
     CONFIG_FILE,
     NEGATIVES_FILE,
@@ -36,6 +38,7 @@ from .files import (
     read_negatives,
 )
 from .meta_rules import valid_meta
+from .policy_contract_rules import case_policy, set_policy
 from .policy_rules import (
     category_fits,
     notes_after_untrusted,
@@ -76,6 +79,9 @@ CASE_RULES: tuple[Rule, ...] = (
     category_fits,
     triage_reference,
     session_input,
+    case_faults,
+    case_contracts,
+    case_policy,
 )
 
 
@@ -131,9 +137,11 @@ def check(
             problems += negatives_still_missing(ctx)
         for es in sets:
             problems += set_id(es)
+            problems += contracts_file(ctx, es)
             for case in es.cases:
                 problems += _case_problems(ctx, Site(es, case))
         problems += holdout_unseen(sets)
+        problems += set_policy(ctx, sets)
     finally:
         ctx.close()
     problems += adk_accepts(sets, distinct, pending.finish())

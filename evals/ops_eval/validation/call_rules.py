@@ -102,7 +102,7 @@ def _note(args: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 # The argument checks a write tool makes before writing, beyond its signature and its entities
 # (which `_structure` checks; `policy_rules.writes_approvable` runs the shared `precheck_write`).
-_WRITE_ARGUMENTS = {"save_incident_note": _note}
+WRITE_ARGUMENTS = {"save_incident_note": _note}
 
 
 def _gold_replay(ctx: Context, call: ToolCall) -> str | None:
@@ -130,8 +130,8 @@ def expected_calls(ctx: Context, site: Site) -> Iterator[Problem]:
                 yield site.problem(message + _hint(call.name, specs), field="name", **where)
                 continue
             found = list(_structure(ctx, spec, call))
-            if not found and spec.is_write and call.name in _WRITE_ARGUMENTS:
-                found = list(_WRITE_ARGUMENTS[call.name](call.args))
+            if not found and spec.is_write and call.name in WRITE_ARGUMENTS:
+                found = list(WRITE_ARGUMENTS[call.name](call.args))
             for message, arg in found:
                 yield site.problem(message, field=f"{call.name}.{arg}", **where)
             # Replay only reads that are well-formed; the problems above already say why not.

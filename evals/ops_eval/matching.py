@@ -1,0 +1,192 @@
+"""Whether an actual tool call matches an expected one under a case's argument matchers, and
+whether a turn's calls match its expected calls in a match mode.
+
+ADK compares calls by whole-argument equality. A case's `meta.contracts.args` loosens that per
+tool and argument (`contracts.Matcher`); every argument without a matcher is still compared
+exactly, so with no matchers this is ADK's comparison. `normalised` uses the tools' own
+normalisation (`ops_copilot.seed.normalise`) with the entity kind the tool declares for the
+argument -- the same declaration the validator reads -- so a case accepts exactly the spellings
+the tool itself would resolve.
+
+Modes: EXACT, IN_ORDER and ANY_ORDER as ADK's `TrajectoryEvaluator` defines them, and SUBSET
+(every actual call is among the expected) / SUPERSET (every expected call is among the actual)
+as agentevals reads them. Each call is used at most once; the unordered modes count a maximum
+one-to-one pairing (which is ADK's greedy pairing whenever a greedy one is maximal).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ops_copilot.seed import normalise
+
+from .agents import AGENTS, DEFAULT_AGENT
+from .calls import ToolCall
+from .contracts import (
+    AnyValue,
+    ArgMatchers,
+    Contains,
+    Exact,
+    Matcher,
+    MatchMode,
+    Normalised,
+    OneOf,
+    Regex,
+)
+
+Kinds = Mapping[str, Mapping[str, str]]
+"""tool name -> argument name -> the entity kind the tool declares for it."""
+
+Same = Callable[[ToolCall, ToolCall], bool]
+"""(expected, actual) -> whether they match."""
+
+_MISSING = object()
+
+
+def entity_kinds(agent: str = DEFAULT_AGENT) -> dict[str, dict[str, str]]:
+    """The entity kind of every entity argument of the agent's tools, from their declarations."""
+    return {name: dict(spec.entities) for name, spec in AGENTS[agent].tool_specs().items()}
+
+
+def free_text(value: str) -> str:
+    """Case- and whitespace-insensitive form of free text (`contains`, untyped `normalised`)."""
+    return " ".join(value.split()).casefold()
+
+
+def _shown(value: Any) -> str:
+    return "nothing" if value is _MISSING else repr(value)
+
+
+def arg_problem(matcher: Matcher, expected: Any, actual: Any, kind: str | None) -> str | None:
+    """Why `actual` does not satisfy `matcher` (with `expected` the case's own value), or None.
+    `_MISSING` stands for an argument that was not given."""
+    if isinstance(matcher, AnyValue):
+        return None
+    if isinstance(matcher, Exact):
+        return None if actual == expected else f"{_shown(actual)} is not {_shown(expected)}"
+    if actual is _MISSING:
+        return f"missing ({matcher.match})"
+    if isinstance(matcher, OneOf):
+        return None if actual in matcher.values else f"{actual!r} is not one of {matcher.values}"
+    if not isinstance(actual, str):
+        return f"{actual!r} is not text ({matcher.match})"
+    if isinstance(matcher, Regex):
+        try:
+            if re.fullmatch(matcher.pattern, actual):
+                return None
+        except re.error as exc:  # the validator refuses it; a check never crashes on it
+            return f"regex /{matcher.pattern}/ does not compile: {exc}"
+        return f"{actual!r} does not match /{matcher.pattern}/"
+    if isinstance(matcher, Contains):
+        if free_text(matcher.text) in free_text(actual):
+            return None
+        return f"{actual!r} does not contain {matcher.text!r}"
+    assert isinstance(matcher, Normalised)
+    if not isinstance(expected, str):
+        return f"{actual!r} is not {_shown(expected)}"
+    if kind is None:
+        same = free_text(actual) == free_text(expected)
+    else:
+        same = normalise(kind, actual) == normalise(kind, expected)  # type: ignore[arg-type]
+    return None if same else f"{actual!r} is not {expected!r} after normalisation"
+
+
+def mismatch(
+    expected: ToolCall, actual: ToolCall, matchers: ArgMatchers, kinds: Kinds | None = None
+) -> list[str]:
+    """Why `actual` does not match `expected`, one reason per argument; empty when it matches."""
+    if expected.name != actual.name:
+        return [f"{actual.name} is not {expected.name}"]
+    kinds = entity_kinds() if kinds is None else kinds
+    mine = matchers.get(expected.name, {})
+    tool_kinds = kinds.get(expected.name, {})
+    reasons = []
+    for arg in dict.fromkeys([*expected.args, *actual.args]):
+        matcher = mine.get(arg, Exact(match="exact"))
+        want, got = expected.args.get(arg, _MISSING), actual.args.get(arg, _MISSING)
+        problem = arg_problem(matcher, want, got, tool_kinds.get(arg))
+        if problem:
+            reasons.append(f"{arg}: {problem}")
+    return reasons
+
+
+def call_matches(
+    expected: ToolCall, actual: ToolCall, matchers: ArgMatchers, kinds: Kinds | None = None
+) -> bool:
+    """Same tool, and every argument satisfies its matcher (exact where none is declared)."""
+    return not mismatch(expected, actual, matchers, kinds)
+
+
+def matcher_for(matchers: ArgMatchers, kinds: Kinds | None = None) -> Same:
+    """A call comparison bound to one case's matchers (and the agent's entity kinds)."""
+    kinds = entity_kinds() if kinds is None else kinds
+    return lambda e, a: call_matches(e, a, matchers, kinds)
+
+
+def pairing(expected: Sequence[ToolCall], actual: Sequence[ToolCall], same: Same) -> dict[int, int]:
+    """A maximum one-to-one pairing, expected index -> actual index (augmenting paths)."""
+    owner: dict[int, int] = {}  # actual index -> expected index
+
+    def place(e: int, seen: set[int]) -> bool:
+        for a, call in enumerate(actual):
+            if a in seen or not same(expected[e], call):
+                continue
+            seen.add(a)
+            if a not in owner or place(owner[a], seen):
+                owner[a] = e
+                return True
+        return False
+
+    for e in range(len(expected)):
+        place(e, set())
+    return {e: a for a, e in owner.items()}
+
+
+def in_order(expected: Sequence[ToolCall], actual: Sequence[ToolCall], same: Same) -> bool:
+    """ADK's IN_ORDER: the expected calls are a subsequence of the actual (extras allowed)."""
+    it = iter(actual)
+    return all(any(same(e, a) for a in it) for e in expected)
+
+
+def mode_holds(
+    mode: MatchMode, expected: Sequence[ToolCall], actual: Sequence[ToolCall], same: Same
+) -> bool:
+    """Whether one turn's calls match its expected calls in `mode`."""
+    if mode == "EXACT":
+        return len(expected) == len(actual) and all(map(same, expected, actual))
+    if mode == "IN_ORDER":
+        return in_order(expected, actual, same)
+    paired = len(pairing(expected, actual, same))
+    if mode in ("ANY_ORDER", "SUPERSET"):
+        return paired == len(expected)
+    if mode == "SUBSET":
+        return paired == len(actual)
+    raise ValueError(f"unknown match mode {mode!r}")
+
+
+def first_unmatched(
+    expected: Sequence[ToolCall],
+    actual: Sequence[ToolCall],
+    matchers: ArgMatchers,
+    kinds: Kinds | None = None,
+) -> str:
+    """Why a turn fails, for a detail: the first expected call no actual call matches, and why
+    the nearest one (same tool) does not."""
+    kinds = entity_kinds() if kinds is None else kinds
+    same = matcher_for(matchers, kinds)
+    paired = pairing(expected, actual, same)
+    for e, call in enumerate(expected):
+        if e in paired:
+            continue
+        near = next((a for a in actual if a.name == call.name), None)
+        if near is None:
+            return f"expected {call.show()}, no {call.name} call"
+        return f"expected {call.show()}, got {near.show()}: " + "; ".join(
+            mismatch(call, near, matchers, kinds)
+        )
+    extra = [a for i, a in enumerate(actual) if i not in paired.values()]
+    if extra:
+        return f"unexpected {extra[0].show()}"
+    return "the calls are out of order"

@@ -1,0 +1,48 @@
+"""Budgets that gate: per turn, at most so many tool calls, model calls, tokens and wall
+seconds (`contracts.budget`, per case or per set). ADK reports such figures as information only;
+here exceeding one fails the trial with the figure.
+
+A declared figure the play did not record (tokens from a model that reports no usage, model
+calls or seconds of a turn built by hand) is not checked, and the detail says so; with no
+declared figure recorded at all the verdict is n/a, never a silent pass.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..call_policy import FIGURES, figure, over_budget
+from .base import Score, scorer
+
+if TYPE_CHECKING:
+    from ..calls import TrialView
+    from ..plan import Plan
+
+
+@scorer(
+    name="budget",
+    needs=("turns",),
+    passes_when="no turn exceeds a declared budget of tool calls, model calls, tokens or seconds",
+)
+def budget(trial: TrialView, plan: Plan) -> Score:
+    limits = plan.contracts(trial.case).budget
+    declared = [n for n in FIGURES if limits is not None and getattr(limits, n) is not None]
+    if limits is None or not declared:
+        return Score(outcome="n/a", detail="no budget declared")
+    over: list[str] = []
+    checked: set[str] = set()
+    for turn in trial.turns:
+        for name in declared:
+            value = figure(turn, name)
+            if value is None:
+                continue
+            checked.add(name)
+            if (problem := over_budget(turn.index, name, value, limits)) is not None:
+                over.append(problem)
+    missing = [n.replace("_", " ") for n in declared if n not in checked]
+    note = f"{', '.join(missing)} not recorded: not checked" if missing else ""
+    if over:
+        return Score.of(False, "; ".join(over + ([note] if note else [])))
+    if not checked:
+        return Score(outcome="n/a", detail=note)
+    return Score.of(True, note)

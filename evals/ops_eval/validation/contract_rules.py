@@ -1,0 +1,131 @@
+"""Rules about trajectory contracts (`contracts.py`): each argument matcher names a tool of the
+case's agent and a parameter that tool declares; a regex compiles and matches at least one seed
+entity of the argument's kind; `one_of` values exist in the seed or are declared negatives; and
+no matcher contradicts the case's own expected calls -- the value the case expects must satisfy
+it, or the case could not pass with its own gold trajectory.
+
+A set-level `contracts.yaml` beside a set is read here (its shape, once per set; a broken file
+is malformed input naming its path), and its matchers are held to the same checks, merged under
+each case's own. Semantic checks of the other contract kinds (forbidden calls, budgets, faults)
+live in rules of their own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ops_copilot.registry import ToolSpec
+from ops_copilot.seed import normalise
+
+from ..agents import AGENTS
+from ..calls import ToolCall
+from ..contracts import ArgMatchers, OneOf, Regex, read_set_contracts, set_contracts_path
+from ..evalset import EvalSetFile, display_path
+from ..matching import arg_problem
+from .call_rules import WRITE_ARGUMENTS, type_problem
+from .context import Context, Site
+from .files import NEGATIVES_FILE
+from .problems import Problem
+
+
+def _matcher_problems(
+    ctx: Context, specs: Mapping[str, ToolSpec], args: ArgMatchers, owner: str
+) -> Iterator[tuple[str, str]]:
+    """(message, field) for matchers that name no tool or parameter, or no seed entity."""
+    for tool, by_arg in args.items():
+        spec = specs.get(tool)
+        if spec is None:
+            yield f"{tool!r} is not a tool of {owner}", f"contracts.args.{tool}"
+            continue
+        for arg, matcher in by_arg.items():
+            where = f"contracts.args.{tool}.{arg}"
+            if arg not in spec.params:
+                yield f"{arg!r} is not a parameter of {tool}", where
+                continue
+            kind = spec.entities.get(arg)
+            if isinstance(matcher, Regex):
+                try:
+                    pattern = re.compile(matcher.pattern)
+                except re.error as exc:
+                    yield f"regex /{matcher.pattern}/ does not compile: {exc}", where
+                    continue
+                if kind and not any(pattern.fullmatch(i) for i in ctx.seed.ids(kind)):
+                    yield f"regex /{matcher.pattern}/ matches no {kind} in the seed", where
+            if isinstance(matcher, OneOf) and kind:
+                known = ctx.seed.ids(kind) | ctx.negatives.of(kind)  # type: ignore[arg-type]
+                for value in matcher.values:
+                    if not isinstance(value, str) or normalise(kind, value) not in known:
+                        yield (
+                            f"one_of value {value!r} is not {kind} in the seed nor a negative "
+                            f"declared in {NEGATIVES_FILE}",
+                            where,
+                        )
+
+
+def contracts_file(ctx: Context, es: EvalSetFile) -> Iterator[Problem]:
+    """The set's `contracts.yaml`, when there is one: its shape, and its matchers against the
+    tools of every agent (a set-level matcher applies to whichever agent a case targets)."""
+    contracts, broken = read_set_contracts(es.path)
+    shown = display_path(set_contracts_path(es.path))
+    if broken:
+        yield Problem(shown, broken, malformed=True)
+        return
+    if contracts is None:
+        return
+    specs = {n: s for entry in AGENTS.values() for n, s in entry.tool_specs().items()}
+    for message, where in _matcher_problems(ctx, specs, contracts.args, "any agent"):
+        yield Problem(shown, message, field=where)
+
+
+def _reported(ctx: Context, spec: ToolSpec, call: ToolCall, arg: str, kind: str | None) -> bool:
+    """Whether `expected_calls` already reports this argument's value (an entity the seed lacks,
+    a value its write tool refuses): one problem per cause, not a contradiction on top."""
+    value = call.args[arg]
+    if kind and isinstance(value, str):
+        known = ctx.seed.ids(kind) | ctx.negatives.of(kind)  # type: ignore[arg-type]
+        if normalise(kind, value) not in known:  # type: ignore[arg-type]
+            return True
+    check = WRITE_ARGUMENTS.get(call.name) if spec.is_write else None
+    return check is not None and any(bad == arg for _, bad in check(call.args))
+
+
+def case_contracts(ctx: Context, site: Site) -> Iterator[Problem]:
+    """The case's own matchers against its agent and the seed; the matchers that apply to it
+    (the set's under its own) against its expected calls."""
+    meta = site.meta
+    specs = AGENTS[meta.agent].tool_specs()
+    own = meta.contracts.args
+    reported = set()
+    for message, where in _matcher_problems(ctx, specs, own, f"agent {meta.agent}"):
+        reported.add(where)
+        yield site.problem(message, field=where)
+    base, _ = read_set_contracts(site.evalset.path)
+    merged = meta.contracts.merged_over(base).args
+    for turn in site.case.turns:
+        for index, call in enumerate(turn.calls, start=1):
+            spec = specs.get(call.name)
+            for arg, matcher in merged.get(call.name, {}).items():
+                if spec is None or arg not in spec.params:
+                    continue
+                if f"contracts.args.{call.name}.{arg}" in reported:
+                    continue  # its problem is said once, above
+                value: Any = call.args.get(arg)
+                if arg in spec.required and arg not in call.args:
+                    continue  # the signature rule says it is missing
+                if arg in call.args and type_problem(spec.params[arg].annotation, value):
+                    continue  # the signature rule says it has the wrong type
+                kind = spec.entities.get(arg)
+                if arg in call.args and _reported(ctx, spec, call, arg, kind):
+                    continue
+                wrong = arg_problem(matcher, value, value, kind) if arg in call.args else None
+                if arg not in call.args and matcher.match not in ("exact", "any"):
+                    wrong = f"the expected call gives no {arg} for the {matcher.match} matcher"
+                if wrong:
+                    yield site.problem(
+                        f"{matcher.match} matcher contradicts the expected call: {wrong}",
+                        field=f"contracts.args.{call.name}.{arg}",
+                        turn=turn.index,
+                        call=index,
+                    )

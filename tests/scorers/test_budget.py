@@ -1,0 +1,86 @@
+"""The `budget` scorer: per turn, tool calls, model calls, tokens and seconds within the
+declared budget pass; one over fails with the figure; a figure not recorded is said, not
+passed silently; no budget is n/a."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from ops_eval import ToolCall
+from ops_eval.contracts import Budget, Contracts, SetContracts
+from ops_eval.scorers.budget import budget
+
+LIST = ToolCall("list_skills")
+
+
+@pytest.fixture
+def trial(trial):
+    """Trials whose case declares no contracts of its own: each test's set policy is the only
+    rule (the cases' own contracts in ops.evalset.json change as the set grows)."""
+
+    def build(*args, **kwargs):
+        view = trial(*args, **kwargs)
+        meta = view.case.meta.model_copy(update={"contracts": Contracts()})
+        view.case = replace(view.case, meta=meta)
+        return view
+
+    return build
+
+
+def limited(plan, **figures):
+    return replace(plan, set_contracts=SetContracts(budget=Budget(**figures)))
+
+
+def played(view, *, model_calls=3, prompt_tokens=900, output_tokens=100, seconds=2.5):
+    """The view's turns with the figures a live play records."""
+    for turn in view.turns:
+        turn.model_calls, turn.seconds = model_calls, seconds
+        turn.prompt_tokens, turn.output_tokens = prompt_tokens, output_tokens
+    return view
+
+
+def test_no_budget_is_not_applicable(trial, plan):
+    score = budget(trial("list-skills"), replace(plan, set_contracts=None))
+    assert score.outcome == "n/a" and score.detail == "no budget declared"
+
+
+@pytest.mark.parametrize(
+    ("figures", "detail"),
+    [
+        ({"tool_calls": 2}, "turn 1: 3 tool calls > budget 2"),
+        ({"model_calls": 2}, "turn 1: 3 model calls > budget 2"),
+        ({"tokens": 999}, "turn 1: 1000 tokens > budget 999"),
+        ({"seconds": 2}, "turn 1: 2.5 s > budget 2"),
+    ],
+)
+def test_each_figure_over_budget_fails_with_the_figure(trial, plan, figures, detail):
+    view = played(trial("list-skills", calls=[[LIST, LIST, LIST]]))
+    score = budget(view, limited(plan, **figures))
+    assert score.outcome == "fail" and score.detail == detail
+
+
+@pytest.mark.parametrize(
+    "figures", [{"tool_calls": 3}, {"model_calls": 3}, {"tokens": 1000}, {"seconds": 2.5}]
+)
+def test_each_figure_within_budget_passes(trial, plan, figures):
+    view = played(trial("list-skills", calls=[[LIST, LIST, LIST]]))
+    score = budget(view, limited(plan, **figures))
+    assert score.outcome == "pass" and score.detail == ""
+
+
+def test_every_turn_is_checked(trial, plan):
+    calls = [[ToolCall("list_skills")], [LIST, LIST]]
+    score = budget(trial("memory-note-then-recall", calls=calls), limited(plan, tool_calls=1))
+    assert score.detail == "turn 2: 2 tool calls > budget 1"
+
+
+def test_a_figure_not_recorded_is_said_not_passed(trial, plan):
+    """A scripted model reports no tokens; a hand-built turn has no model calls or timing."""
+    view = trial("list-skills")
+    score = budget(view, limited(plan, tokens=10, model_calls=1, seconds=1))
+    assert score.outcome == "n/a"
+    assert score.detail == "model calls, tokens, seconds not recorded: not checked"
+    score = budget(view, limited(plan, tool_calls=5, tokens=10))
+    assert score.outcome == "pass" and score.detail == "tokens not recorded: not checked"
