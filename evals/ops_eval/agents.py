@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from ops_copilot.registry import ToolSpec
@@ -21,15 +22,21 @@ class AgentEntry:
     agent_module: str  # holds build_agent(model)
 
     def tool_specs(self) -> Mapping[str, ToolSpec]:
-        return importlib.import_module(self.definition_module).tool_specs()
+        return _module(self.definition_module).tool_specs()
 
     @property
     def instruction(self) -> str:
-        module = importlib.import_module(self.definition_module)
-        return module.INSTRUCTION
+        return _module(self.definition_module).INSTRUCTION
 
     def build(self, model: Any) -> Any:
         return importlib.import_module(self.agent_module).build_agent(model)
+
+
+@cache
+def _module(name: str) -> Any:
+    """The module, looked up once: the validator asks for an agent's tools for every call of
+    every case."""
+    return importlib.import_module(name)
 
 
 AGENTS: Mapping[str, AgentEntry] = {

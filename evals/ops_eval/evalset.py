@@ -26,7 +26,7 @@ from ops_copilot.textfiles import TextFileError, read_text
 
 from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
-from .contracts import Contracts
+from .contracts import Contracts, SetContracts, read_set_contracts
 
 META_KEY = "meta"
 _EVAL_ID_KEY = re.compile(r'"(?:eval_id|evalId)"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -134,6 +134,11 @@ class EvalSetFile:
     text: str
     data: dict[str, Any]
     cases: list[Case]
+
+    @cached_property
+    def set_contracts(self) -> tuple[SetContracts | None, str | None]:
+        """`contracts.yaml` beside the set (`contracts.read_set_contracts`), read once."""
+        return read_set_contracts(self.path)
 
     @cached_property
     def case_lines(self) -> dict[str, int]:

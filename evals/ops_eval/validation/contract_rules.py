@@ -101,7 +101,7 @@ def case_contracts(ctx: Context, site: Site) -> Iterator[Problem]:
     for message, where in _matcher_problems(ctx, specs, own, f"agent {meta.agent}"):
         reported.add(where)
         yield site.problem(message, field=where)
-    base, _ = read_set_contracts(site.evalset.path)
+    base, _ = site.evalset.set_contracts
     merged = meta.contracts.merged_over(base).args
     for turn in site.case.turns:
         for index, call in enumerate(turn.calls, start=1):

@@ -65,7 +65,7 @@ def case_policy(ctx: Context, site: Site) -> Iterator[Problem]:
     own = meta.contracts.forbidden
     for message, where in _unknown(own, specs, f"agent {meta.agent}", CASE_FIELD):
         yield site.problem(message, field=where)
-    base, _ = read_set_contracts(site.evalset.path)
+    base, _ = site.evalset.set_contracts
     merged = meta.contracts.merged_over(base)
     inherited = len(base.forbidden) if base else 0
 
