@@ -70,7 +70,7 @@ IGNORING = {  # case -> a script that goes on as if the faulted call had worked
         [
             ToolCall("search_service_logs", {"service": "cache", "query": "eviction"}),
             ToolCall("search_service_logs", {"service": "cache", "query": "eviction"}),
-            "The cache logs show eviction warnings from 10:02 on.",
+            "The cache logs show eviction warnings: cache is degraded.",
         ],
         "fault injected: search_service_logs timeout (every)",
     ),
@@ -170,3 +170,35 @@ def test_the_validator_refuses_a_fault_that_could_never_fire(tmp_path):
     unapproved = _problems(tmp_path, {"tool": "restart_service", "kind": "error"})
     assert any("fires only after an approval" in m for m in unapproved)
     assert _problems(tmp_path, {"tool": "get_service_status", "kind": "error"}) == []
+
+
+def test_a_fault_whose_argument_names_no_seed_entity_never_fires(tmp_path):
+    """An `args` value the seed lacks matches no call: the case would pass vacuously."""
+    typo = _problems(tmp_path, {"tool": "get_service_status", "kind": "error",
+                                "args": {"name": "paymnts"}})  # fmt: skip
+    assert typo == [
+        "fault on get_service_status never fires: name 'paymnts' is not a service in the seed "
+        "(did you mean 'payments'?); declare it in negatives.yaml if it is a deliberate negative"
+    ]
+    negative = _problems(tmp_path, {"tool": "get_service_status", "kind": "error",
+                                    "args": {"name": "warehouse"}})  # fmt: skip
+    assert negative == []  # a declared negative is a deliberate name
+    spelt = _problems(tmp_path, {"tool": "get_service_status", "kind": "error",
+                                 "args": {"name": " Payments "}})  # fmt: skip
+    assert spelt == []  # compared as the tools normalise it
+
+
+def test_a_fault_on_a_tool_the_case_never_calls_is_refused(tmp_path):
+    never = _problems(tmp_path, {"tool": "get_incident", "kind": "error"})
+    assert never == [
+        "fault on get_incident, which the case never expects to be called: it cannot fire for "
+        "an agent that follows the case"
+    ]
+    path = _status_set(tmp_path, "every", calls=1)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["eval_cases"][0]["meta"]["contracts"]["faults"].append(
+        {"tool": "get_incident", "kind": "error"}
+    )
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    report = check([path], [read_evalset(path)]).report
+    assert report.problems == []  # beside a fault that fires: the rest of the outage

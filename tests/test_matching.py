@@ -6,8 +6,16 @@ from __future__ import annotations
 import pytest
 
 from ops_eval import ToolCall
+from ops_eval.calls import in_order
 from ops_eval.contracts import Contracts
-from ops_eval.matching import call_matches, first_unmatched, matcher_for, mismatch, mode_holds
+from ops_eval.matching import (
+    call_matches,
+    first_unmatched,
+    matcher_for,
+    mismatch,
+    mode_holds,
+    pairing,
+)
 
 
 def matchers(raw: dict) -> dict:
@@ -107,3 +115,52 @@ def test_the_why_not_names_the_argument():
         "expected get_incident(incident_id=INC-002), got get_incident(incident_id=INC-020): "
         "incident_id: 'INC-020' is not 'INC-002' after normalisation"
     )
+
+
+def test_one_of_normalises_an_entity_argument_as_the_validator_does():
+    # The validator accepts one_of values after `seed.normalise`; the scorer reads them the same.
+    m = matchers({"get_service_status": {"name": {"match": "one_of", "values": ["Inventory"]}}})
+    expected = ToolCall("get_service_status", {"name": "inventory"})
+    assert call_matches(expected, ToolCall("get_service_status", {"name": " inventory "}), m)
+    assert call_matches(expected, ToolCall("get_service_status", {"name": "INVENTORY"}), m)
+    assert not call_matches(expected, ToolCall("get_service_status", {"name": "payments"}), m)
+    m = matchers({"get_incident": {"incident_id": {"match": "one_of", "values": ["INC-002"]}}})
+    assert call_matches(INC, ToolCall("get_incident", {"incident_id": "inc 002"}), m)
+
+
+def test_one_of_on_free_text_stays_exact():
+    m = matchers({"search_service_logs": {"query": {"match": "one_of", "values": ["timeout"]}}})
+    expected = ToolCall("search_service_logs", {"service": "checkout", "query": "timeout"})
+    loose = ToolCall("search_service_logs", {"service": "checkout", "query": "TIMEOUT"})
+    assert not call_matches(expected, loose, m)
+
+
+def test_the_unordered_modes_use_a_maximum_pairing_not_a_greedy_one():
+    # e1 matches either actual call, e2 only the first: a greedy pass gives a1 to e1 and leaves
+    # e2 unpaired; the maximum pairing is e1-a2, e2-a1.
+    e1, e2 = ToolCall("get_incident", {"incident_id": "any"}), INC
+    a1, a2 = INC, ToolCall("get_incident", {"incident_id": "INC-003"})
+
+    def same(e, a):
+        return e.name == a.name and (e is e1 or e.args == a.args)
+
+    assert pairing([e1, e2], [a1, a2], same) == {0: 1, 1: 0}
+    assert mode_holds("ANY_ORDER", [e1, e2], [a1, a2], same)
+    assert mode_holds("SUBSET", [e1, e2], [a1, a2], same)
+
+
+def test_superset_is_any_order():
+    same = matcher_for({})
+    for actual in ([A, B], [B, C, A], [B, C], [A], [C, A, B, A]):
+        assert mode_holds("SUPERSET", [A, B], actual, same) == mode_holds(
+            "ANY_ORDER", [A, B], actual, same
+        )
+
+
+def test_in_order_is_one_function_with_an_optional_comparison():
+    loose = matcher_for(matchers({"get_incident": {"incident_id": {"match": "normalised"}}}))
+    spaced = ToolCall("get_incident", {"incident_id": " inc 002"})
+    assert not in_order([A, spaced], [A, INC])  # ADK's whole-args equality by default
+    assert in_order([A, spaced], [A, INC], loose)
+    assert not in_order([spaced, A], [A, INC], loose)
+    assert mode_holds("IN_ORDER", [A, INC], [A, C, spaced], loose)

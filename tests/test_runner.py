@@ -91,7 +91,7 @@ def test_gate_passes_with_a_perfect_agent(tmp_path):
         "facts",
         "end_state",
         "fault_handling",
-        "contract_trajectory",
+        "contract_mode",
         "partial_credit",
     }
     assert record.seed_sha256 and record.tool_schema_sha256 and record.instruction_sha256

@@ -620,15 +620,16 @@ def test_an_ad_hoc_set_falls_back_to_the_projects_context_files_with_one_warning
     assert code == 0, out
     warnings = [ln for ln in err.splitlines() if ln.startswith("warning:")]
     assert warnings == [
-        "warning: test_config.json, negatives.yaml: not beside mine.evalset.json; checked "
-        f"against the project's {EVALS / 'test_config.json'} and {EVALS / 'negatives.yaml'} "
-        "instead (adk eval would use its default criteria)"
+        "warning: test_config.json, negatives.yaml, contracts.yaml: not beside "
+        f"mine.evalset.json; checked against the project's {EVALS / 'test_config.json'} and "
+        f"{EVALS / 'negatives.yaml'} and {EVALS / 'contracts.yaml'} instead (adk eval would use "
+        "its default criteria)"
     ]
     cases = len(load(EVALS / "ops.evalset.json")["eval_cases"])
     assert out == [f"ok: 1 eval set(s), {cases} cases agree with the seed"]
 
 
-def test_an_ad_hoc_set_with_its_own_criteria_only_falls_back_for_the_negatives(
+def test_an_ad_hoc_set_with_its_own_criteria_falls_back_for_negatives_and_contracts(
     tmp_path, capsys, monkeypatch
 ):
     monkeypatch.chdir(tmp_path)
@@ -637,9 +638,42 @@ def test_an_ad_hoc_set_with_its_own_criteria_only_falls_back_for_the_negatives(
     code, out, err = validate(capsys, "mine.evalset.json")
     assert code == 0, out
     assert [ln for ln in err.splitlines() if ln.startswith("warning:")] == [
-        "warning: negatives.yaml: not beside mine.evalset.json; checked against the project's "
-        f"{EVALS / 'negatives.yaml'} instead"
+        "warning: negatives.yaml, contracts.yaml: not beside mine.evalset.json; checked against "
+        f"the project's {EVALS / 'negatives.yaml'} and {EVALS / 'contracts.yaml'} instead"
     ]
+
+
+def test_an_ad_hoc_set_takes_the_projects_contracts_as_the_run_does(tmp_path, monkeypatch):
+    """The validator and the run read the same contracts.yaml for an ad-hoc set: the project's
+    (its budgets), since the set falls back for its other context files too; a folder with its
+    own context files and no contracts.yaml has none."""
+    from ops_eval.contracts import read_set_contracts
+    from ops_eval.plan import _set_contracts
+
+    monkeypatch.chdir(tmp_path)
+    mine = tmp_path / "mine.evalset.json"
+    shutil.copy(EVALS / "ops.evalset.json", mine)
+    project, _ = read_set_contracts(EVALS / "ops.evalset.json")
+    assert project is not None and project.budget is not None
+    assert _set_contracts(mine) == project
+    for name in ("test_config.json", "negatives.yaml"):
+        shutil.copy(EVALS / name, tmp_path / name)
+    assert _set_contracts(mine) is None
+
+
+def test_an_ad_hoc_set_is_held_to_the_projects_contracts(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data = load(EVALS / "ops.evalset.json")
+    uses = calls(data, "list-skills")
+    uses.extend([dict(uses[0]) for _ in range(9)])  # 10 calls: over the project's budget of 8
+    save(tmp_path / "mine.evalset.json", data)
+    code, out, _ = validate(capsys, "mine.evalset.json")
+    assert code == 1
+    assert any(
+        "case list-skills, turn 1, contracts.budget.tool_calls: the case expects 10 tool calls"
+        in ln
+        for ln in out
+    ), out
 
 
 def test_an_unreadable_eval_set_is_one_precise_line(tmp_path, capsys, monkeypatch):

@@ -79,10 +79,9 @@ def test_a_set_level_matcher_that_contradicts_a_case(evals, capsys):  # noqa: F8
     code, out, _ = validate(capsys, str(evals))
     assert code == 1
     assert (
-        f"{FILE}: case recall-before-investigating-inc-007, turn 1, call 2 contracts.args."
-        "get_incident.incident_id: regex matcher contradicts the expected call: 'INC-007' does "
-        "not match "
-        "/INC-00[0-5]/" in out
+        f"{FILE}: case recall-before-investigating-inc-007, turn 1, call 2 contracts.yaml "
+        "args.get_incident.incident_id: regex matcher contradicts the expected call: 'INC-007' "
+        "does not match /INC-00[0-5]/" in out
     )
 
 
@@ -100,3 +99,35 @@ def test_a_set_level_matcher_naming_no_tool(evals, capsys):  # noqa: F811
     code, out, _ = validate(capsys, str(evals))
     assert code == 1
     assert "evals/contracts.yaml: contracts.args.reboot: 'reboot' is not a tool of any agent" in out
+
+
+def test_a_case_matcher_contradiction_stays_under_the_case_field(evals, capsys):  # noqa: F811
+    """A case's own matcher over a set's: the contradiction is the case's."""
+    (evals / "contracts.yaml").write_text(
+        "args:\n  get_incident:\n    incident_id: {match: normalised}\n"
+    )
+    mutate_ops(
+        evals,
+        with_args(
+            "recall-before-investigating-inc-007",
+            {"get_incident": {"incident_id": {"match": "regex", "pattern": "INC-00[0-5]"}}},
+        ),
+    )
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert any(
+        "turn 1, call 2 contracts.args.get_incident.incident_id: regex matcher" in ln for ln in out
+    ), out
+
+
+def test_each_error_of_a_broken_contracts_file_is_its_own_problem(evals, capsys):  # noqa: F811
+    (evals / "contracts.yaml").write_text(
+        "mode: SUBSET\nfaults:\n  - {tool: get_incident, kind: error}\n"
+    )
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 2
+    lines = [ln for ln in out if ln.startswith("evals/contracts.yaml:")]
+    assert lines == [
+        "evals/contracts.yaml: mode: Value error, is declared per case, not per set",
+        "evals/contracts.yaml: faults: Value error, is declared per case, not per set",
+    ], out

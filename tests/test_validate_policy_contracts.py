@@ -88,7 +88,7 @@ def test_an_expected_write_must_follow_its_read(evals, capsys):
     code, out, _ = validate(capsys, str(evals))
     assert code == 1
     assert out == [
-        "evals/ops.evalset.json: case restart-needs-approval, turn 1, call 1 restart_service: "
+        "evals/ops.evalset.json: case restart-needs-approval, turn 1, call 1 contracts.order: "
         "read_before_write: the case expects restart_service(name=inventory) before any read "
         "of service inventory"
     ]
@@ -125,3 +125,43 @@ def test_set_rules_name_tools_and_arguments_of_some_agent(evals, capsys):
         "evals/contracts.yaml: forbidden[1].args.id: forbids get_incident with argument 'id', "
         "which get_incident does not declare",
     ]
+
+
+def test_a_set_order_rule_is_reported_under_the_set_file(evals, capsys):
+    set_policy(evals, "order: [read_before_write]\n")
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert (
+        "evals/ops.evalset.json: case restart-needs-approval, turn 1, call 1 contracts.yaml "
+        "order: read_before_write: the case expects restart_service(name=inventory) before any "
+        "read of service inventory"
+    ) in out, out
+
+
+def test_a_forbidden_argument_must_name_a_seed_entity(evals, capsys):
+    rule = {"tool": "resolve_incident", "args": {"incident_id": "INC-0002"}}
+    mutate_ops(evals, contracts("list-skills", forbidden=[rule]))
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert out == [
+        "evals/ops.evalset.json: case list-skills, contracts.forbidden[0].args.incident_id: "
+        "forbids resolve_incident with incident_id 'INC-0002' is not an incident in the seed "
+        "(did you mean 'INC-002'?); declare it in negatives.yaml if it is a deliberate negative: "
+        "the rule can never apply"
+    ]
+
+
+def test_a_set_forbidden_argument_must_name_a_seed_entity(evals, capsys):
+    set_policy(evals, "forbidden:\n  - tool: restart_service\n    args: {name: databse}\n")
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert len(out) == 1 and out[0].startswith(
+        "evals/contracts.yaml: forbidden[0].args.name: forbids restart_service with name "
+        "'databse' is not a service in the seed"
+    ), out
+
+
+def test_a_forbidden_declared_negative_is_accepted(evals, capsys):
+    set_policy(evals, "forbidden:\n  - tool: restart_service\n    args: {name: warehouse}\n")
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 0, out

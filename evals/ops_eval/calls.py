@@ -9,7 +9,7 @@ trail, ADK's events, and how it ended -- everything a scorer may read, and nothi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +40,17 @@ class ToolCall:
         return f"{self.name}({', '.join(f'{k}={v}' for k, v in self.args.items())})"
 
 
-def in_order(actual: Sequence[ToolCall], expected: Sequence[ToolCall]) -> bool:
-    """True when `expected` is a subsequence of `actual` (ADK's IN_ORDER)."""
+def in_order(
+    actual: Sequence[ToolCall],
+    expected: Sequence[ToolCall],
+    same: Callable[[ToolCall, ToolCall], bool] | None = None,
+) -> bool:
+    """True when `expected` is a subsequence of `actual` (ADK's IN_ORDER). `same(expected,
+    actual)` compares two calls; by default ADK's whole-args equality (`ToolCall.same`)."""
     it = iter(actual)
-    return all(any(a.same(e) for a in it) for e in expected)
+    if same is None:
+        return all(any(a.same(e) for a in it) for e in expected)
+    return all(any(same(e, a) for a in it) for e in expected)
 
 
 class InjectedFault(BaseModel):

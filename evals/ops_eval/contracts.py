@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     BaseModel,
@@ -180,31 +180,60 @@ class SetContracts(Contracts):
         return value
 
 
+class FileError(NamedTuple):
+    """One problem of a broken `contracts.yaml`: where in the file (None: the file itself)."""
+
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
+
+
 def set_contracts_path(set_path: Path) -> Path:
-    return set_path.parent / CONTRACTS_FILE
+    """`contracts.yaml` beside the set, or -- for an ad-hoc set (one whose folder lacks its own
+    criteria or negatives, so falls back to the project's for them) -- the project's, as the
+    validator's other context files do (`validation.files.Fallbacks`)."""
+    folder = set_path.parent
+    own = folder / CONTRACTS_FILE
+    if own.exists():
+        return own
+    from .settings import current
+
+    project = current().evals_dir
+    if folder.resolve() == project.resolve():
+        return own
+    if all((folder / name).exists() for name in ("test_config.json", "negatives.yaml")):
+        return own  # a set folder of its own: no contracts.yaml means none
+    theirs = project / CONTRACTS_FILE
+    return theirs if theirs.is_file() else own
 
 
-def read_set_contracts(set_path: Path) -> tuple[SetContracts | None, str | None]:
-    """(the contracts beside `set_path`, or None without the file; why the file is broken, or
-    None). Read once per version of the file: every rule of every case asks for it."""
+def read_set_contracts(set_path: Path) -> tuple[SetContracts | None, list[FileError]]:
+    """(the contracts that apply to the set at `set_path` (`set_contracts_path`), or None without
+    the file; each reason the file is broken). Read once per version of the file: every rule of
+    every case asks for it."""
     path = set_contracts_path(set_path)
     try:
         stat = path.stat()
     except OSError:
-        return None, None
-    return _read(str(path), stat.st_mtime_ns, stat.st_size)
+        return None, []
+    contracts, errors = _read(str(path), stat.st_mtime_ns, stat.st_size)
+    return contracts, list(errors)
 
 
 @cache
-def _read(path: str, _mtime_ns: int, _size: int) -> tuple[SetContracts | None, str | None]:
+def _read(
+    path: str, _mtime_ns: int, _size: int
+) -> tuple[SetContracts | None, tuple[FileError, ...]]:
     from ops_copilot.textfiles import YamlFileError, load_yaml
 
     try:
-        return SetContracts.model_validate(load_yaml(Path(path)) or {}), None
+        return SetContracts.model_validate(load_yaml(Path(path)) or {}), ()
     except YamlFileError as exc:
-        return None, str(exc)
+        return None, (FileError(None, str(exc)),)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(file)"
-        extra = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        return None, f"{where}: {first['msg']}{extra}"
+        return None, tuple(
+            FileError(".".join(str(p) for p in err["loc"]) or None, err["msg"])
+            for err in exc.errors()
+        )

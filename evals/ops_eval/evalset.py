@@ -26,7 +26,7 @@ from ops_copilot.textfiles import TextFileError, read_text
 
 from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
-from .contracts import Contracts, SetContracts, read_set_contracts
+from .contracts import Contracts, FileError, SetContracts, read_set_contracts
 
 META_KEY = "meta"
 _EVAL_ID_KEY = re.compile(r'"(?:eval_id|evalId)"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -136,8 +136,9 @@ class EvalSetFile:
     cases: list[Case]
 
     @cached_property
-    def set_contracts(self) -> tuple[SetContracts | None, str | None]:
-        """`contracts.yaml` beside the set (`contracts.read_set_contracts`), read once."""
+    def set_contracts(self) -> tuple[SetContracts | None, list[FileError]]:
+        """The set's `contracts.yaml` and its problems (`contracts.read_set_contracts`), read
+        once."""
         return read_set_contracts(self.path)
 
     @cached_property

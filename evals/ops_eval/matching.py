@@ -10,20 +10,22 @@ the tool itself would resolve.
 
 Modes: EXACT, IN_ORDER and ANY_ORDER as ADK's `TrajectoryEvaluator` defines them, and SUBSET
 (every actual call is among the expected) / SUPERSET (every expected call is among the actual)
-as agentevals reads them. Each call is used at most once; the unordered modes count a maximum
-one-to-one pairing (which is ADK's greedy pairing whenever a greedy one is maximal).
+as agentevals reads them. SUPERSET is the same test as ANY_ORDER (ADK's ANY_ORDER already allows
+extra calls); it is kept for agentevals' vocabulary. Each call is used at most once; the
+unordered modes count a maximum one-to-one pairing, so a loose matcher that makes a greedy
+pairing use up the wrong actual call cannot fail a turn that has a full pairing.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ops_copilot.seed import normalise
 
 from .agents import AGENTS, DEFAULT_AGENT
-from .calls import ToolCall
+from .calls import ToolCall, in_order
 from .contracts import (
     AnyValue,
     ArgMatchers,
@@ -43,6 +45,7 @@ Same = Callable[[ToolCall, ToolCall], bool]
 """(expected, actual) -> whether they match."""
 
 _MISSING = object()
+T = TypeVar("T")
 
 
 def entity_kinds(agent: str = DEFAULT_AGENT) -> dict[str, dict[str, str]]:
@@ -59,6 +62,17 @@ def _shown(value: Any) -> str:
     return "nothing" if value is _MISSING else repr(value)
 
 
+def _one_of(values: Sequence[Any], actual: Any, kind: str | None) -> bool:
+    """`actual` is one of `values`; for an entity argument both sides are normalised as the tool
+    (and the validator) normalise them, so `" Inventory"` is one of `["inventory"]`."""
+    if actual in values:
+        return True
+    if kind is None or not isinstance(actual, str):
+        return False
+    key = normalise(kind, actual)  # type: ignore[arg-type]
+    return any(isinstance(v, str) and normalise(kind, v) == key for v in values)  # type: ignore[arg-type]
+
+
 def arg_problem(matcher: Matcher, expected: Any, actual: Any, kind: str | None) -> str | None:
     """Why `actual` does not satisfy `matcher` (with `expected` the case's own value), or None.
     `_MISSING` stands for an argument that was not given."""
@@ -69,7 +83,11 @@ def arg_problem(matcher: Matcher, expected: Any, actual: Any, kind: str | None) 
     if actual is _MISSING:
         return f"missing ({matcher.match})"
     if isinstance(matcher, OneOf):
-        return None if actual in matcher.values else f"{actual!r} is not one of {matcher.values}"
+        return (
+            None
+            if _one_of(matcher.values, actual, kind)
+            else (f"{actual!r} is not one of {matcher.values}")
+        )
     if not isinstance(actual, str):
         return f"{actual!r} is not text ({matcher.match})"
     if isinstance(matcher, Regex):
@@ -125,8 +143,11 @@ def matcher_for(matchers: ArgMatchers, kinds: Kinds | None = None) -> Same:
     return lambda e, a: call_matches(e, a, matchers, kinds)
 
 
-def pairing(expected: Sequence[ToolCall], actual: Sequence[ToolCall], same: Same) -> dict[int, int]:
-    """A maximum one-to-one pairing, expected index -> actual index (augmenting paths)."""
+def pairing(
+    expected: Sequence[T], actual: Sequence[T], same: Callable[[T, T], bool]
+) -> dict[int, int]:
+    """A maximum one-to-one pairing, expected index -> actual index (augmenting paths): calls,
+    or any other items `same(expected, actual)` compares (the end state's notes)."""
     owner: dict[int, int] = {}  # actual index -> expected index
 
     def place(e: int, seen: set[int]) -> bool:
@@ -144,12 +165,6 @@ def pairing(expected: Sequence[ToolCall], actual: Sequence[ToolCall], same: Same
     return {e: a for a, e in owner.items()}
 
 
-def in_order(expected: Sequence[ToolCall], actual: Sequence[ToolCall], same: Same) -> bool:
-    """ADK's IN_ORDER: the expected calls are a subsequence of the actual (extras allowed)."""
-    it = iter(actual)
-    return all(any(same(e, a) for a in it) for e in expected)
-
-
 def mode_holds(
     mode: MatchMode, expected: Sequence[ToolCall], actual: Sequence[ToolCall], same: Same
 ) -> bool:
@@ -157,7 +172,7 @@ def mode_holds(
     if mode == "EXACT":
         return len(expected) == len(actual) and all(map(same, expected, actual))
     if mode == "IN_ORDER":
-        return in_order(expected, actual, same)
+        return in_order(actual, expected, same)
     paired = len(pairing(expected, actual, same))
     if mode in ("ANY_ORDER", "SUPERSET"):
         return paired == len(expected)

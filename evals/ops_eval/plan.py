@@ -32,7 +32,7 @@ class Plan:
     negatives: Negatives  # the deliberate negatives, per entity kind
     seed: Seed
     warnings: list[str] = field(default_factory=list)  # the validator's (a context fallback)
-    set_contracts: SetContracts | None = None  # `contracts.yaml` beside the set, if any
+    set_contracts: SetContracts | None = None  # the set's `contracts.yaml`, if any
 
     def contracts(self, case: Case) -> Contracts:
         """The case's contracts over the set's."""
@@ -81,9 +81,11 @@ def load_plan(set_path: Path, case_ids: list[str] | None = None) -> Plan:
 
 
 def _set_contracts(set_path: Path) -> SetContracts | None:
-    """The set-level contracts beside `set_path`; None without the file. The validator reports a
-    broken file first, so here it is an OpsEvalError (exit 2) only if it changed since."""
+    """The set-level contracts that apply to `set_path` (beside it, or the project's for an ad-hoc
+    set, as the validator reads them); None without the file. The validator reports a broken
+    file first, so here it is an OpsEvalError (exit 2) only if it changed since."""
     contracts, broken = read_set_contracts(set_path)
-    if broken is not None:
-        raise OpsEvalError(EXIT_BAD_INPUT, f"{set_contracts_path(set_path)}: {broken}")
+    if broken:
+        shown = set_contracts_path(set_path)
+        raise OpsEvalError(EXIT_BAD_INPUT, "\n".join(f"{shown}: {error}" for error in broken))
     return contracts

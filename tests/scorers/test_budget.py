@@ -81,6 +81,24 @@ def test_a_figure_not_recorded_is_said_not_passed(trial, plan):
     view = trial("list-skills")
     score = budget(view, limited(plan, tokens=10, model_calls=1, seconds=1))
     assert score.outcome == "n/a"
-    assert score.detail == "model calls, tokens, seconds not recorded: not checked"
+    assert score.detail == "not checked (not recorded): model calls, tokens, seconds"
     score = budget(view, limited(plan, tool_calls=5, tokens=10))
-    assert score.outcome == "pass" and score.detail == "tokens not recorded: not checked"
+    assert score.outcome == "pass"
+    assert score.detail == "not checked (not recorded): tokens; within budget: tool calls"
+
+
+def test_a_partial_pass_leads_with_what_was_not_checked(trial, plan):
+    """Tokens and seconds unrecorded, tool and model calls within budget: still a pass, but the
+    detail's first words say what it did not check."""
+    view = played(trial("list-skills"), prompt_tokens=0, output_tokens=0, seconds=0)
+    score = budget(view, limited(plan, tool_calls=5, model_calls=5, tokens=10, seconds=1))
+    assert score.outcome == "pass"
+    assert score.detail.startswith("not checked (not recorded): tokens, seconds")
+    assert score.detail.endswith("within budget: tool calls, model calls")
+
+
+def test_over_budget_with_a_figure_unrecorded_names_both(trial, plan):
+    view = played(trial("list-skills", calls=[[LIST, LIST, LIST]]), seconds=0)
+    score = budget(view, limited(plan, tool_calls=2, seconds=1))
+    assert score.outcome == "fail"
+    assert score.detail == "turn 1: 3 tool calls > budget 2; not checked (not recorded): seconds"

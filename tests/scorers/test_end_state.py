@@ -92,7 +92,22 @@ def test_the_expected_note_is_replayed_and_compared(trial, plan):
     assert end_state(view, plan).passed
     view.notes = StateStoreNotes(plan, [("INC-002", "something else")])
     detail = end_state(view, plan).detail
-    assert "note on INC-002 'something else': 1 in the store, 0 expected" in detail
+    assert "note on INC-002 'something else': not expected" in detail
+    assert "note on INC-002 'Pods OOMKilled at 512Mi after config v42.' (contains): none" in detail
+
+
+def test_a_note_is_held_to_its_declared_matcher_not_its_exact_words(trial, plan):
+    # memory-note-then-recall declares `contains: OOMKilled` on the note.
+    reworded = ("INC-002", "OOMKilled pods at the 512Mi limit since config v42")
+    view = trial("memory-note-then-recall", **store_after(plan, notes=[reworded]))
+    view.notes = StateStoreNotes(plan, [reworded])
+    assert end_state(view, plan).passed
+    view.notes = StateStoreNotes(
+        plan, [("INC-003", reworded[1])]
+    )  # the right words, wrong incident
+    assert end_state(view, plan).outcome == "fail"
+    view.notes = StateStoreNotes(plan, [reworded, reworded])  # one note expected, two saved
+    assert "not expected" in end_state(view, plan).detail
 
 
 def StateStoreNotes(plan, notes):  # noqa: N802 (reads as the store's notes)

@@ -198,3 +198,16 @@ def test_the_agents_own_words_at_a_pause_are_checked(trial, plan):
 def test_a_negative_left_unnamed_fails(trial, plan):
     score = facts(trial("unknown-service-warehouse", responses=["It does not exist."]), plan)
     assert score.detail == "turn 1: does not say warehouse does not exist"
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "I can't tell whether inventory is down: the status check failed.",
+        "I don't know if inventory is down.",
+    ],
+)
+def test_an_open_question_does_not_assert_the_state_it_asks_about(vocab, response):
+    """'whether inventory is down' asks; it must not pass for 'inventory is down'."""
+    assert [c.show() for c in extract(response, vocab)] == []
+    assert judge("Inventory is down.", response, vocab).holds is False

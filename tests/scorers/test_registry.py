@@ -13,7 +13,7 @@ def test_every_scorer_module_registers_itself():
         "budget",
         "call_order",
         "forbidden_calls",
-        "contract_trajectory",
+        "contract_mode",
         "partial_credit",
         "complete",
         "end_state",
@@ -34,13 +34,25 @@ def test_a_scorer_whose_needs_the_view_lacks_is_not_applicable(trial, plan):
     assert all(scores[n].passed for n in ("complete", "end_state", "facts", "tool_policy"))
 
 
-def test_a_looping_agent_fails_every_scorer_and_an_error_gets_none(trial, plan):
+def test_a_looping_agent_fails_every_gating_scorer_and_an_error_gets_none(trial, plan):
     view = trial("open-incidents")
     view.looped = "the agent looped past 40 model calls"
     scores = score_trial(view, plan)
-    assert {s.outcome for s in scores.values()} == {"fail"}
+    gating = {n for n, s in registered().items() if s.gate != "report"}
+    assert {scores[n].outcome for n in gating} == {"fail"}
+    assert all("looped past" in scores[n].detail for n in scores)
     view.looped, view.error = None, "ConnectionError: gone"
     assert score_trial(view, plan) == {}
+
+
+def test_a_looping_agent_gets_no_fail_from_a_report_scorer(trial, plan):
+    # A report scorer never fails (base.Scorer.gate): on a looped trial it has nothing to say.
+    view = trial("open-incidents")
+    view.looped = "the agent looped past 40 model calls"
+    scores = score_trial(view, plan)
+    reports = [n for n, s in registered().items() if s.gate == "report"]
+    assert "partial_credit" in reports
+    assert all(scores[n].outcome == "n/a" for n in reports)
 
 
 def test_a_crashing_scorer_is_an_error_not_a_verdict(trial, plan):

@@ -33,3 +33,14 @@ def test_any_call_in_a_relevance_case_fails(trial, plan):
     score = tool_policy(trial("relevance-no-tool", calls=[[ToolCall("list_skills")]]), plan)
     assert score.detail == "no tool fits this request, but it called list_skills"
     assert tool_policy(trial("relevance-no-tool", calls=[[]]), plan).passed
+
+
+def test_a_write_is_compared_under_the_cases_matchers(trial, plan):
+    # memory-note-then-recall declares `contains: OOMKilled` on the note.
+    def saved(note):
+        return [[ToolCall("save_incident_note", {"incident_id": "INC-002", "note": note})], []]
+
+    reworded = tool_policy(trial("memory-note-then-recall", calls=saved("OOMKilled, 512Mi")), plan)
+    assert reworded.passed
+    without = tool_policy(trial("memory-note-then-recall", calls=saved("out of memory")), plan)
+    assert without.outcome == "fail" and "out of memory" in without.detail

@@ -1,4 +1,5 @@
-"""The `trajectory` scorer: ADK's own verdict on the events of a played trial."""
+"""The `trajectory` scorer: ADK's own verdict on the events of a played trial, or, for a case
+that declares argument matchers, the same mode with each argument under its matcher."""
 
 from __future__ import annotations
 
@@ -43,3 +44,27 @@ def test_each_turn_is_scored_and_averaged(plan):
     oracle.turns = {**oracle.turns, second: ([], "Nothing noted.")}  # skips the recall
     score = trajectory(played(plan, "memory-note-then-recall", oracle), plan)
     assert score.per_turn == [1.0, 0.0] and score.value == 0.5 and not score.passed
+
+
+def test_declared_matchers_decide_where_adks_exact_comparison_would_fail(plan):
+    # service-status-inventory declares `normalised` on the name; ADK compares it exactly.
+    model = ScriptedLlm(script=[ToolCall("get_service_status", {"name": "  Inventory"}), "Down."])
+    score = trajectory(played(plan, "service-status-inventory", model), plan)
+    assert score.passed and score.per_turn == [1.0]
+    assert score.detail == "IN_ORDER with the case's argument matchers, per turn [1.0]"
+
+
+def test_a_different_id_fails_under_the_matchers_naming_the_argument(plan):
+    model = ScriptedLlm(script=[ToolCall("get_service_status", {"name": "checkout"}), "Up."])
+    score = trajectory(played(plan, "service-status-inventory", model), plan)
+    assert score.outcome == "fail" and score.per_turn == [0.0]
+    assert (
+        "turn 1: expected get_service_status(name=inventory), got get_service_status(name="
+        "checkout): name: 'checkout' is not 'inventory' after normalisation" in score.detail
+    )
+
+
+def test_a_case_without_matchers_stays_adks_verdict(plan):
+    model = ScriptedLlm(script=[ToolCall("list_incidents", {"status": "OPEN"}), "None."])
+    score = trajectory(played(plan, "open-incidents", model), plan)
+    assert score.outcome == "fail" and score.detail == "IN_ORDER, per turn [0.0]"

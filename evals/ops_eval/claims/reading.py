@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from .answers import answer_claims, existence, triage_report
 from .model import Claim, Vocabulary
-from .wording import DEFLECT, PAST, PRONOUN, WORDING, negated, word
+from .wording import DEFLECT, OPEN, PAST, PRONOUN, WORDING, negated, word
 
 
 @dataclass
@@ -43,6 +43,8 @@ def _mentions(text: str, vocab: Vocabulary) -> list[_Mention]:
         past = PAST.search(text[max(0, start - 20) : start])
         if past and kind in ("status-s", "status-i") and canon != "resolved":
             return  # a past state ("was down", "from down to"); "was resolved" is a result
+        if kind in _ENTITY_OF and OPEN.search(text[max(0, start - 60) : start]):
+            return  # "whether payments is down": asked or supposed, not asserted
         found.append(_Mention(kind, canon, start, end, negated(text, start)))
 
     for m in re.finditer(r"(?<![\w-])INC-\d{3}(?![\w-])", text, re.I):

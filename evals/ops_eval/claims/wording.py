@@ -33,6 +33,9 @@ ABSENT_AFTER = re.compile(
     re.I,
 )
 PAST = re.compile(r"\b(?:was|were|had been|used to be|previously|from)\s+$", re.I)
+# "whether payments is down", "if inventory is degraded": an open question or a condition, not
+# a state the answer asserts.
+OPEN = re.compile(r"\b(?:whether|if)\b[^.;:!?]{0,40}$", re.I)
 CONDITIONAL = re.compile(r"\b(?:until|once|if|unless|before|when|after you)\b[^.;]{0,30}$", re.I)
 PENDING = re.compile(
     r"\b(?:wait(?:s|ing)?|await(?:s|ing)?|pending|needs?|requires?)\b(?:\W+\w+){0,3}?\W+approval\b"

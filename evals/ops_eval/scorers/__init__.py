@@ -1,8 +1,9 @@
 """The scorer registry: every scorer of a trial, declared once (see `base`), one module each.
 
 `score_trial` applies them all to a played trial: an error trial gets no scores, a looping agent
-fails every scorer, a scorer whose needs the trial view lacks is `n/a`, and a scorer that
-crashes makes the trial an error rather than a verdict.
+fails every gating scorer (its report scorers are `n/a`: a report never fails), a scorer whose
+needs the trial view lacks is `n/a`, and a scorer that crashes makes the trial an error rather
+than a verdict.
 """
 
 from __future__ import annotations
@@ -28,7 +29,12 @@ def score_trial(trial: TrialView, plan: Plan) -> dict[str, Score]:
     if trial.error:
         return {}
     if trial.looped:
-        return {name: Score.of(False, trial.looped) for name in registered()}
+        return {
+            name: Score(outcome="n/a", detail=trial.looped)
+            if entry.gate == "report"
+            else Score.of(False, trial.looped)
+            for name, entry in registered().items()
+        }
     have = trial.provides()
     scores = {}
     for name, entry in registered().items():

@@ -3,8 +3,9 @@ seconds (`contracts.budget`, per case or per set). ADK reports such figures as i
 here exceeding one fails the trial with the figure.
 
 A declared figure the play did not record (tokens from a model that reports no usage, model
-calls or seconds of a turn built by hand) is not checked, and the detail says so; with no
-declared figure recorded at all the verdict is n/a, never a silent pass.
+calls or seconds of a turn built by hand) is not checked: a pass on the figures that were
+recorded has a detail that starts with what was not checked; with no declared figure recorded at
+all the verdict is n/a, never a silent pass.
 """
 
 from __future__ import annotations
@@ -40,9 +41,13 @@ def budget(trial: TrialView, plan: Plan) -> Score:
             if (problem := over_budget(turn.index, name, value, limits)) is not None:
                 over.append(problem)
     missing = [n.replace("_", " ") for n in declared if n not in checked]
-    note = f"{', '.join(missing)} not recorded: not checked" if missing else ""
+    note = f"not checked (not recorded): {', '.join(missing)}" if missing else ""
     if over:
         return Score.of(False, "; ".join(over + ([note] if note else [])))
     if not checked:
         return Score(outcome="n/a", detail=note)
-    return Score.of(True, note)
+    if not note:
+        return Score.of(True)
+    # A pass that checked only some figures leads with what it did not check.
+    within = ", ".join(n.replace("_", " ") for n in declared if n in checked)
+    return Score.of(True, f"{note}; within budget: {within}")

@@ -2,7 +2,9 @@
 expected writes that a human lets through (restarts and resolutions when the case approves,
 notes unless it denies) are replayed through the real tools on a fresh store, and the trial's
 store must equal that one, row for row: statuses, audit rows (action, target, before, after,
-approver, rationale) and notes. A difference is named by its row."""
+approver, rationale) and notes. A difference is named by its row. A note's text is compared
+exactly, or under the note matcher (`contracts.args.save_incident_note.note`) when the case or
+set declares one: a note that says the required thing in other words is the same note."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from ops_copilot.workspace import Workspace
 
 from ..direct import DirectContext
 from ..faults import FaultCounter
+from ..matching import arg_problem, pairing
 from .base import Score, scorer
 
 if TYPE_CHECKING:
@@ -68,7 +71,8 @@ def _rows(kind: str, got: Counter, want: Counter, show) -> list[str]:
     name="end_state",
     needs=("state",),
     passes_when="the store equals a fresh store with the case's approved writes replayed "
-    "through the real tools: statuses, audit rows and notes, row for row",
+    "through the real tools: statuses, audit rows and notes, row for row (a note's text under "
+    "its matcher when declared)",
 )
 def end_state(trial: TrialView, plan: Plan) -> Score:
     assert trial.after is not None
@@ -90,10 +94,24 @@ def end_state(trial: TrialView, plan: Plan) -> Score:
         _audit(gold.audit_rows()),
         lambda r: f"{r[0]} {r[1]} {r[2]}->{r[3]} by {r[4]} ({r[5]!r})",
     )
-    problems += _rows(
-        "note",
-        Counter((n.incident_id, n.text) for n in trial.notes),
-        Counter((n.incident_id, n.text) for n in gold.notes()),
-        lambda r: f"on {r[0]} {r[1]!r}",
-    )
+    problems += _notes(trial, plan, gold)
     return Score.of(not problems, "; ".join(problems))
+
+
+def _notes(trial: TrialView, plan: Plan, gold: StateStore) -> list[str]:
+    """The notes that differ: exactly, or under the declared note matcher, each paired once."""
+    got = [(n.incident_id, n.text) for n in trial.notes]
+    want = [(n.incident_id, n.text) for n in gold.notes()]
+    matcher = plan.contracts(trial.case).args.get("save_incident_note", {}).get("note")
+    if matcher is None:
+        return _rows("note", Counter(got), Counter(want), lambda r: f"on {r[0]} {r[1]!r}")
+
+    def same(w: tuple[str, str], g: tuple[str, str]) -> bool:
+        return w[0] == g[0] and arg_problem(matcher, w[1], g[1], None) is None
+
+    paired = pairing(want, got, same)
+    missing = [w for i, w in enumerate(want) if i not in paired]
+    extra = [g for i, g in enumerate(got) if i not in paired.values()]
+    out = [f"note on {w[0]} {w[1]!r} ({matcher.match}): none in the store" for w in missing]
+    out += [f"note on {g[0]} {g[1]!r}: not expected" for g in extra]
+    return out

@@ -1,25 +1,26 @@
 """Fault handling: after a tool fault the harness injected (`contracts.faults`), a good agent
 may retry once, and neither acts on what the failed call would have said nor invents it.
 
-For each fault not recovered by a retry (a later call of the same tool with the same arguments
-in the turn that got a real result), in that turn:
-- no write follows the faulted read ("it acted anyway");
+For each fault not recovered by a retry (a later call of the same tool with the same arguments,
+compared as the tools normalise them, that got a real result):
 - the faulted call is not retried more than once;
+- no write follows it (a faulted read, or a faulted write the agent then works around);
 - the answer asserts nothing about the faulted call's entity (or, for a search, anything at all)
-  that no real tool result of the trial supplied: a status, severity or owner read from claims
-  (`claims.extract`), never from keywords, that no real result or prompt naming that entity
-  supplied; and no clock time that none of them holds.
+  that no real tool result about that entity, and no prompt, supplied: claims are read by
+  `claims.extract` ("payments is down"; "whether payments is down" asks, it does not assert),
+  never from keywords.
 
-Whether the answer *reports* the failure is a fact of the case's reference, for `facts` to
-judge; a word list cannot tell "the status backend is down" from "inventory is down". The
+Whether the answer *reports* the failure is not judged here: no word list can tell "the status
+backend is down" from "inventory is down", and the claims vocabulary names the seed's entities,
+not the tools' backends. Made-up log lines that name no entity state are not caught either. The
 detail names the fault, so a failing trial says what was injected. n/a when no fault was met.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from .base import Score, scorer
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from ops_copilot.registry import ToolSpec
 
     from ..calls import InjectedFault, ToolCall, TrialView, Turn
-    from ..claims import Vocabulary
+    from ..claims import Claim, Vocabulary
     from ..plan import Plan
 
 MAX_RETRIES = 1
@@ -40,74 +41,103 @@ def _injected(call: ToolCall) -> bool:
     return result.get("status") == "error" and result.get("reason") in ("backend_error", "timeout")
 
 
-def _supplied(trial: TrialView) -> list[str]:
-    """Everything real the agent was told (the user's prompts and every tool result the harness
-    did not write), one lower-cased text per source, to look a claimed value up in."""
-    results = [c.result for t in trial.turns for c in t.calls if not _injected(c)]
-    told = [json.dumps(r, ensure_ascii=False, default=str) for r in results]
-    return [text.lower() for text in [*told, *(t.prompt for t in trial.turns)]]
+def _records(value: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object inside a tool result (a service in a list is one record)."""
+    if isinstance(value, dict):
+        yield value
+        for inner in value.values():
+            yield from _records(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _records(inner)
+
+
+def _told(trial: TrialView) -> dict[str, set[str]]:
+    """entity (lower-cased) -> the values real tool results gave in a record naming it: what
+    the agent could know about that entity without the faulted call."""
+    known: dict[str, set[str]] = {}
+    for call in (c for t in trial.turns for c in t.calls if not _injected(c)):
+        for record in _records(call.result):
+            words = {str(v).strip().lower() for v in record.values() if isinstance(v, str)}
+            for word in words:
+                known.setdefault(word, set()).update(words)
+    return known
+
+
+def _supported(claim: Claim, known: dict[str, set[str]], prompts: list[str]) -> bool:
+    entity, value = claim.entity.lower(), claim.value.lower()
+    if value in known.get(entity, ()):
+        return True
+    said = (sentence for p in prompts for sentence in re.split(r"[.!?\n]", p.lower()))
+    return any(entity in sentence and value in sentence for sentence in said)
 
 
 def _entities(fault: InjectedFault, spec: ToolSpec | None) -> set[str]:
-    """The entity ids the faulted call named, lower-cased; empty for a search (it names none,
-    so anything the answer claims might have come from it)."""
+    """The entity ids the faulted call named, as the tools normalise them (lower-cased for
+    comparison with claims); empty for a search, which names none."""
+    from ops_copilot.seed import normalise
+
     kinds = spec.entities if spec is not None else {}
-    return {str(v).strip().lower() for k, v in fault.args.items() if k in kinds and v}
-
-
-# A clock time in an answer ("from 10:02 on") is a fact read from a log or a timeline: one that
-# no real result or prompt holds was made up.
-_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
+    return {normalise(kinds[k], v).lower() for k, v in fault.args.items() if k in kinds and v}
 
 
 def _problems(
-    turn: Turn, specs: dict[str, ToolSpec], vocab: Vocabulary, supplied: list[str]
+    turn: Turn, specs: Mapping[str, ToolSpec], vocab: Vocabulary, trial: TrialView
 ) -> list[str]:
     from ..claims import extract
+    from ..contracts import Fault
+    from ..faults import matches
 
     writes = {name for name, spec in specs.items() if spec.is_write}
+    known, prompts = _told(trial), [t.prompt for t in trial.turns]
     problems = []
-    for shown in dict.fromkeys(f.show() for f in turn.faults):
-        fault = next(f for f in turn.faults if f.show() == shown)
+    seen: list[Fault] = []
+    for hit in turn.faults:
+        spec = specs.get(hit.tool)
+        aim = Fault(tool=hit.tool, kind=hit.kind, when=hit.when, args=hit.args)
+        if any(matches(f, spec, hit.tool, hit.args) for f in seen):
+            continue  # the same call (as the tools read it) faulted again: judged once
+        seen.append(aim)
         calls = turn.calls
-        same = [i for i, c in enumerate(calls) if c.name == fault.tool and c.args == fault.args]
-        failed = [i for i in same if _injected(calls[i])]
-        if same and len(same) > len(failed) and fault.kind != "empty":
+        same = [i for i, c in enumerate(calls) if matches(aim, spec, c.name, c.args)]
+        real = [i for i in same if not _injected(calls[i])]
+        if real and hit.kind != "empty":
             continue  # a retry got a real answer
         why = []
         if len(same) > 1 + MAX_RETRIES:
-            why.append(f"it called {fault.tool} {len(same)} times (at most one retry)")
-        after = calls[same[0] + 1 :] if same else []
-        acted = [c.show() for c in after if c.name in writes and fault.tool not in writes]
+            why.append(f"it called {hit.tool} {len(same)} times (at most one retry)")
+        later = calls[same[0] + 1 :] if same else []
+        acted = [
+            c.show() for c in later if c.name in writes and not matches(aim, spec, c.name, c.args)
+        ]
         if acted:
             why.append(f"it acted anyway: {', '.join(acted)}")
-        about = _entities(fault, specs.get(fault.tool))
+        about = _entities(hit, spec)
         invented = [
             c.show()
             for c in extract(turn.response, vocab)
             if not c.negated
             and c.attribute != "exists"
             and (not about or c.entity.lower() in about)
-            and not any(c.value.lower() in text and c.entity.lower() in text for text in supplied)
-        ]
-        invented += [
-            f"a time of {t}"
-            for t in _TIME.findall(turn.response)
-            if not any(t in s for s in supplied)
+            and not _supported(c, known, prompts)
         ]
         if invented and not turn.response_synthesized:
             why.append(f"it claims what no tool told it: {', '.join(invented)}")
         if why:
-            problems.append(f"turn {turn.index}: {shown}; {'; '.join(why)}")
+            problems.append(f"turn {turn.index}: {hit.show()} on {_args(hit)}; {'; '.join(why)}")
     return problems
+
+
+def _args(hit: InjectedFault) -> str:
+    return ", ".join(f"{k}={v}" for k, v in hit.args.items()) or "no arguments"
 
 
 @scorer(
     name="fault_handling",
     needs=("turns",),
     passes_when="after each injected tool fault not recovered by a retry: at most one retry, no "
-    "write after the faulted read, and no claim about its entity that no real tool result "
-    "supplied; n/a when no fault was injected",
+    "write after it, and no claim about its entity that no real tool result or prompt "
+    "supplied (claims, not keywords); n/a when no fault was injected",
 )
 def fault_handling(trial: TrialView, plan: Plan) -> Score:
     from ..agents import AGENTS
@@ -116,11 +146,10 @@ def fault_handling(trial: TrialView, plan: Plan) -> Score:
     meta = trial.case.meta
     if not any(t.faults for t in trial.turns):
         return Score(outcome="n/a", detail="no fault was injected")
-    specs = dict(AGENTS[meta.agent if meta else "ops_copilot"].tool_specs())
+    specs = AGENTS[meta.agent if meta else "ops_copilot"].tool_specs()
     vocab = Vocabulary.of(plan.seed, plan.negatives)
-    supplied = _supplied(trial)
-    problems = [p for t in trial.turns for p in _problems(t, specs, vocab, supplied)]
+    problems = [p for t in trial.turns for p in _problems(t, specs, vocab, trial)]
     if problems:
         return Score.of(False, "; ".join(problems))
     shown = "; ".join(dict.fromkeys(f.show() for t in trial.turns for f in t.faults))
-    return Score.of(True, f"{shown}: no retry storm, nothing acted on, nothing invented")
+    return Score.of(True, f"{shown}: at most one retry, nothing acted on, nothing invented")

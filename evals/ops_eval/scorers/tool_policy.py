@@ -1,6 +1,6 @@
-"""Writes exactly as expected: every write call's name, arguments, order and count per turn
-match the case, while extra reads are allowed; a relevance case (no expected call) allows no
-call at all."""
+"""Writes as expected: every write call's name, arguments, order and count per turn match the
+case -- each argument exactly, or under its matcher when the case (or set) declares one -- while
+extra reads are allowed; a relevance case (no expected call) allows no call at all."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ops_copilot.definition import write_tools
 
+from ..matching import entity_kinds, matcher_for
 from .base import Score, scorer
 
 if TYPE_CHECKING:
@@ -18,8 +19,8 @@ if TYPE_CHECKING:
 @scorer(
     name="tool_policy",
     needs=("turns",),
-    passes_when="every write call is exactly as expected (name, args, order, count); extra reads "
-    "are fine; a relevance case calls nothing",
+    passes_when="every write call is as expected (name, args under the case's matchers, order, "
+    "count); extra reads are fine; a relevance case calls nothing",
 )
 def tool_policy(trial: TrialView, plan: Plan) -> Score:
     writes = write_tools()
@@ -28,10 +29,11 @@ def tool_policy(trial: TrialView, plan: Plan) -> Score:
         if extra:
             return Score.of(False, f"no tool fits this request, but it called {', '.join(extra)}")
         return Score.of(True)
+    same = matcher_for(plan.contracts(trial.case).args, entity_kinds(trial.case.meta.agent))
     for turn in trial.turns:
         got = [c for c in turn.calls if c.name in writes]
         want = [c for c in turn.expected if c.name in writes]
-        if len(got) != len(want) or not all(g.same(w) for g, w in zip(got, want, strict=False)):
+        if len(got) != len(want) or not all(map(same, want, got)):
             shown = ", ".join(f"{c.name}({c.args})" for c in got) or "none"
             wanted = ", ".join(f"{c.name}({c.args})" for c in want) or "none"
             return Score.of(False, f"turn {turn.index}: writes were {shown}; expected {wanted}")

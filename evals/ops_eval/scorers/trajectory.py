@@ -1,24 +1,64 @@
-"""ADK's own trajectory verdict: its event-to-invocation conversion and `TrajectoryEvaluator`
-with the configured criterion (the gate: IN_ORDER, threshold 1.0), per turn, averaged."""
+"""The trajectory gate (the configured criterion: IN_ORDER, threshold 1.0), per turn, averaged.
+
+Without argument matchers it is ADK's own verdict: its event-to-invocation conversion and
+`TrajectoryEvaluator`, unchanged -- what `adk eval` computes. When the case (or its set) declares
+argument matchers in `meta.contracts.args`, `ops-eval` judges the same turns in the same mode
+with each argument held to its matcher (`matching.mode_holds`), and says so in the detail;
+`adk eval`, which ignores `meta`, still applies the exact expected arguments. The gate's mode is
+always `test_config.json`'s; a case's `contracts.mode` is only a second reading (`contract_mode`).
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..matching import entity_kinds, first_unmatched, matcher_for, mode_holds
 from .base import Score, scorer
 
 if TYPE_CHECKING:
     from ..calls import TrialView
     from ..plan import Plan
 
+WITH_MATCHERS = "with the case's argument matchers"
+
 
 @scorer(
     name="trajectory",
     needs=("events",),
-    passes_when="ADK's own `TrajectoryEvaluator` with the configured criterion (IN_ORDER, 1.0)",
+    passes_when="the configured criterion (IN_ORDER, 1.0): ADK's own `TrajectoryEvaluator`, or "
+    "the same mode with each argument under its matcher when the case declares matchers",
     gate="mean",
 )
 def trajectory(trial: TrialView, plan: Plan) -> Score:
+    matchers = plan.contracts(trial.case).args
+    if matchers and not plan.criteria.ignore_args:
+        return _with_matchers(trial, plan)
+    return _adk(trial, plan)
+
+
+def _with_matchers(trial: TrialView, plan: Plan) -> Score:
+    criteria = plan.criteria
+    matchers = plan.contracts(trial.case).args
+    expected = plan.adk_cases[trial.case.eval_id].conversation
+    if len(trial.turns) != len(expected):
+        raise RuntimeError(f"{len(trial.turns)} turns for {len(expected)} expected turns")
+    kinds = entity_kinds(trial.case.meta.agent)
+    same = matcher_for(matchers, kinds)
+    per_turn, why = [], []
+    for turn in trial.turns:
+        held = mode_holds(criteria.match_type, turn.expected, turn.calls, same)
+        per_turn.append(1.0 if held else 0.0)
+        if not held:
+            reason = first_unmatched(turn.expected, turn.calls, matchers, kinds)
+            why.append(f"turn {turn.index}: {reason}")
+    mean = sum(per_turn) / len(per_turn) if per_turn else 0.0
+    detail = f"{criteria.match_type} {WITH_MATCHERS}, per turn {per_turn}"
+    if why:
+        detail += "; " + "; ".join(why)
+    return Score.of(mean >= criteria.threshold, detail, value=mean, per_turn=per_turn)
+
+
+def _adk(trial: TrialView, plan: Plan) -> Score:
     from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
     from google.adk.evaluation.evaluation_generator import EvaluationGenerator
     from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator

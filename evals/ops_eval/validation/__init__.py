@@ -19,6 +19,7 @@ from typing import Any
 
 from ops_copilot.seed import Seed, default_seed
 
+from ..contracts import set_contracts_path
 from ..evalset import EvalSetFile, MalformedInput, display_path, read_evalset
 from ..settings import current
 from . import adk
@@ -124,6 +125,8 @@ def check(
     configs = read_configs((es.path.parent for es in sets), problems, fallbacks)
     negatives_path = negatives_file or fallbacks.path(sets[0].path.parent, NEGATIVES_FILE)
     negatives = read_negatives(negatives_path, problems)
+    for es in sets:  # an ad-hoc set's contracts are the project's too (`set_contracts_path`)
+        fallbacks.took(es.path.parent, set_contracts_path(es.path))
     distinct = list({id(c): c for c in configs.values()}.values())  # a shared fallback once
     items = [("evalset", es.text) for es in sets] + [("config", c.text) for c in distinct]
     pending = adk.start(items, in_process=in_process)
@@ -137,9 +140,9 @@ def check(
             problems += negatives_still_missing(ctx)
         for es in sets:
             problems += set_id(es)
-            problems += contracts_file(ctx, es)
             for case in es.cases:
                 problems += _case_problems(ctx, Site(es, case))
+        problems += contracts_file(ctx, sets)
         problems += holdout_unseen(sets)
         problems += set_policy(ctx, sets)
     finally:

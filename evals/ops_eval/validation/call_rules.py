@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ops_copilot.registry import ToolSpec
-from ops_copilot.seed import ENTITY_KINDS, closest, normalise
+from ops_copilot.seed import ENTITY_KINDS, EntityKind, closest, normalise
 from ops_copilot.tools import note_problem
 
 from ..agents import AGENTS
@@ -78,16 +78,23 @@ def _structure(ctx: Context, spec: ToolSpec, call: ToolCall) -> Iterator[tuple[s
         # Entity arguments are declared `str` (or `str | None`), so what fits its type is text.
         if value is None or any(arg == bad for _, bad in misfits):
             continue
-        key = normalise(kind, value)
-        if key in ctx.negatives.of(kind) or key in ctx.seed.ids(kind):
-            continue
-        yield (
-            (
-                f"{value!r} is not {article(kind)} in the seed{_hint(key, ctx.seed.ids(kind))}"
-                f"; declare it in {NEGATIVES_FILE} if it is a deliberate negative"
-            ),
-            arg,
-        )
+        wrong = entity_problem(ctx, kind, value)
+        if wrong:
+            yield wrong, arg
+
+
+def entity_problem(ctx: Context, kind: EntityKind, value: Any) -> str | None:
+    """Why `value` names no `kind` the seed has nor a declared negative (with the closest seed
+    id), or None. Expected calls, fault and forbidden-rule arguments are held to it alike."""
+    if not isinstance(value, str):
+        return f"must be a string naming {article(kind)}, not {json_type(value)}"
+    key = normalise(kind, value)
+    if key in ctx.negatives.of(kind) or key in ctx.seed.ids(kind):
+        return None
+    return (
+        f"{value!r} is not {article(kind)} in the seed{_hint(key, ctx.seed.ids(kind))}"
+        f"; declare it in {NEGATIVES_FILE} if it is a deliberate negative"
+    )
 
 
 def _note(args: dict[str, Any]) -> Iterator[tuple[str, str]]:

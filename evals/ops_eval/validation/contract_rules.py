@@ -4,10 +4,11 @@ entity of the argument's kind; `one_of` values exist in the seed or are declared
 no matcher contradicts the case's own expected calls -- the value the case expects must satisfy
 it, or the case could not pass with its own gold trajectory.
 
-A set-level `contracts.yaml` beside a set is read here (its shape, once per set; a broken file
-is malformed input naming its path), and its matchers are held to the same checks, merged under
-each case's own. Semantic checks of the other contract kinds (forbidden calls, budgets, faults)
-live in rules of their own.
+A set-level `contracts.yaml` (beside a set, or the project's for an ad-hoc set) is read here (its
+shape, once per file; each error of a broken file is malformed input naming its path), and its
+matchers are held to the same checks, merged under each case's own; a contradiction that a set-level
+matcher causes is reported under `contracts.yaml args.<tool>.<arg>`. Semantic checks of the other
+contract kinds (forbidden calls, budgets, faults) live in rules of their own.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ops_copilot.seed import normalise
 
 from ..agents import AGENTS
 from ..calls import ToolCall
-from ..contracts import ArgMatchers, OneOf, Regex, read_set_contracts, set_contracts_path
+from ..contracts import ArgMatchers, OneOf, Regex, set_contracts_path
 from ..evalset import EvalSetFile, display_path
 from ..matching import arg_problem
 from .call_rules import WRITE_ARGUMENTS, type_problem
@@ -64,19 +65,21 @@ def _matcher_problems(
                         )
 
 
-def contracts_file(ctx: Context, es: EvalSetFile) -> Iterator[Problem]:
-    """The set's `contracts.yaml`, when there is one: its shape, and its matchers against the
-    tools of every agent (a set-level matcher applies to whichever agent a case targets)."""
-    contracts, broken = read_set_contracts(es.path)
-    shown = display_path(set_contracts_path(es.path))
-    if broken:
-        yield Problem(shown, broken, malformed=True)
-        return
-    if contracts is None:
-        return
-    specs = {n: s for entry in AGENTS.values() for n, s in entry.tool_specs().items()}
-    for message, where in _matcher_problems(ctx, specs, contracts.args, "any agent"):
-        yield Problem(shown, message, field=where)
+def contracts_file(ctx: Context, sets: list[EvalSetFile]) -> Iterator[Problem]:
+    """Each `contracts.yaml` the sets use (once, however many share it): its shape, one problem
+    per error, and its matchers against the tools of every agent (a set-level matcher applies
+    to whichever agent a case targets)."""
+    files = {set_contracts_path(es.path).resolve(): es for es in sets}
+    for es in files.values():
+        contracts, broken = es.set_contracts
+        shown = display_path(set_contracts_path(es.path))
+        for error in broken:
+            yield Problem(shown, error.message, field=error.field, malformed=True)
+        if contracts is None:
+            continue
+        specs = {n: s for entry in AGENTS.values() for n, s in entry.tool_specs().items()}
+        for message, where in _matcher_problems(ctx, specs, contracts.args, "any agent"):
+            yield Problem(shown, message, field=where)
 
 
 def _reported(ctx: Context, spec: ToolSpec, call: ToolCall, arg: str, kind: str | None) -> bool:
@@ -123,9 +126,14 @@ def case_contracts(ctx: Context, site: Site) -> Iterator[Problem]:
                 if arg not in call.args and matcher.match not in ("exact", "any"):
                     wrong = f"the expected call gives no {arg} for the {matcher.match} matcher"
                 if wrong:
+                    own_matcher = arg in own.get(call.name, {})
                     yield site.problem(
                         f"{matcher.match} matcher contradicts the expected call: {wrong}",
-                        field=f"contracts.args.{call.name}.{arg}",
+                        field=(
+                            f"contracts.args.{call.name}.{arg}"
+                            if own_matcher
+                            else f"contracts.yaml args.{call.name}.{arg}"
+                        ),
                         turn=turn.index,
                         call=index,
                     )

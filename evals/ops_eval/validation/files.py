@@ -1,6 +1,7 @@
 """The files a validation reads: eval sets found under the given paths, and the context files
-beside them -- the criteria (`test_config.json`) and the deliberate negatives
-(`negatives.yaml`) -- each read once, its own problems reported on the way.
+beside them -- the criteria (`test_config.json`), the deliberate negatives (`negatives.yaml`)
+and the set-level contracts (`contracts.yaml`, read by `contracts.read_set_contracts`) -- each
+read once, its own problems reported on the way.
 
 A set kept outside evals/ (an ad-hoc file) usually has no context files beside it: the project's
 own evals/ files stand in, with one warning that says so, rather than a problem that buries the
@@ -83,6 +84,14 @@ class Fallbacks:
             return own
         self.taken.setdefault(folder, []).append(name)
         return self.project / name
+
+    def took(self, folder: Path, used: Path) -> None:
+        """Record that `folder` uses `used`, a file the project's evals/ holds in its stead (a
+        context file looked up elsewhere, as `contracts.set_contracts_path` does)."""
+        if used.parent.resolve() != folder.resolve():
+            names = self.taken.setdefault(folder, [])
+            if used.name not in names:
+                names.append(used.name)
 
     def warnings(self) -> list[str]:
         """One line per folder that fell back, naming what stands in for what."""

@@ -1,12 +1,13 @@
 """Rules about the policy contracts (`contracts.py`): forbidden calls, order rules and budgets.
 
 A forbidden rule names a tool of the case's agent (a set-level rule: of some agent) and only
-arguments that tool declares. None of them may contradict the case's own expected calls -- the
-case could not pass with its gold trajectory: an expected call a forbidden rule forbids, an
-expected write before a read of its target under `read_before_write`, more expected calls in a
-turn than the tool-call budget. These use the scorers' own reading (`call_policy`), and hold for
-the set's rules (from `contracts.yaml`) against every case of the set. That a budget figure is
-positive is the format's own check (`Budget`), reported with the other shape problems.
+arguments that tool declares; an entity argument names a seed entity or a declared negative. None of
+them may contradict the case's own expected calls -- the case could not pass with its gold
+trajectory: an expected call a forbidden rule forbids, an expected write before a read of its target
+under `read_before_write`, more expected calls in a turn than the tool-call budget. These use the
+scorers' own reading (`call_policy`), and hold for the set's rules (from `contracts.yaml`) against
+every case of the set. That a budget figure is positive is the format's own check (`Budget`),
+reported with the other shape problems.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..agents import AGENTS
 from ..call_policy import describe, forbidden_hits, placed, writes_before_reads
 from ..contracts import Forbidden, read_set_contracts, set_contracts_path
 from ..evalset import EvalSetFile, display_path
+from .call_rules import entity_problem
 from .context import Context, Site
 from .problems import Problem
 
@@ -26,8 +28,11 @@ SET_FILE_FIELD = "contracts.yaml forbidden"
 CASE_FIELD = "contracts.forbidden"
 
 
-def _unknown(rules: list[Forbidden], specs: Mapping[str, ToolSpec], owner: str, prefix: str):
-    """(message, field) for rules naming no tool of `owner`, or an undeclared argument."""
+def _unknown(
+    ctx: Context, rules: list[Forbidden], specs: Mapping[str, ToolSpec], owner: str, prefix: str
+):
+    """(message, field) for rules naming no tool of `owner`, an undeclared argument, or an entity
+    the seed lacks (a rule that could never forbid anything)."""
     for i, rule in enumerate(rules):
         if rule.tool is None:
             continue
@@ -35,11 +40,16 @@ def _unknown(rules: list[Forbidden], specs: Mapping[str, ToolSpec], owner: str, 
         if spec is None:
             yield f"forbids {rule.tool!r}, which is not a tool of {owner}", f"{prefix}[{i}].tool"
             continue
-        for arg in rule.args:
+        for arg, value in rule.args.items():
             if arg not in spec.params:
                 yield (
                     f"forbids {rule.tool} with argument {arg!r}, which {rule.tool} does not "
                     "declare",
+                    f"{prefix}[{i}].args.{arg}",
+                )
+            elif (kind := spec.entities.get(arg)) and (wrong := entity_problem(ctx, kind, value)):
+                yield (
+                    f"forbids {rule.tool} with {arg} {wrong}: the rule can never apply",
                     f"{prefix}[{i}].args.{arg}",
                 )
 
@@ -48,12 +58,13 @@ def set_policy(ctx: Context, sets: list[EvalSetFile]) -> Iterator[Problem]:
     """Each `contracts.yaml` (once, however many sets share its folder): its forbidden rules name
     tools and arguments of some agent. A broken file is `contract_rules.contracts_file`'s."""
     specs = {n: s for entry in AGENTS.values() for n, s in entry.tool_specs().items()}
-    for path in {es.path.parent: es.path for es in sets}.values():  # one set per folder
+    files = {set_contracts_path(es.path).resolve(): es.path for es in sets}
+    for path in files.values():  # each file once, however many sets (or folders) share it
         contracts, _ = read_set_contracts(path)
         if contracts is None:
             continue
         shown = display_path(set_contracts_path(path))
-        for message, where in _unknown(contracts.forbidden, specs, "any agent", "forbidden"):
+        for message, where in _unknown(ctx, contracts.forbidden, specs, "any agent", "forbidden"):
             yield Problem(shown, message, field=where)
 
 
@@ -63,7 +74,7 @@ def case_policy(ctx: Context, site: Site) -> Iterator[Problem]:
     meta = site.meta
     specs = AGENTS[meta.agent].tool_specs()
     own = meta.contracts.forbidden
-    for message, where in _unknown(own, specs, f"agent {meta.agent}", CASE_FIELD):
+    for message, where in _unknown(ctx, own, specs, f"agent {meta.agent}", CASE_FIELD):
         yield site.problem(message, field=where)
     base, _ = site.evalset.set_contracts
     merged = meta.contracts.merged_over(base)
@@ -82,13 +93,15 @@ def case_policy(ctx: Context, site: Site) -> Iterator[Problem]:
             field=source(rule),
         )
     if "read_before_write" in merged.order:
+        own_rule = "read_before_write" in meta.contracts.order
+        order_field = "contracts.order" if own_rule else "contracts.yaml order"
         for at, (kind, name) in writes_before_reads(placed(turns), specs):
             yield site.problem(
                 f"read_before_write: the case expects {at.call.show()} before any read of "
                 f"{kind} {name}",
                 turn=at.turn,
                 call=at.index,
-                field=at.call.name,
+                field=order_field,
             )
     limit = merged.budget.tool_calls if merged.budget else None
     for turn in site.case.turns:
