@@ -1,19 +1,33 @@
 """Deterministic stand-ins for a model: scripted, oracle, obedient attacker, record and replay,
-and a chooser that hands the harness one of them. Test infrastructure, never a product model."""
+and a chooser that hands the harness one of them. Test infrastructure, never a product model.
 
-from .attacker import ObedientAttacker
-from .fixed import fixed_model
-from .replay import RecordingLlm, ReplayLlm, ReplayMiss
-from .scripted import OracleLlm, ScriptedLlm, ScriptExhausted, to_parts
+Each name loads its module on first use: a run replaying a recording needs `ReplayLlm` only,
+not the attackers (whose spotlighting tables take a while to build).
+"""
 
-__all__ = [
-    "ObedientAttacker",
-    "OracleLlm",
-    "RecordingLlm",
-    "ReplayLlm",
-    "ReplayMiss",
-    "ScriptExhausted",
-    "ScriptedLlm",
-    "fixed_model",
-    "to_parts",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {
+    "ObedientAttacker": "attacker",
+    "fixed_model": "fixed",
+    "RecordingLlm": "replay",
+    "ReplayLlm": "replay",
+    "ReplayMiss": "replay",
+    "OracleLlm": "scripted",
+    "ScriptedLlm": "scripted",
+    "ScriptExhausted": "scripted",
+    "to_parts": "scripted",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value
