@@ -142,3 +142,35 @@ def trial(plan):
         )
 
     return build
+
+
+@pytest.fixture
+def evals(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of evals/'s files (sets, criteria, negatives, contracts) to mutate; the working
+    directory is its parent, so problems name it evals/ as they name the real one."""
+    import google.adk.evaluation.eval_set  # noqa: F401  (loaded once: mutations parse in-process)
+
+    target = tmp_path / "evals"
+    target.mkdir()
+    for path in (REPO / "evals").iterdir():
+        if path.is_file():
+            shutil.copy(path, target / path.name)
+    monkeypatch.chdir(tmp_path)
+    return target
+
+
+@pytest.fixture
+def uncontracted_trial(trial):
+    """Like `trial`, with the case's own contracts dropped: a test's set policy is then the only
+    rule (the cases' own contracts in ops.evalset.json change as the set grows)."""
+    from dataclasses import replace
+
+    from ops_eval.contracts import Contracts
+
+    def build(*args, **kwargs):
+        view = trial(*args, **kwargs)
+        meta = view.case.meta.model_copy(update={"contracts": Contracts()})
+        view.case = replace(view.case, meta=meta)
+        return view
+
+    return build

@@ -19,20 +19,6 @@ from ops_eval.cli import main
 EVALS = REPO / "evals"
 
 
-@pytest.fixture
-def evals(tmp_path: Path, monkeypatch) -> Path:
-    """A copy of the eval sets, criteria and negatives; problems are reported relative to it."""
-    import google.adk.evaluation.eval_set  # noqa: F401  (loaded once: mutations parse in-process)
-
-    target = tmp_path / "evals"
-    target.mkdir()
-    for path in EVALS.iterdir():
-        if path.is_file():
-            shutil.copy(path, target / path.name)
-    monkeypatch.chdir(tmp_path)
-    return target
-
-
 def load(path: Path) -> dict:
     return json.loads(path.read_text())
 

@@ -4,25 +4,9 @@ per case and per set) is rejected with a line naming case, turn, tool and argume
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
-from test_validate import EVALS, case, mutate_ops, validate
-
-
-@pytest.fixture
-def evals(tmp_path: Path, monkeypatch) -> Path:
-    """A copy of evals/'s files (as test_validate's mutations use); lines name it evals/."""
-    import google.adk.evaluation.eval_set  # noqa: F401  (loaded once: parsed in-process)
-
-    target = tmp_path / "evals"
-    target.mkdir()
-    for path in EVALS.iterdir():
-        if path.is_file():
-            shutil.copy(path, target / path.name)
-    monkeypatch.chdir(tmp_path)
-    return target
+from test_validate import case, mutate_ops, validate
 
 
 def contracts(eval_id: str, **declared):

@@ -21,10 +21,10 @@ from typing import Any
 
 from ops_copilot.approval import NOTHING_CHANGED
 from ops_copilot.registry import ToolSpec
-from ops_copilot.seed import ENTITY_KINDS, normalise
 
 from .calls import InjectedFault
 from .contracts import Fault
+from .matching import same_value
 
 TIMEOUT_SECONDS = 30  # what the timeout result says the backend took; nothing waits for it
 
@@ -114,21 +114,13 @@ def fault_result(fault: Fault, spec: ToolSpec | None, args: dict[str, Any]) -> d
     return {"status": "error", "reason": reason, "message": what + tail}
 
 
-def _same_value(kind: str | None, want: Any, got: Any) -> bool:
-    if isinstance(want, str) and isinstance(got, str):
-        if kind in ENTITY_KINDS:
-            return normalise(kind, want) == normalise(kind, got)  # type: ignore[arg-type]
-        return " ".join(want.split()).casefold() == " ".join(got.split()).casefold()
-    return want == got
-
-
 def matches(fault: Fault, spec: ToolSpec | None, name: str, args: Mapping[str, Any]) -> bool:
     """Whether a call of `name` with `args` is one `fault` aims at."""
     if fault.tool != name:
         return False
     entities = spec.entities if spec is not None else {}
     return all(
-        arg in args and _same_value(entities.get(arg), want, args[arg])
+        arg in args and same_value(entities.get(arg), want, args[arg])
         for arg, want in fault.args.items()
     )
 

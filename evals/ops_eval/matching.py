@@ -58,6 +58,16 @@ def free_text(value: str) -> str:
     return " ".join(value.split()).casefold()
 
 
+def same_value(kind: str | None, want: Any, got: Any) -> bool:
+    """Equal as the tools read them: an entity id normalised for its kind, other text case- and
+    whitespace-insensitive, anything else exactly (the `normalised` matcher; fault `args`)."""
+    if isinstance(want, str) and isinstance(got, str):
+        if kind is None:
+            return free_text(want) == free_text(got)
+        return normalise(kind, want) == normalise(kind, got)  # type: ignore[arg-type]
+    return want == got
+
+
 def _shown(value: Any) -> str:
     return "nothing" if value is _MISSING else repr(value)
 
@@ -104,10 +114,7 @@ def arg_problem(matcher: Matcher, expected: Any, actual: Any, kind: str | None) 
     assert isinstance(matcher, Normalised)
     if not isinstance(expected, str):
         return f"{actual!r} is not {_shown(expected)}"
-    if kind is None:
-        same = free_text(actual) == free_text(expected)
-    else:
-        same = normalise(kind, actual) == normalise(kind, expected)  # type: ignore[arg-type]
+    same = same_value(kind, expected, actual)
     return None if same else f"{actual!r} is not {expected!r} after normalisation"
 
 

@@ -9,24 +9,15 @@ from dataclasses import replace
 import pytest
 
 from ops_eval import ToolCall
-from ops_eval.contracts import Budget, Contracts, SetContracts
+from ops_eval.contracts import Budget, SetContracts
 from ops_eval.scorers.budget import budget
 
 LIST = ToolCall("list_skills")
 
 
 @pytest.fixture
-def trial(trial):
-    """Trials whose case declares no contracts of its own: each test's set policy is the only
-    rule (the cases' own contracts in ops.evalset.json change as the set grows)."""
-
-    def build(*args, **kwargs):
-        view = trial(*args, **kwargs)
-        meta = view.case.meta.model_copy(update={"contracts": Contracts()})
-        view.case = replace(view.case, meta=meta)
-        return view
-
-    return build
+def trial(uncontracted_trial):
+    return uncontracted_trial
 
 
 def limited(plan, **figures):

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from ops_eval import ToolCall
-from ops_eval.contracts import Contracts, SetContracts
+from ops_eval.contracts import SetContracts
 from ops_eval.scorers.call_order import call_order
 
 RESTART = ToolCall("restart_service", {"name": "inventory"})
@@ -16,17 +16,8 @@ NOTE = ToolCall("save_incident_note", {"incident_id": "INC-002", "note": "pool"}
 
 
 @pytest.fixture
-def trial(trial):
-    """Trials whose case declares no contracts of its own: each test's set policy is the only
-    rule (the cases' own contracts in ops.evalset.json change as the set grows)."""
-
-    def build(*args, **kwargs):
-        view = trial(*args, **kwargs)
-        meta = view.case.meta.model_copy(update={"contracts": Contracts()})
-        view.case = replace(view.case, meta=meta)
-        return view
-
-    return build
+def trial(uncontracted_trial):
+    return uncontracted_trial
 
 
 def ordered(plan):
