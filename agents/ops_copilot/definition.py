@@ -4,6 +4,7 @@ the tables every other part derives from the declarations."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 
 from .prompt import INSTRUCTION
 from .registry import TOOLS, ToolSpec
@@ -11,8 +12,10 @@ from .registry import TOOLS, ToolSpec
 __all__ = ["INSTRUCTION", "guarded_tools", "tool_specs", "write_tools"]
 
 
+@cache
 def tool_specs() -> Mapping[str, ToolSpec]:
-    """The declared tools, in declaration order (importing the tools module registers them)."""
+    """The declared tools, in declaration order (importing the tools module registers them;
+    once: the validator asks for every expected call of every case)."""
     from . import tools  # noqa: F401  (registration happens at import)
 
     return TOOLS
