@@ -72,7 +72,7 @@ def _case(
         trials=len(mine),
         errors=len(mine) - len(valid),
         rate=_rate(passed, len(valid)),
-        pass_hat_k=pass_hat_k(passed, len(valid), repeats) if repeats > 1 else None,
+        pass_hat_k=pass_hat_k(len(valid), passed, repeats) if repeats > 1 else None,
         means=means,
         gate=holds if valid else None,
     )

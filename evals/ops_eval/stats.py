@@ -1,23 +1,193 @@
-"""Small-sample statistics, so every rate is printed with its denominator and an interval."""
+"""Small-sample statistics, so every rate is printed with its denominator and an interval, and two
+runs are compared with an interval of their difference rather than a point drop.
+
+Standard library only, and public: the gate, the reports, the red team and the judge calibration
+all use these functions, and anyone may. Each function names its source; `tests/test_stats.py`
+checks each against the published worked examples. Inputs that have no answer raise
+`StatsError` (a ValueError) with the reason; nothing returns NaN.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
 from math import comb
+
+__all__ = [
+    "Z95",
+    "Z95_ONE_SIDED",
+    "StatsError",
+    "cohen_kappa",
+    "mcnemar_exact",
+    "newcombe_diff",
+    "newcombe_paired",
+    "pass_hat_k",
+    "rate",
+    "upper_rate",
+    "wilson",
+]
 
 Z95 = 1.959963984540054  # two-sided 95%
 Z95_ONE_SIDED = 1.6448536269514722
 
 
+class StatsError(ValueError):
+    """Counts that describe no sample (negative, more successes than trials) or a statistic that
+    is undefined for them; the message says which."""
+
+
+def _counts(**named: int) -> None:
+    for name, value in named.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise StatsError(f"{name} must be a whole number, not {value!r}")
+        if value < 0:
+            raise StatsError(f"{name} must not be negative, got {value}")
+
+
+def _proportion(k: int, n: int, k_name: str = "k", n_name: str = "n") -> None:
+    _counts(**{k_name: k, n_name: n})
+    if k > n:
+        raise StatsError(f"{k_name} ({k}) is more than {n_name} ({n})")
+
+
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for k successes in n trials (0..1); (0, 1) when n == 0."""
+    """Wilson score interval for k successes in n trials, in 0..1.
+
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
+    JASA 22, 209-212; method 3 of Newcombe (1998a), Statistics in Medicine 17, 857-872, whose
+    Table I gives the reference values. n == 0 has no information: (0, 1).
+    """
+    _proportion(k, n)
+    if not (isinstance(z, int | float) and math.isfinite(z) and z > 0):
+        raise StatsError(f"z must be a positive number, got {z!r}")
     if n == 0:
         return 0.0, 1.0
     p = k / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # k == 0 and k == n are exact bounds; rounding must not move them off 0 and 1.
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return low, high
+
+
+def newcombe_diff(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float, float, float]:
+    """(estimate, low, high) for p1 - p2 from two independent samples: Newcombe's hybrid score
+    interval, method 10 of Newcombe, R. G. (1998b). Interval estimation for the difference
+    between independent proportions: comparison of eleven methods. Statistics in Medicine 17,
+    873-890 (worked examples in its Table II). Each side's Wilson limits are squared and added.
+
+    An empty sample carries no information: its Wilson interval is (0, 1) and its point estimate
+    is taken as 0.5, so the difference's interval is wide rather than undefined.
+    """
+    _proportion(k1, n1, "k1", "n1")
+    _proportion(k2, n2, "k2", "n2")
+    p1 = k1 / n1 if n1 else 0.5
+    p2 = k2 / n2 if n2 else 0.5
+    l1, u1 = wilson(k1, n1, z)
+    l2, u2 = wilson(k2, n2, z)
+    d = p1 - p2
+    low = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    high = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    return d, max(-1.0, low), min(1.0, high)
+
+
+def newcombe_paired(a: int, b: int, c: int, d: int, z: float = Z95) -> tuple[float, float, float]:
+    """(estimate, low, high) for p1 - p2 when both proportions are measured on the same items.
+
+    The 2x2 table of pairs: `a` passed in both, `b` passed only in the first, `c` passed only in
+    the second, `d` failed in both; p1 = (a+b)/n, p2 = (a+c)/n. Method 10 of Newcombe, R. G.
+    (1998c). Improved confidence intervals for the difference between binomial proportions based
+    on paired data. Statistics in Medicine 17, 2635-2650: the independent square-and-add
+    interval corrected by phi, the correlation of the pairs (reduced by n/2 when positive, and 0
+    when a margin is empty). Reference values: Fagerland, Lydersen & Laake (2017), Statistical
+    Analysis of Contingency Tables, ch. 8. No pairs: (0, -1, 1).
+    """
+    _counts(a=a, b=b, c=c, d=d)
+    n = a + b + c + d
+    if n == 0:
+        return 0.0, -1.0, 1.0
+    p1, p2 = (a + b) / n, (a + c) / n
+    l1, u1 = wilson(a + b, n, z)
+    l2, u2 = wilson(a + c, n, z)
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    phi = 0.0
+    if margins:
+        cross = a * d - b * c
+        if cross > n / 2:
+            phi = (cross - n / 2) / math.sqrt(margins)
+        elif cross < 0:
+            phi = cross / math.sqrt(margins)
+    diff = p1 - p2
+    below = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
+    above = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
+    # |phi| <= 1 keeps both sums non-negative; max() guards the last bit of rounding.
+    return (
+        diff,
+        max(-1.0, diff - math.sqrt(max(0.0, below))),
+        min(1.0, diff + math.sqrt(max(0.0, above))),
+    )
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float | None:
+    """The unbiased estimate of pass^k -- all of k fresh trials pass -- from c passes in n
+    trials: C(c, k) / C(n, k). Yao et al. (2024), tau-bench, arXiv:2406.12045, section 4 (the
+    pass^k counterpart of the pass@k estimator of Chen et al. 2021, arXiv:2107.03374).
+
+    None when fewer than k trials were run (k > n): it cannot be estimated without bias.
+    """
+    _proportion(c, n, "c", "n")
+    _counts(k=k)
+    if k < 1:
+        raise StatsError(f"k must be at least 1, got {k}")
+    if k > n:
+        return None
+    return comb(c, k) / comb(n, k)
+
+
+def cohen_kappa(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable]) -> float:
+    """Cohen's kappa for two raters labelling the same items: (po - pe) / (1 - pe), where po is
+    the observed agreement and pe the agreement expected from each rater's label frequencies.
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
+    Psychological Measurement 20, 37-46.
+
+    Undefined (StatsError) with no items, labels of unequal count, or when chance agreement is
+    already certain (pe == 1: both raters gave every item the same one label), where agreement
+    says nothing about the raters.
+    """
+    if len(rater_a) != len(rater_b):
+        raise StatsError(f"the raters labelled {len(rater_a)} and {len(rater_b)} items")
+    n = len(rater_a)
+    if n == 0:
+        raise StatsError("kappa needs at least one item")
+    observed = sum(x == y for x, y in zip(rater_a, rater_b, strict=True)) / n
+    labels = set(rater_a) | set(rater_b)
+    expected = sum(
+        (sum(x == label for x in rater_a) / n) * (sum(y == label for y in rater_b) / n)
+        for label in labels
+    )
+    if math.isclose(expected, 1.0):
+        raise StatsError(
+            "kappa is undefined: both raters gave every item the same label, so agreement "
+            "is certain by chance"
+        )
+    return (observed - expected) / (1 - expected)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact (conditional) McNemar p-value for b and c discordant pairs: under no
+    change each discordant pair goes either way with probability 1/2, so p = min(1, 2 P(X <=
+    min(b, c))) for X ~ Binomial(b + c, 1/2). McNemar, Q. (1947), Psychometrika 12, 153-157;
+    the exact form as in Fagerland, Lydersen & Laake (2013), BMC Medical Research Methodology
+    13, 91, whose worked example (b=1, c=7) gives 0.070. No discordant pair: 1.0.
+    """
+    _counts(b=b, c=c)
+    m = b + c
+    if m == 0:
+        return 1.0
+    tail = sum(comb(m, i) for i in range(min(b, c) + 1))
+    return min(1.0, 2 * tail / 2**m)
 
 
 def rate(k: int, n: int) -> str:
@@ -31,11 +201,3 @@ def upper_rate(k: int, n: int) -> str:
     the one-sided 95% Wilson upper limit."""
     _, hi = wilson(k, n, Z95_ONE_SIDED)
     return f"{k}/{n} (95% upper bound {hi:.1%})"
-
-
-def pass_hat_k(successes: int, trials: int, k: int) -> float | None:
-    """Unbiased estimate of pass^k (all k of k fresh trials pass) from c passes in n trials:
-    C(c, k) / C(n, k) (tau-bench). None when fewer than k trials were run."""
-    if trials < k or k < 1:
-        return None
-    return comb(successes, k) / comb(trials, k)
