@@ -19,6 +19,7 @@ _WHERE = {
     "OracleLlm": "scripted",
     "ScriptedLlm": "scripted",
     "ScriptExhausted": "scripted",
+    "synthetic_record": "synthetic",
     "to_parts": "scripted",
 }
 

@@ -1,0 +1,101 @@
+"""The gate's policy, in one file beside the eval sets (`evals/gate.yaml`): the pass rate a run
+must reach, the drop that counts as a regression, the cases that must pass in every trial, which
+scorers decide a trial, and whether a category's own regression fails the gate.
+
+`ops-eval validate` checks it with the eval sets (`validation/gate_rules.py`); `ops-eval gate`
+reads it here. A command-line flag may make it stricter -- a higher suite threshold, a smaller
+allowed drop -- never more lenient.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..inputs import bad_input
+
+GATE_FILE = "gate.yaml"
+
+Fraction = Annotated[float, Field(ge=0, le=1)]
+
+
+class GateConfigError(ValueError):
+    """The gate file cannot be read or does not validate; the message names the file and field."""
+
+
+class GateConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    suite_threshold: Fraction
+    """The candidate's pass rate (trials with a verdict) must reach this."""
+    regression_threshold: Fraction
+    """A drop in pass rate larger than this is a regression when the 95% interval of the
+    difference excludes zero, and inconclusive noise when it does not."""
+    categories: Literal["report", "gate"] = "report"
+    """`gate`: a category's own regressed verdict fails the gate too (more comparisons, more
+    false alarms; `mise run bench` measures both); `report`: it is shown, the set decides."""
+    gating_scorers: list[str] = Field(min_length=1)
+    """The scorers whose fail fails a trial; the others are reported only."""
+    required_cases: dict[str, list[str]] = {}
+    """Eval set file name -> cases that must pass in every trial (an error trial counts against)."""
+
+    @field_validator("gating_scorers")
+    @classmethod
+    def _distinct(cls, names: list[str]) -> list[str]:
+        if len(set(names)) != len(names):
+            raise ValueError("names a scorer twice")
+        return names
+
+    def required_for(self, eval_set: str) -> list[str]:
+        """The required cases of the eval set at `eval_set` (a path as a record keeps it)."""
+        return self.required_cases.get(Path(eval_set).name, [])
+
+    def tightened(
+        self, suite_threshold: float | None = None, regression_threshold: float | None = None
+    ) -> GateConfig:
+        """This policy made stricter by command-line flags; OpsEvalError (exit 2) for a flag
+        that would make it more lenient."""
+        update: dict[str, float] = {}
+        if suite_threshold is not None:
+            if not 0 <= suite_threshold <= 1 or suite_threshold < self.suite_threshold:
+                raise bad_input(
+                    f"--suite-threshold {suite_threshold:g}: may only raise the configured "
+                    f"{self.suite_threshold:g}, up to 1"
+                )
+            update["suite_threshold"] = suite_threshold
+        if regression_threshold is not None:
+            if not 0 <= regression_threshold <= self.regression_threshold:
+                raise bad_input(
+                    f"--regression-threshold {regression_threshold:g}: may only lower the allowed "
+                    f"drop from the configured {self.regression_threshold:g} (stricter), down to 0"
+                )
+            update["regression_threshold"] = regression_threshold
+        return self.model_copy(update=update)
+
+
+def gate_file(evals_dir: Path | None = None) -> Path:
+    from ..settings import current
+
+    return (evals_dir or current().evals_dir) / GATE_FILE
+
+
+def read_gate_config(path: Path) -> tuple[GateConfig, str]:
+    """(the policy, the sha256 of the file); GateConfigError naming the file and the field."""
+    from ops_copilot.textfiles import TextFileError, load_yaml, read_bytes
+
+    try:
+        digest = hashlib.sha256(read_bytes(path)).hexdigest()
+        data = load_yaml(path)
+    except TextFileError as exc:
+        raise GateConfigError(f"{path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise GateConfigError(f"{path}: not a mapping of gate settings")
+    try:
+        return GateConfig.model_validate(data, strict=True), digest
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "(top level)"
+        raise GateConfigError(f"{path}: {where}: {first['msg']}") from None

@@ -1,0 +1,46 @@
+"""The run records under a folder, read once per version of each file: what the gate scans for a
+baseline and a run id, and what `ops-eval history` exports.
+
+Files that are not run records (a report, a log, a broken or foreign JSON file) are returned
+apart with the reason, for the caller to say how many it passed over -- never silently.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from .records import RecordError, RunRecord, load_record
+
+
+@cache
+def _load(path: str, mtime_ns: int, size: int) -> RunRecord | str:
+    try:
+        return load_record(Path(path))
+    except RecordError as exc:
+        return str(exc)
+
+
+def read_cached(path: Path) -> RunRecord:
+    """`load_record`, remembered per version of the file; RecordError as it raises."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return load_record(path)  # raises the precise reason
+    found = _load(str(path), stat.st_mtime_ns, stat.st_size)
+    if isinstance(found, str):
+        raise RecordError(found)
+    return found
+
+
+def scan(folder: Path) -> tuple[list[tuple[Path, RunRecord]], list[tuple[Path, str]]]:
+    """(records, oldest first by start time; files passed over, with why) of `folder/*.json`."""
+    records: list[tuple[Path, RunRecord]] = []
+    skipped: list[tuple[Path, str]] = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            records.append((path, read_cached(path)))
+        except RecordError as exc:
+            skipped.append((path, str(exc)))
+    records.sort(key=lambda item: (item[1].started_at, item[0].name))
+    return records, skipped
