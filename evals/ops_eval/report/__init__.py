@@ -19,6 +19,7 @@ from .summary import gate_word, hat, pass_hat, summary_lines
 __all__ = [
     "Row",
     "align",
+    "history_html",
     "html_report",
     "latest_run",
     "markdown",
@@ -107,6 +108,12 @@ def html_report(record: RunRecord) -> str:
         .get_template("report.html.j2")
         .render(r=record, chart=chart(record.categories), pc=partial_figures(record))
     )
+
+
+def history_html(**context: Any) -> str:
+    """The `ops-eval history` page, from the same autoescaping environment as the report, so a
+    model name or eval set path is escaped the same way (`history.py` builds the context)."""
+    return _env("html").get_template("history.html.j2").render(**context)
 
 
 def latest_run(runs_dir: Path) -> Path | None:
