@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("validate_speed.py", "harness_overhead.py", "concurrency.py")
+BENCHMARKS = ("validate_speed.py", "harness_overhead.py", "concurrency.py", "gate_power.py")
 
 
 def main() -> None:
