@@ -276,14 +276,21 @@ def build_parser() -> argparse.ArgumentParser:
     from .audit import add_parser as add_audit  # argparse only; the checks import lazily
 
     add_audit(sub)
+    from .gate.command import add_parsers as add_gate
+
+    add_gate(sub)
+    from .history import add_parser as add_history
+
+    add_history(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .gate.command import rewrite_argv
     from .settings import reload
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(rewrite_argv(list(sys.argv[1:] if argv is None else argv)))
     reload()  # every command starts from the environment as it is now
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:

@@ -44,3 +44,9 @@ def scan(folder: Path) -> tuple[list[tuple[Path, RunRecord]], list[tuple[Path, s
             skipped.append((path, str(exc)))
     records.sort(key=lambda item: (item[1].started_at, item[0].name))
     return records, skipped
+
+
+def series(record: RunRecord) -> tuple[str, str]:
+    """The runs that are one line of history: the same eval set file and model. The set is named
+    by its file name, as a record keeps its path relative to wherever the run was started."""
+    return Path(record.eval_set).name, record.model.name

@@ -96,6 +96,10 @@ def read_gate_config(path: Path) -> tuple[GateConfig, str]:
     try:
         return GateConfig.model_validate(data, strict=True), digest
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "(top level)"
-        raise GateConfigError(f"{path}: {where}: {first['msg']}") from None
+        # A misspelt key is both an unknown key and a missing one: say both, the unknown first.
+        errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+        said = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or '(top level)'}: {e['msg']}" for e in errors[:3]
+        )
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise GateConfigError(f"{path}: {said}{more}") from None

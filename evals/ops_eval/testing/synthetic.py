@@ -8,6 +8,7 @@ failed, and it called another tool), None errored. Every other registered scorer
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from ..aggregation import aggregate
@@ -26,6 +27,7 @@ HASHES = {
 }
 
 
+@cache  # records share these (never changed): a simulation builds hundreds of thousands
 def _turn(case_id: str, passed: bool) -> Turn:
     good = ToolCall(name="get_service_status", args={"name": case_id})
     bad = ToolCall(name="list_incidents", args={})
@@ -41,21 +43,26 @@ def _turn(case_id: str, passed: bool) -> Turn:
     )
 
 
+@cache
+def _scores(passed: bool) -> dict[str, Score]:
+    scores = {name: Score(outcome="pass", value=1.0) for name in registered()}
+    if not passed:
+        scores["trajectory"] = Score(outcome="fail", value=0.0, detail="expected call missing")
+    return scores
+
+
 def _trial(case_id: str, category: str, repeat: int, outcome: bool | None) -> TrialRecord:
     if outcome is None:
         return TrialRecord(
             case_id=case_id, category=category, repeat=repeat, status="error", error="model error"
         )
-    scores = {name: Score(outcome="pass", value=1.0) for name in registered()}
-    if not outcome:
-        scores["trajectory"] = Score(outcome="fail", value=0.0, detail="expected call missing")
     return TrialRecord(
         case_id=case_id,
         category=category,
         repeat=repeat,
         status="passed" if outcome else "failed",
         turns=[_turn(case_id, outcome)],
-        scores=scores,
+        scores=_scores(outcome),
         seconds=1.0,
     )
 

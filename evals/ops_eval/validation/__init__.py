@@ -2,12 +2,14 @@
 the project's policies and the strict criteria -- before any model is called.
 
 It is a list of small rules, each yielding problems (`case_rules`, `meta_rules`, `call_rules`,
-`policy_rules`, `set_rules`), run over files read once (`files`); the context files are looked
-for beside the sets that could be read (a missing file is only "file not found"). All problems
-are collected in one run, one line each, naming file, case, turn, call and field; every field is
-read defensively, so no content of a file reaches a traceback. Which arguments name seed
-entities, which tools write and which need approval all come from the tool declarations; the
-deliberate negatives come from `negatives.yaml`; a case is held out by its `meta.split`.
+`policy_rules`, `set_rules`, `gate_rules`), run over files read once (`files`); the context files
+-- criteria, negatives, contracts and the gate's policy (`gate.yaml`, checked here so a policy
+that cannot gate fails the PR that writes it) -- are looked for beside the sets that could be
+read (a missing file is only "file not found"). All problems are collected in one run, one line
+each, naming file, case, turn, call and field; every field is read defensively, so no content of
+a file reaches a traceback. Which arguments name seed entities, which tools write and which need
+approval all come from the tool declarations; the deliberate negatives come from
+`negatives.yaml`; a case is held out by its `meta.split`.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from .files import (
     read_configs,
     read_negatives,
 )
+from .gate_rules import gate_file_problems
 from .meta_rules import valid_meta
 from .policy_contract_rules import case_policy, set_policy
 from .policy_rules import (
@@ -143,6 +146,7 @@ def check(
             for case in es.cases:
                 problems += _case_problems(ctx, Site(es, case))
         problems += contracts_file(ctx, sets)
+        problems += gate_file_problems(sets)
         problems += holdout_unseen(sets)
         problems += set_policy(ctx, sets)
     finally:

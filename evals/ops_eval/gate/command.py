@@ -1,0 +1,272 @@
+"""`ops-eval gate`, `ops-eval gate override` and `ops-eval baseline pin|list`.
+
+    ops-eval gate [RUN] [--baseline RUN | --pinned NAME] [--allow-change KIND,...]
+                  [--suite-threshold X] [--regression-threshold X] [--require-baseline]
+                  [--format text|json|github]
+
+RUN is a run record's path or run id (default: the newest run). Every input is checked before
+anything is recorded; each decision is appended to the gate ledger (`gate/ledger.py`), which is
+what an override and the next baseline choice read.
+
+Exit codes: 0 pass, improved or inconclusive (said loudly), or overridden; 1 regressed, below
+the suite threshold, or a required case failed in any trial; 2 bad or incompatible input, or no
+baseline where one is required.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from ..exits import EXIT_OK, OpsEvalError
+from .changes import KINDS
+
+
+def _error(message: object, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _allowed(raw: list[str] | None) -> list[str]:
+    from ..inputs import bad_input
+
+    names = [n.strip() for item in raw or [] for n in item.split(",") if n.strip()]
+    unknown = [n for n in names if n not in KINDS]
+    if unknown:
+        raise bad_input(f"--allow-change: no kind {', '.join(unknown)} (kinds: {', '.join(KINDS)})")
+    return names
+
+
+def decide_gate(args: argparse.Namespace) -> Any:
+    """Read, check, compare and record; the Decision (OpsEvalError for bad input)."""
+    import hashlib
+
+    from ..inputs import bad_input
+    from ..settings import current
+    from .baseline import choose_baseline, latest_comparable, load, resolve_run
+    from .changes import changes
+    from .compare import evaluate
+    from .config import GateConfigError, gate_file, read_gate_config
+    from .ledger import VerdictEntry, default_ledger, override_for
+    from .outcomes import check_scorers
+    from .render import Decision
+
+    allowed = _allowed(args.allow_change)
+    config_path = gate_file()
+    try:
+        config, config_sha = read_gate_config(config_path)
+    except GateConfigError as exc:
+        raise bad_input(str(exc)) from None
+    config = config.tightened(args.suite_threshold, args.regression_threshold)
+    runs_dir = current().runs_dir
+    ledger = default_ledger()
+    ledger.entries()  # a broken ledger is refused before anything is decided
+    cand_path = resolve_run(args.run, runs_dir)
+    candidate = load(cand_path, "candidate")
+    if candidate.exit_code == 3 or not any(t.status != "error" for t in candidate.trials):
+        raise bad_input(
+            f"candidate run {candidate.run_id} has no verdict (every trial errored or none ran): "
+            "nothing to gate"
+        )
+    check_scorers(candidate, config.gating_scorers, "candidate")
+    if args.baseline or args.pinned:
+        chosen = choose_baseline(
+            candidate,
+            cand_path,
+            explicit=args.baseline,
+            pinned=args.pinned,
+            ledger=ledger,
+            runs_dir=runs_dir,
+        )
+        skipped = chosen.skipped if chosen else []
+    else:  # with the reasons each earlier run was passed over, also when none is left
+        chosen, skipped = latest_comparable(candidate, cand_path, ledger=ledger, runs_dir=runs_dir)
+    if chosen is None and args.require_baseline:
+        raise bad_input(
+            f"no baseline for run {candidate.run_id}: no earlier comparable run "
+            f"(same eval set, model and cases) and none given (--baseline, --pinned)"
+        )
+    baseline = chosen.record if chosen else None
+    changed = changes(baseline, candidate) if baseline else []
+    blocked = [c for c in changed if c.blocking and c.name not in allowed]
+    if blocked:
+        names = ", ".join(c.name for c in blocked)
+        detail = "; ".join(c.show() for c in blocked)
+        raise bad_input(
+            f"incompatible runs: {detail}. Their pass rates measure different things; "
+            f"name the change to compare anyway: --allow-change {names.replace(', ', ',')}"
+        )
+    if baseline is not None:
+        check_scorers(baseline, config.gating_scorers, "baseline")
+    result = evaluate(candidate, baseline, config)
+    override = override_for(ledger, candidate.run_id, baseline.run_id if baseline else None)
+    decision = Decision(
+        candidate=candidate,
+        candidate_path=cand_path,
+        baseline=baseline,
+        baseline_path=chosen.path if chosen else None,
+        baseline_how=chosen.how if chosen else "no earlier comparable run",
+        changed=changed,
+        allowed=allowed,
+        config=config,
+        config_path=config_path,
+        result=result,
+        override=override if not result.passed else None,
+        skipped=skipped,
+    )
+
+    def digest(path: Any) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    ledger.append(
+        VerdictEntry(
+            at=_now(),
+            candidate=candidate.run_id,
+            candidate_sha256=digest(cand_path),
+            baseline=baseline.run_id if baseline else None,
+            baseline_sha256=digest(chosen.path) if chosen else None,
+            verdict=result.verdict,
+            passed=result.passed,
+            failures=result.failures,
+            config_sha256=config_sha,
+        )
+    )
+    return decision
+
+
+def _cmd_gate(args: argparse.Namespace) -> int:
+    from .render import as_json, github_lines, text_lines
+
+    try:
+        decision = decide_gate(args)
+    except OpsEvalError as exc:
+        return _error(exc, exc.code)
+    if args.format == "json":
+        print(as_json(decision))
+    else:
+        for line in github_lines(decision) if args.format == "github" else text_lines(decision):
+            print(line)
+    return decision.exit_code
+
+
+def _cmd_override(args: argparse.Namespace) -> int:
+    from .baseline import load, resolve_run
+    from .ledger import default_ledger, record_override
+
+    try:
+        from ..settings import current
+
+        run = load(resolve_run(args.run, current().runs_dir), "run")
+        entry = record_override(default_ledger(), run.run_id, args.reason, args.by)
+    except OpsEvalError as exc:
+        return _error(exc, exc.code)
+    print(
+        f"overridden: run {entry.run} (recorded verdict {entry.verdict}, against baseline "
+        f"{entry.baseline or 'none'}) by {entry.by} at {entry.at}: {entry.reason}"
+    )
+    print("the recorded verdict stays in the ledger; `ops-eval gate` now reports it overridden")
+    return EXIT_OK
+
+
+def _cmd_pin(args: argparse.Namespace) -> int:
+    from .baseline import pin
+    from .ledger import default_ledger
+
+    try:
+        entry = pin(default_ledger(), args.run, args.name, args.by)
+    except OpsEvalError as exc:
+        return _error(exc, exc.code)
+    print(f"pinned {entry.name}: run {entry.run} ({entry.path}, sha256 {entry.sha256[:12]})")
+    return EXIT_OK
+
+
+def _cmd_pins(args: argparse.Namespace) -> int:
+    from .ledger import PinEntry, default_ledger
+
+    try:
+        pins = [e for e in default_ledger().entries() if isinstance(e, PinEntry)]
+    except OpsEvalError as exc:
+        return _error(exc, exc.code)
+    latest = {p.name: p for p in pins}
+    if not latest:
+        print("no pinned baseline")
+    for p in latest.values():
+        by = f" by {p.by}" if p.by else ""
+        print(f"{p.name}: run {p.run} ({p.path}), pinned{by} at {p.at}")
+    return EXIT_OK
+
+
+def _fraction(raw: str) -> float:
+    import math
+
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a number") from None
+    if not (math.isfinite(value) and 0 <= value <= 1):
+        raise argparse.ArgumentTypeError(f"{raw} is not a fraction from 0 to 1")
+    return value
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Add `gate`, `gate-override` (reached as `gate override`) and `baseline`."""
+    gate = subparsers.add_parser(
+        "gate", help="is a run worse than its baseline, by more than noise? (exit 1 if so)"
+    )
+    gate.add_argument("run", nargs="?", help="run record path or run id (default: the newest)")
+    which = gate.add_mutually_exclusive_group()
+    which.add_argument("--baseline", metavar="RUN", help="compare with this run (path or id)")
+    which.add_argument("--pinned", metavar="NAME", help="compare with the baseline pinned as NAME")
+    gate.add_argument(
+        "--allow-change",
+        action="append",
+        metavar="KIND",
+        help=f"compare although this changed (comma-separated; blocking kinds: "
+        f"{', '.join(n for n, (_, b) in KINDS.items() if b)})",
+    )
+    gate.add_argument(
+        "--suite-threshold", type=_fraction, metavar="X", help="raise the pass rate required"
+    )
+    gate.add_argument(
+        "--regression-threshold",
+        type=_fraction,
+        metavar="X",
+        help="lower the drop allowed (stricter only)",
+    )
+    gate.add_argument(
+        "--require-baseline", action="store_true", help="exit 2 when no baseline is found"
+    )
+    gate.add_argument("--format", choices=["text", "json", "github"], default="text")
+    gate.set_defaults(handler=_cmd_gate)
+
+    override = subparsers.add_parser(
+        "gate-override",
+        prog="ops-eval gate override",
+        help="record who overrode a failed gate, and why (append-only)",
+    )
+    override.add_argument("run", help="run record path or run id")
+    override.add_argument("--reason", required=True, help="why (at least 10 characters)")
+    override.add_argument("--by", required=True, help="who decides")
+    override.set_defaults(handler=_cmd_override)
+
+    base = subparsers.add_parser("baseline", help="pin a run as a named baseline, or list pins")
+    sub = base.add_subparsers(dest="baseline_command", required=True)
+    pin = sub.add_parser("pin", help="pin RUN as the baseline NAME")
+    pin.add_argument("run", help="run record path or run id")
+    pin.add_argument("--name", required=True)
+    pin.add_argument("--by", help="who pins it")
+    pin.set_defaults(handler=_cmd_pin)
+    sub.add_parser("list", help="the pinned baselines").set_defaults(handler=_cmd_pins)
+
+
+def rewrite_argv(argv: list[str]) -> list[str]:
+    """`gate override ...` is parsed as the `gate-override` subcommand."""
+    if argv[:2] == ["gate", "override"]:
+        return ["gate-override", *argv[2:]]
+    return argv

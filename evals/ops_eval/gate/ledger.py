@@ -1,0 +1,508 @@
+"""The gate's ledger: an append-only, hash-chained JSONL log of verdicts, pins and overrides.
+
+Why a chain: the ledger is evidence. An override says a human accepted a failed gate, a pin says
+which run every later run is measured against; a line quietly edited, dropped or moved would
+change what the gate decides next without anyone having decided it. Each line therefore carries
+`prev`, the previous line's `hash`, and `hash`, the sha256 of its own canonical JSON (sorted keys,
+compact separators, ASCII) without `hash`. Reading verifies every line: an edited line no longer
+matches its hash, a removed, inserted or reordered one breaks the next line's `prev`, and a cut
+short one does not parse or lacks its newline. Any of those is a LedgerError naming the line --
+the gate never decides on a ledger it cannot trust. (Removing the *last* lines is the one change a
+chain cannot see; a copy of the file, kept elsewhere, can.)
+
+Why a lock: two gate runs at once (two CI jobs on one runner) would each read the same last hash
+and append a line pointing at it -- a forked chain that the next read refuses. An append holds an
+exclusive `flock` from verifying the chain to the fsync of its one `write`, so appends are
+serialised; a read holds a shared lock, so it never sees half a line.
+
+Overrides live here too: who accepted which failed verdict, when and why. They bind to the
+(candidate, baseline) pair of the verdict they override; neither the verdict line nor the run
+record is ever changed.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import re
+import stat
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Literal, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from ..exits import EXIT_BAD_INPUT, OpsEvalError
+from ..inputs import bad_input
+
+LEDGER_FILE = "gate-ledger.jsonl"
+GENESIS = "0" * 64
+# The ledger grows by a line (about half a kilobyte) per gate run and is never pruned: a cap far
+# above any real ledger, so a wrong path (a disk image) is refused instead of read into memory.
+MAX_BYTES = 512_000_000
+APPEND_ONLY = "(the ledger is append-only; restore it from a copy)"
+
+Verdict = Literal["regressed", "inconclusive_noise", "improved", "pass"]
+Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+# Where a pin's copy may be: a record file directly under the ledger's `baselines/` folder.
+_PINNED_PATH = re.compile(r"^baselines/[A-Za-z0-9][A-Za-z0-9._-]*\.json$")
+
+
+class LedgerError(OpsEvalError):
+    """The ledger cannot be read or trusted: which file, which line, why. Exit 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(EXIT_BAD_INPUT, message)
+
+
+def utc_now() -> str:
+    """Now, as ISO-8601 in UTC to the second: what `at` holds."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    at: str = Field(default_factory=utc_now)
+
+    @field_validator("at")
+    @classmethod
+    def _utc_time(cls, value: str) -> str:
+        """`at` orders nothing (the file's order does), but a human reads it: a real UTC time."""
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{value[:40]!r} is not an ISO-8601 time") from None
+        if parsed.utcoffset() is None or parsed.utcoffset().total_seconds() != 0:
+            raise ValueError(f"{value[:40]!r} is not in UTC")
+        return value
+
+
+class VerdictEntry(_Entry):
+    """One gate run: the candidate and baseline (by id and by the sha256 of their files), the
+    verdict, whether the gate passed (exit 0) and, when it did not, why."""
+
+    kind: Literal["verdict"] = "verdict"
+    candidate: str = Field(min_length=1)
+    candidate_sha256: Sha256
+    baseline: str | None
+    baseline_sha256: Sha256 | None
+    verdict: Verdict
+    passed: bool
+    failures: list[str] = []
+    config_sha256: Sha256
+
+    @field_validator("failures")
+    @classmethod
+    def _said(cls, failures: list[str]) -> list[str]:
+        if any(not f.strip() for f in failures):
+            raise ValueError("holds an empty reason")
+        return failures
+
+    @model_validator(mode="after")
+    def _consistent(self) -> VerdictEntry:
+        """A baseline is named by id and hash together; a gate fails for a reason, and passes
+        with none -- a failed verdict nobody can explain cannot be overridden knowingly."""
+        if (self.baseline is None) != (self.baseline_sha256 is None):
+            raise ValueError("baseline and baseline_sha256 are given together or not at all")
+        if self.passed == bool(self.failures):
+            raise ValueError(
+                "failures lists why the gate failed: empty when it passed, not when it failed"
+            )
+        return self
+
+
+class PinEntry(_Entry):
+    """A run pinned as a named baseline: `path` (relative to the ledger's folder) is a byte-for-
+    byte copy of its record, `sha256` its hash, so a later change of the copy is caught."""
+
+    kind: Literal["pin"] = "pin"
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    run: str = Field(min_length=1)
+    sha256: Sha256
+    path: str
+    by: str | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        """A pin points into the ledger's `baselines/` folder, never elsewhere on the disk."""
+        if not _PINNED_PATH.fullmatch(value) or ".." in value:
+            raise ValueError(f"{value[:80]!r} is not a file under baselines/")
+        return value
+
+
+class OverrideEntry(_Entry):
+    """A human accepted a failed verdict: which (run, baseline) pair, the verdict and failures
+    as recorded, who and why. The gate shows it as the effective verdict of that pair."""
+
+    kind: Literal["override"] = "override"
+    run: str = Field(min_length=1)
+    baseline: str | None
+    verdict: str
+    failures: list[str]
+    by: str = Field(min_length=1)
+    reason: str = Field(min_length=1)
+
+
+Entry = Annotated[VerdictEntry | PinEntry | OverrideEntry, Field(discriminator="kind")]
+_ENTRY: TypeAdapter[VerdictEntry | PinEntry | OverrideEntry] = TypeAdapter(Entry)
+E = TypeVar("E", VerdictEntry, PinEntry, OverrideEntry)
+AnyEntry = VerdictEntry | PinEntry | OverrideEntry
+
+
+def canonical(data: dict[str, object]) -> bytes:
+    """The bytes a hash is taken of: sorted keys, no spaces, ASCII only (so no two spellings of
+    one text, and a line never depends on the file's encoding)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def entry_hash(fields: dict[str, object]) -> str:
+    """sha256 of the canonical JSON of a line without its `hash` (with its `prev`)."""
+    return hashlib.sha256(canonical({k: v for k, v in fields.items() if k != "hash"})).hexdigest()
+
+
+def _line(entry: AnyEntry, prev: str) -> bytes:
+    fields: dict[str, object] = {**entry.model_dump(mode="json"), "prev": prev}
+    fields["hash"] = entry_hash(fields)
+    return canonical(fields) + b"\n"
+
+
+def _problem(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    said = f"{where}: {first['msg']}" if where else first["msg"]
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in said)[:300]
+
+
+def verify(data: bytes, path: Path) -> tuple[list[AnyEntry], str]:
+    """(the entries, the last line's hash) of a ledger file's bytes, every line checked; the
+    first line that breaks the chain is a LedgerError naming it."""
+
+    def broken(number: int, why: str) -> LedgerError:
+        return LedgerError(f"{path}: line {number}: {why} {APPEND_ONLY}")
+
+    if b"\x00" in data:
+        raise LedgerError(f"{path}: binary file (a NUL byte at offset {data.index(0)})")
+    entries: list[AnyEntry] = []
+    prev = GENESIS
+    lines = data.split(b"\n")
+    last = len(lines) - 1  # the text after the last newline: empty unless a write was cut short
+    for index, raw in enumerate(lines):
+        number = index + 1
+        if index == last:
+            if raw:
+                raise broken(number, "incomplete (no newline at its end: a write was cut short)")
+            break
+        try:
+            fields = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise broken(number, "not UTF-8 text") from None
+        except (ValueError, RecursionError):
+            raise broken(number, "not a JSON object (cut short or edited)") from None
+        if not isinstance(fields, dict):
+            raise broken(number, "not a JSON object")
+        stated, linked = fields.get("hash"), fields.get("prev")
+        if not isinstance(stated, str) or not isinstance(linked, str):
+            raise broken(number, "has no hash or prev")
+        if entry_hash(fields) != stated:
+            raise broken(number, "does not match its hash (the line was edited)")
+        if linked != prev:
+            where = "the start of the ledger" if index == 0 else f"line {number - 1}"
+            raise broken(
+                number,
+                f"its prev does not match {where} (a line was removed, inserted or reordered)",
+            )
+        body = {k: v for k, v in fields.items() if k not in ("hash", "prev")}
+        try:
+            entries.append(_ENTRY.validate_python(body, strict=True))
+        except ValidationError as exc:
+            raise broken(number, f"not a ledger entry ({_problem(exc)})") from None
+        prev = stated
+    return entries, prev
+
+
+def _check_regular(info: os.stat_result, path: Path) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        raise LedgerError(f"{path}: is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise LedgerError(f"{path}: is not a regular file")
+    if info.st_size > MAX_BYTES:
+        raise LedgerError(f"{path}: larger than {MAX_BYTES:,} bytes; not a ledger")
+
+
+def _read_all(fd: int, path: Path) -> bytes:
+    _check_regular(os.fstat(fd), path)
+    chunks: list[bytes] = []
+    offset = 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+        if offset > MAX_BYTES:
+            raise LedgerError(f"{path}: larger than {MAX_BYTES:,} bytes; not a ledger")
+    return b"".join(chunks)
+
+
+def _cannot(path: Path, exc: OSError) -> LedgerError:
+    if exc.errno == errno.EISDIR:
+        return LedgerError(f"{path}: is a folder, not a file")
+    return LedgerError(f"{path}: cannot read or write ({exc.strerror or exc})")
+
+
+class Ledger:
+    """The ledger at `path`. A missing file is an empty ledger; every read verifies the whole
+    chain (nothing is remembered between reads: a ledger is small, and a check skipped on a
+    remembered copy would be a check not made), every append verifies it again under the lock."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"Ledger({str(self.path)!r})"
+
+    @property
+    def folder(self) -> Path:
+        """Where pinned copies go (`baselines/`), and what a pin's path is relative to."""
+        return self.path.parent
+
+    def entries(self) -> list[AnyEntry]:
+        """Every entry, oldest first, the chain verified; LedgerError when it cannot be."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise _cannot(self.path, exc) from None
+        try:
+            _check_regular(os.fstat(fd), self.path)
+            fcntl.flock(fd, fcntl.LOCK_SH)  # an append in progress finishes first
+            data = _read_all(fd, self.path)
+        except OSError as exc:
+            raise _cannot(self.path, exc) from None
+        finally:
+            os.close(fd)
+        return verify(data, self.path)[0]
+
+    def append(self, entry: E) -> E:
+        """Append one entry after verifying the chain; returns it."""
+        return self.append_with(lambda _: entry)
+
+    def append_with(self, make: Callable[[list[AnyEntry]], E]) -> E:
+        """Append the entry `make` builds from the verified entries, all under the exclusive
+        lock: a check that `make` makes (is this override the first?) cannot be raced. `make`
+        may raise to append nothing."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            created = not self.path.exists()
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise _cannot(self.path, exc) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            entries, prev = verify(_read_all(fd, self.path), self.path)
+            entry = make(entries)
+            line = _line(entry, prev)
+            written = os.write(fd, line)  # O_APPEND: at the end, in one write
+            if written != len(line):
+                os.ftruncate(fd, os.fstat(fd).st_size - written)  # never leave half a line
+                raise LedgerError(f"{self.path}: could not write a whole line (disk full?)")
+            os.fsync(fd)
+        except OSError as exc:
+            raise _cannot(self.path, exc) from None
+        finally:
+            os.close(fd)
+        if created:
+            _fsync_folder(self.folder)
+        return entry
+
+    # Lookups. Each reads (and verifies) the ledger; for many, read `entries()` once and use
+    # the functions below on it.
+
+    def latest_verdict(
+        self, run_id: str, baseline: str | None | object = ...
+    ) -> VerdictEntry | None:
+        return latest_verdict(self.entries(), run_id, baseline)
+
+    def overrides_for(self, run_id: str) -> list[OverrideEntry]:
+        return overrides_for(self.entries(), run_id)
+
+    def pins(self) -> dict[str, PinEntry]:
+        return pins(self.entries())
+
+
+def _fsync_folder(folder: Path) -> None:
+    """The new file's name is durable too, not only its content."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def default_ledger() -> Ledger:
+    """The ledger beside the run records: `runs/gate-ledger.jsonl` (OPS_RUNS_DIR moves both)."""
+    from ..settings import current
+
+    return Ledger(current().runs_dir / LEDGER_FILE)
+
+
+# --- lookups over a list of entries --------------------------------------------------------
+
+
+def latest_verdict(
+    entries: Sequence[AnyEntry], run_id: str, baseline: str | None | object = ...
+) -> VerdictEntry | None:
+    """The last verdict recorded for `run_id` as candidate; against `baseline` only when given
+    (None: against no baseline; leave it out: against any)."""
+    for entry in reversed(entries):
+        if (
+            isinstance(entry, VerdictEntry)
+            and entry.candidate == run_id
+            and (baseline is ... or entry.baseline == baseline)
+        ):
+            return entry
+    return None
+
+
+def overrides_for(entries: Sequence[AnyEntry], run_id: str) -> list[OverrideEntry]:
+    """Every override of `run_id`'s verdicts, oldest first."""
+    return [e for e in entries if isinstance(e, OverrideEntry) and e.run == run_id]
+
+
+def find_override(
+    entries: Sequence[AnyEntry], candidate_id: str, baseline_id: str | None
+) -> OverrideEntry | None:
+    """The override of the (candidate, baseline) pair, if one was recorded."""
+    for entry in reversed(entries):
+        if (
+            isinstance(entry, OverrideEntry)
+            and entry.run == candidate_id
+            and entry.baseline == baseline_id
+        ):
+            return entry
+    return None
+
+
+def pins(entries: Sequence[AnyEntry]) -> dict[str, PinEntry]:
+    """Name -> its latest pin (a re-pin wins), in the order the names were first pinned."""
+    found: dict[str, PinEntry] = {}
+    for entry in entries:
+        if isinstance(entry, PinEntry):
+            found[entry.name] = entry
+    return found
+
+
+# --- overrides -----------------------------------------------------------------------------
+
+
+def checked_name(option: str, value: str) -> str:
+    """Who did it, as the ledger keeps it: normalised, visible, printable, at most 100
+    characters -- the bar of an approver's name in the audit log."""
+    from ops_copilot.approval import APPROVER_MAX_CHARS, normalise_text, visible_chars
+
+    name = normalise_text(value)
+    if not name or not visible_chars(name):
+        raise bad_input(f"{option}: names nobody (no visible characters)")
+    if not name.isprintable():
+        raise bad_input(f"{option}: holds characters that do not print")
+    if len(name) > APPROVER_MAX_CHARS:
+        raise bad_input(f"{option}: {len(name)} characters; at most {APPROVER_MAX_CHARS}")
+    return name
+
+
+def checked_reason(option: str, value: str) -> str:
+    """Why, as the ledger keeps it: the bar of an approval's rationale (normalised; at least
+    10 visible characters, 3 of them letters or digits; at most 500), so an override says
+    something a later reader can weigh."""
+    from ops_copilot.approval import (
+        RATIONALE_MAX_CHARS,
+        RATIONALE_MIN_VISIBLE,
+        RATIONALE_MIN_WORDY,
+        normalise_text,
+        visible_chars,
+        wordy_chars,
+    )
+
+    reason = normalise_text(value)
+    shown = visible_chars(reason)
+    if shown < RATIONALE_MIN_VISIBLE:
+        raise bad_input(
+            f"{option}: needs at least {RATIONALE_MIN_VISIBLE} visible characters, has {shown}"
+        )
+    wordy = wordy_chars(reason)
+    if wordy < RATIONALE_MIN_WORDY:
+        raise bad_input(
+            f"{option}: needs at least {RATIONALE_MIN_WORDY} letters or digits, has {wordy}"
+        )
+    if len(reason) > RATIONALE_MAX_CHARS:
+        raise bad_input(f"{option}: {len(reason)} characters; at most {RATIONALE_MAX_CHARS}")
+    if not reason.isprintable():
+        raise bad_input(f"{option}: holds characters that do not print")
+    return reason
+
+
+def _against(baseline: str | None) -> str:
+    return f"against baseline {baseline}" if baseline else "without a baseline"
+
+
+def record_override(ledger: Ledger, run_id: str, reason: str, by: str) -> OverrideEntry:
+    """`ops-eval gate override RUN --reason TEXT --by NAME`: accept the failed latest verdict
+    of `run_id`, once. Refused (exit 2, one line) when no verdict is recorded, the latest one
+    passed, it was already overridden, or the reason or name does not say enough. The check
+    and the append happen under the ledger's lock."""
+    reason = checked_reason("--reason", reason)
+    by = checked_name("--by", by)
+
+    def make(entries: list[AnyEntry]) -> OverrideEntry:
+        verdict = latest_verdict(entries, run_id)
+        if verdict is None:
+            raise bad_input(
+                f"no gate verdict is recorded for run {run_id}; run `ops-eval gate` on it first"
+            )
+        if verdict.passed:
+            raise bad_input(
+                f"run {run_id}: its latest gate verdict ({verdict.verdict}, "
+                f"{_against(verdict.baseline)}, at {verdict.at}) passed; there is nothing to "
+                "override"
+            )
+        done = find_override(entries, run_id, verdict.baseline)
+        if done is not None:
+            raise bad_input(
+                f"run {run_id} {_against(verdict.baseline)} was already overridden by "
+                f"{done.by} at {done.at}; an override is recorded once"
+            )
+        return OverrideEntry(
+            run=run_id,
+            baseline=verdict.baseline,
+            verdict=verdict.verdict,
+            failures=list(verdict.failures),
+            by=by,
+            reason=reason,
+        )
+
+    return ledger.append_with(make)
+
+
+def override_for(
+    ledger: Ledger, candidate_id: str, baseline_id: str | None
+) -> OverrideEntry | None:
+    """The override of the verdict of `candidate_id` against `baseline_id`, for the gate to show
+    as the effective verdict; None when there is none."""
+    return find_override(ledger.entries(), candidate_id, baseline_id)

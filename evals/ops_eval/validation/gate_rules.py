@@ -1,0 +1,160 @@
+"""Rules about the gate's policy (`gate.yaml`, read by `gate.config`), checked with the eval sets
+it judges, so that a policy which cannot gate is caught on the PR that writes it, not on the
+first run `ops-eval gate` is asked to judge.
+
+The file beside a folder of sets applies to them; a folder without one is judged by the
+project's (`evals/gate.yaml`), as `ops-eval gate` judges it -- silently, since the warning for
+an ad-hoc folder already says its context is the project's. Each file is checked once, however
+many folders share it:
+
+- it reads and validates (else one malformed problem, exit 2, naming the file and field);
+- each gating scorer is registered and can fail (a `report` scorer never fails, so gating on it
+  gates nothing);
+- each required case exists in the set its key names -- one of the sets validated with the
+  file, else a set beside it -- and is listed once;
+- the criteria stay strict: a zero suite threshold passes a run that passes nothing, and an
+  allowed drop of half the pass rate or more lets any regression through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from ops_copilot.seed import closest
+
+from ..evalset import EvalSetFile, MalformedInput, display_path, read_evalset
+from ..gate.config import GATE_FILE, GateConfig, GateConfigError, read_gate_config
+from .problems import Problem
+
+MAX_REGRESSION_THRESHOLD = 0.5
+"""The allowed drop must stay below this: a gate that ignores a 50-point drop is no gate."""
+
+
+def gate_path(folder: Path) -> Path:
+    """The gate file that judges the sets in `folder`: its own, else the project's (when the
+    project has one; else its own, reported missing)."""
+    own = folder / GATE_FILE
+    if own.exists():
+        return own
+    from ..settings import current
+
+    theirs = current().evals_dir / GATE_FILE
+    return theirs if theirs.is_file() else own
+
+
+def gate_file_problems(sets: list[EvalSetFile]) -> Iterator[Problem]:
+    """Every problem of each gate file the sets are judged by, each file checked once."""
+    users: dict[Path, list[EvalSetFile]] = {}
+    for es in sets:
+        users.setdefault(gate_path(es.path.parent).resolve(), []).append(es)
+    for path, using in users.items():
+        yield from _gate_problems(path, using)
+
+
+def _gate_problems(path: Path, using: list[EvalSetFile]) -> Iterator[Problem]:
+    shown = display_path(path)
+    if not path.exists():
+        yield Problem(shown, "missing: `ops-eval gate` would have no policy to judge a run by")
+        return
+    try:
+        config, _ = read_gate_config(path)
+    except GateConfigError as exc:
+        message = str(exc)  # "<path>: <field>: <why>"; said here with the path as it is shown
+        yield Problem(shown, message.removeprefix(f"{path}: "), malformed=True)
+        return
+    yield from _scorer_problems(config, shown)
+    yield from _strictness_problems(config, shown)
+    yield from _required_problems(config, shown, path.parent, using)
+
+
+def _scorer_problems(config: GateConfig, shown: str) -> Iterator[Problem]:
+    """Each gating scorer is registered, and is one that can fail a trial."""
+    from ..scorers import registered  # the scorer modules: imported only here, and cheap
+
+    known = registered()
+    for index, name in enumerate(config.gating_scorers):
+        where = f"gating_scorers[{index}]"
+        entry = known.get(name)
+        if entry is None:
+            near = closest(name, known)
+            hint = f" (did you mean {near!r}?)" if near else ""
+            yield Problem(shown, f"{name!r} is not a registered scorer{hint}", field=where)
+        elif entry.gate == "report":
+            yield Problem(
+                shown,
+                f"{name!r} is a report scorer: it never fails a trial, so gating on it gates "
+                "nothing",
+                field=where,
+            )
+
+
+def _strictness_problems(config: GateConfig, shown: str) -> Iterator[Problem]:
+    """The criteria stay strict: thresholds the model allows that would let any run through."""
+    if config.suite_threshold <= 0:
+        yield Problem(
+            shown,
+            f"{config.suite_threshold:g}: a run that passes no trial reaches it, so it gates "
+            "nothing; it must be above 0",
+            field="suite_threshold",
+        )
+    if config.regression_threshold >= MAX_REGRESSION_THRESHOLD:
+        yield Problem(
+            shown,
+            f"{config.regression_threshold:g}: a gate that ignores a drop of "
+            f"{MAX_REGRESSION_THRESHOLD * 100:g} points in pass rate is no gate; it must be "
+            f"below {MAX_REGRESSION_THRESHOLD:g}",
+            field="regression_threshold",
+        )
+
+
+def _required_problems(
+    config: GateConfig, shown: str, folder: Path, using: list[EvalSetFile]
+) -> Iterator[Problem]:
+    """Each key names a set -- by file name, as `GateConfig.required_for` looks it up: one
+    validated with this file (already read), else one beside it -- and each of its ids is a
+    case of that set, listed once."""
+    validated: dict[str, list[EvalSetFile]] = {}
+    for es in using:
+        validated.setdefault(es.path.name, []).append(es)
+    beside = {p.name: p for p in folder.glob("*.evalset.json")}
+    for name, ids in config.required_cases.items():
+        where = f"required_cases.{name}"
+        targets = validated.get(name)
+        if targets is None and name in beside:
+            try:
+                targets = [read_evalset(beside[name])]
+            except MalformedInput as exc:
+                yield Problem(
+                    shown,
+                    f"its required cases cannot be checked: {exc.file}: {exc.message}",
+                    field=where,
+                )
+                continue
+        if targets is None:
+            near = closest(name, validated.keys() | beside.keys())
+            hint = f" (did you mean {near!r}?)" if near else ""
+            yield Problem(
+                shown,
+                f"{name!r} is not the file name of an eval set beside {shown} or validated "
+                f"with it{hint}",
+                field=where,
+            )
+            continue
+        first: dict[str, int] = {}
+        for index, case_id in enumerate(ids):
+            at = f"{where}[{index}]"
+            if case_id in first:
+                yield Problem(
+                    shown, f"{case_id!r} is listed twice (first at [{first[case_id]}])", field=at
+                )
+                continue
+            first[case_id] = index
+            for es in targets:
+                have = {c.declared_id for c in es.cases if isinstance(c.declared_id, str)}
+                if case_id not in have:
+                    near = closest(case_id, have)
+                    hint = f" (did you mean {near!r}?)" if near else ""
+                    yield Problem(
+                        shown, f"{case_id!r} is not a case of {es.display}{hint}", field=at
+                    )
