@@ -13,25 +13,12 @@ import pytest
 from pydantic import ValidationError
 
 from ops_eval.exits import EXIT_BAD_INPUT, OpsEvalError
-from ops_eval.gate.baseline import (
-    AUTO,
-    choose_baseline,
-    latest_comparable,
-    pin,
-    resolve_pin,
-    resolve_run,
-)
-from ops_eval.gate.ledger import (
-    GENESIS,
-    Ledger,
-    LedgerError,
-    OverrideEntry,
-    PinEntry,
-    VerdictEntry,
-    default_ledger,
-    override_for,
-    record_override,
-)
+from ops_eval.gate.baseline import AUTO, choose_baseline, latest_comparable
+from ops_eval.gate.entries import OverrideEntry, PinEntry, VerdictEntry
+from ops_eval.gate.ledger import GENESIS, Ledger, LedgerError, default_ledger
+from ops_eval.gate.overrides import override_for, record_override
+from ops_eval.gate.pins import pin, resolve_pin
+from ops_eval.gate.runs import resolve_run
 from ops_eval.records import RunRecord, write_record
 from ops_eval.testing.synthetic import synthetic_record
 

@@ -7,6 +7,7 @@ apart with the reason, for the caller to say how many it passed over -- never si
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def scan(folder: Path) -> tuple[list[tuple[Path, RunRecord]], list[tuple[Path, s
             records.append((path, read_cached(path)))
         except RecordError as exc:
             skipped.append((path, str(exc)))
-    records.sort(key=lambda item: (item[1].started_at, item[0].name))
+    records.sort(key=lambda item: (started_time(item[1]) or EPOCH, item[0].name))
     return records, skipped
 
 
@@ -50,3 +51,16 @@ def series(record: RunRecord) -> tuple[str, str]:
     """The runs that are one line of history: the same eval set file and model. The set is named
     by its file name, as a record keeps its path relative to wherever the run was started."""
     return Path(record.eval_set).name, record.model.name
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def started_time(record: RunRecord) -> datetime | None:
+    """`started_at` as a time (a time without a zone read as UTC); None when it is not one.
+    Compared as times, not strings: `+00:00` and `Z`, or another offset, sort wrongly as text."""
+    try:
+        at = datetime.fromisoformat(record.started_at)
+    except ValueError:
+        return None
+    return at if at.tzinfo else at.replace(tzinfo=UTC)

@@ -49,13 +49,16 @@ def decide_gate(args: argparse.Namespace) -> Any:
 
     from ..inputs import bad_input
     from ..settings import current
-    from .baseline import choose_baseline, latest_comparable, load, resolve_run
+    from .baseline import choose_baseline, latest_comparable
     from .changes import changes
     from .compare import evaluate
     from .config import GateConfigError, gate_file, read_gate_config
-    from .ledger import VerdictEntry, default_ledger, override_for
+    from .entries import VerdictEntry
+    from .ledger import default_ledger
     from .outcomes import check_scorers
+    from .overrides import override_for
     from .render import Decision
+    from .runs import load, resolve_run
 
     allowed = _allowed(args.allow_change)
     config_path = gate_file()
@@ -156,8 +159,9 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 
 
 def _cmd_override(args: argparse.Namespace) -> int:
-    from .baseline import load, resolve_run
-    from .ledger import default_ledger, record_override
+    from .ledger import default_ledger
+    from .overrides import record_override
+    from .runs import load, resolve_run
 
     try:
         from ..settings import current
@@ -175,8 +179,8 @@ def _cmd_override(args: argparse.Namespace) -> int:
 
 
 def _cmd_pin(args: argparse.Namespace) -> int:
-    from .baseline import pin
     from .ledger import default_ledger
+    from .pins import pin
 
     try:
         entry = pin(default_ledger(), args.run, args.name, args.by)
@@ -187,7 +191,8 @@ def _cmd_pin(args: argparse.Namespace) -> int:
 
 
 def _cmd_pins(args: argparse.Namespace) -> int:
-    from .ledger import PinEntry, default_ledger
+    from .entries import PinEntry
+    from .ledger import default_ledger
 
     try:
         pins = [e for e in default_ledger().entries() if isinstance(e, PinEntry)]

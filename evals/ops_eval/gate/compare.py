@@ -25,9 +25,8 @@ from ..calls import ToolCall, Turn
 from ..records import RunRecord, TrialRecord
 from ..stats import mcnemar_exact, newcombe_diff, newcombe_paired, wilson
 from .config import GateConfig
+from .entries import Verdict
 from .outcomes import Tally, tally, trial_verdict
-
-Verdict = Literal["regressed", "inconclusive_noise", "improved", "pass"]
 
 
 @dataclass(frozen=True)

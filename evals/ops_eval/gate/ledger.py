@@ -15,9 +15,7 @@ and append a line pointing at it -- a forked chain that the next read refuses. A
 exclusive `flock` from verifying the chain to the fsync of its one `write`, so appends are
 serialised; a read holds a shared lock, so it never sees half a line.
 
-Overrides live here too: who accepted which failed verdict, when and why. They bind to the
-(candidate, baseline) pair of the verdict they override; neither the verdict line nor the run
-record is ever changed.
+What a line holds is in `entries.py`; overrides (who accepted a failed verdict) in `overrides.py`.
 """
 
 from __future__ import annotations
@@ -27,25 +25,14 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import stat
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    TypeAdapter,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import ValidationError
 
 from ..exits import EXIT_BAD_INPUT, OpsEvalError
-from ..inputs import bad_input
+from .entries import ENTRY_ADAPTER, AnyEntry, E, OverrideEntry, PinEntry, VerdictEntry
 
 LEDGER_FILE = "gate-ledger.jsonl"
 GENESIS = "0" * 64
@@ -54,113 +41,12 @@ GENESIS = "0" * 64
 MAX_BYTES = 512_000_000
 APPEND_ONLY = "(the ledger is append-only; restore it from a copy)"
 
-Verdict = Literal["regressed", "inconclusive_noise", "improved", "pass"]
-Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
-# Where a pin's copy may be: a record file directly under the ledger's `baselines/` folder.
-_PINNED_PATH = re.compile(r"^baselines/[A-Za-z0-9][A-Za-z0-9._-]*\.json$")
-
 
 class LedgerError(OpsEvalError):
     """The ledger cannot be read or trusted: which file, which line, why. Exit 2."""
 
     def __init__(self, message: str) -> None:
         super().__init__(EXIT_BAD_INPUT, message)
-
-
-def utc_now() -> str:
-    """Now, as ISO-8601 in UTC to the second: what `at` holds."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    at: str = Field(default_factory=utc_now)
-
-    @field_validator("at")
-    @classmethod
-    def _utc_time(cls, value: str) -> str:
-        """`at` orders nothing (the file's order does), but a human reads it: a real UTC time."""
-        try:
-            parsed = datetime.fromisoformat(value)
-        except ValueError:
-            raise ValueError(f"{value[:40]!r} is not an ISO-8601 time") from None
-        if parsed.utcoffset() is None or parsed.utcoffset().total_seconds() != 0:
-            raise ValueError(f"{value[:40]!r} is not in UTC")
-        return value
-
-
-class VerdictEntry(_Entry):
-    """One gate run: the candidate and baseline (by id and by the sha256 of their files), the
-    verdict, whether the gate passed (exit 0) and, when it did not, why."""
-
-    kind: Literal["verdict"] = "verdict"
-    candidate: str = Field(min_length=1)
-    candidate_sha256: Sha256
-    baseline: str | None
-    baseline_sha256: Sha256 | None
-    verdict: Verdict
-    passed: bool
-    failures: list[str] = []
-    config_sha256: Sha256
-
-    @field_validator("failures")
-    @classmethod
-    def _said(cls, failures: list[str]) -> list[str]:
-        if any(not f.strip() for f in failures):
-            raise ValueError("holds an empty reason")
-        return failures
-
-    @model_validator(mode="after")
-    def _consistent(self) -> VerdictEntry:
-        """A baseline is named by id and hash together; a gate fails for a reason, and passes
-        with none -- a failed verdict nobody can explain cannot be overridden knowingly."""
-        if (self.baseline is None) != (self.baseline_sha256 is None):
-            raise ValueError("baseline and baseline_sha256 are given together or not at all")
-        if self.passed == bool(self.failures):
-            raise ValueError(
-                "failures lists why the gate failed: empty when it passed, not when it failed"
-            )
-        return self
-
-
-class PinEntry(_Entry):
-    """A run pinned as a named baseline: `path` (relative to the ledger's folder) is a byte-for-
-    byte copy of its record, `sha256` its hash, so a later change of the copy is caught."""
-
-    kind: Literal["pin"] = "pin"
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-    run: str = Field(min_length=1)
-    sha256: Sha256
-    path: str
-    by: str | None = None
-
-    @field_validator("path")
-    @classmethod
-    def _inside(cls, value: str) -> str:
-        """A pin points into the ledger's `baselines/` folder, never elsewhere on the disk."""
-        if not _PINNED_PATH.fullmatch(value) or ".." in value:
-            raise ValueError(f"{value[:80]!r} is not a file under baselines/")
-        return value
-
-
-class OverrideEntry(_Entry):
-    """A human accepted a failed verdict: which (run, baseline) pair, the verdict and failures
-    as recorded, who and why. The gate shows it as the effective verdict of that pair."""
-
-    kind: Literal["override"] = "override"
-    run: str = Field(min_length=1)
-    baseline: str | None
-    verdict: str
-    failures: list[str]
-    by: str = Field(min_length=1)
-    reason: str = Field(min_length=1)
-
-
-Entry = Annotated[VerdictEntry | PinEntry | OverrideEntry, Field(discriminator="kind")]
-_ENTRY: TypeAdapter[VerdictEntry | PinEntry | OverrideEntry] = TypeAdapter(Entry)
-E = TypeVar("E", VerdictEntry, PinEntry, OverrideEntry)
-AnyEntry = VerdictEntry | PinEntry | OverrideEntry
 
 
 def canonical(data: dict[str, object]) -> bytes:
@@ -227,7 +113,7 @@ def verify(data: bytes, path: Path) -> tuple[list[AnyEntry], str]:
             )
         body = {k: v for k, v in fields.items() if k not in ("hash", "prev")}
         try:
-            entries.append(_ENTRY.validate_python(body, strict=True))
+            entries.append(ENTRY_ADAPTER.validate_python(body, strict=True))
         except ValidationError as exc:
             raise broken(number, f"not a ledger entry ({_problem(exc)})") from None
         prev = stated
@@ -407,102 +293,3 @@ def pins(entries: Sequence[AnyEntry]) -> dict[str, PinEntry]:
         if isinstance(entry, PinEntry):
             found[entry.name] = entry
     return found
-
-
-# --- overrides -----------------------------------------------------------------------------
-
-
-def checked_name(option: str, value: str) -> str:
-    """Who did it, as the ledger keeps it: normalised, visible, printable, at most 100
-    characters -- the bar of an approver's name in the audit log."""
-    from ops_copilot.approval import APPROVER_MAX_CHARS, normalise_text, visible_chars
-
-    name = normalise_text(value)
-    if not name or not visible_chars(name):
-        raise bad_input(f"{option}: names nobody (no visible characters)")
-    if not name.isprintable():
-        raise bad_input(f"{option}: holds characters that do not print")
-    if len(name) > APPROVER_MAX_CHARS:
-        raise bad_input(f"{option}: {len(name)} characters; at most {APPROVER_MAX_CHARS}")
-    return name
-
-
-def checked_reason(option: str, value: str) -> str:
-    """Why, as the ledger keeps it: the bar of an approval's rationale (normalised; at least
-    10 visible characters, 3 of them letters or digits; at most 500), so an override says
-    something a later reader can weigh."""
-    from ops_copilot.approval import (
-        RATIONALE_MAX_CHARS,
-        RATIONALE_MIN_VISIBLE,
-        RATIONALE_MIN_WORDY,
-        normalise_text,
-        visible_chars,
-        wordy_chars,
-    )
-
-    reason = normalise_text(value)
-    shown = visible_chars(reason)
-    if shown < RATIONALE_MIN_VISIBLE:
-        raise bad_input(
-            f"{option}: needs at least {RATIONALE_MIN_VISIBLE} visible characters, has {shown}"
-        )
-    wordy = wordy_chars(reason)
-    if wordy < RATIONALE_MIN_WORDY:
-        raise bad_input(
-            f"{option}: needs at least {RATIONALE_MIN_WORDY} letters or digits, has {wordy}"
-        )
-    if len(reason) > RATIONALE_MAX_CHARS:
-        raise bad_input(f"{option}: {len(reason)} characters; at most {RATIONALE_MAX_CHARS}")
-    if not reason.isprintable():
-        raise bad_input(f"{option}: holds characters that do not print")
-    return reason
-
-
-def _against(baseline: str | None) -> str:
-    return f"against baseline {baseline}" if baseline else "without a baseline"
-
-
-def record_override(ledger: Ledger, run_id: str, reason: str, by: str) -> OverrideEntry:
-    """`ops-eval gate override RUN --reason TEXT --by NAME`: accept the failed latest verdict
-    of `run_id`, once. Refused (exit 2, one line) when no verdict is recorded, the latest one
-    passed, it was already overridden, or the reason or name does not say enough. The check
-    and the append happen under the ledger's lock."""
-    reason = checked_reason("--reason", reason)
-    by = checked_name("--by", by)
-
-    def make(entries: list[AnyEntry]) -> OverrideEntry:
-        verdict = latest_verdict(entries, run_id)
-        if verdict is None:
-            raise bad_input(
-                f"no gate verdict is recorded for run {run_id}; run `ops-eval gate` on it first"
-            )
-        if verdict.passed:
-            raise bad_input(
-                f"run {run_id}: its latest gate verdict ({verdict.verdict}, "
-                f"{_against(verdict.baseline)}, at {verdict.at}) passed; there is nothing to "
-                "override"
-            )
-        done = find_override(entries, run_id, verdict.baseline)
-        if done is not None:
-            raise bad_input(
-                f"run {run_id} {_against(verdict.baseline)} was already overridden by "
-                f"{done.by} at {done.at}; an override is recorded once"
-            )
-        return OverrideEntry(
-            run=run_id,
-            baseline=verdict.baseline,
-            verdict=verdict.verdict,
-            failures=list(verdict.failures),
-            by=by,
-            reason=reason,
-        )
-
-    return ledger.append_with(make)
-
-
-def override_for(
-    ledger: Ledger, candidate_id: str, baseline_id: str | None
-) -> OverrideEntry | None:
-    """The override of the verdict of `candidate_id` against `baseline_id`, for the gate to show
-    as the effective verdict; None when there is none."""
-    return find_override(ledger.entries(), candidate_id, baseline_id)

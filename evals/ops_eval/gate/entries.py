@@ -1,0 +1,114 @@
+"""What the gate ledger holds, one pydantic model per kind of line: a gate run's verdict, a
+pinned baseline, an override. `ledger.py` chains and stores them; these say what a line must
+hold to be read back at all (a real UTC time, hashes that are hashes, a verdict that agrees
+with its failures)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+
+Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+Verdict = Literal["regressed", "inconclusive_noise", "improved", "pass"]
+"""A comparison's verdict (`compare.decide`)."""
+# Where a pin's copy may be: a record file directly under the ledger's `baselines/` folder.
+_PINNED_PATH = re.compile(r"^baselines/[A-Za-z0-9][A-Za-z0-9._-]*\.json$")
+
+
+def utc_now() -> str:
+    """Now, as ISO-8601 in UTC to the second: what `at` holds."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    at: str = Field(default_factory=utc_now)
+
+    @field_validator("at")
+    @classmethod
+    def _utc_time(cls, value: str) -> str:
+        """`at` orders nothing (the file's order does), but a human reads it: a real UTC time."""
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{value[:40]!r} is not an ISO-8601 time") from None
+        if parsed.utcoffset() is None or parsed.utcoffset().total_seconds() != 0:
+            raise ValueError(f"{value[:40]!r} is not in UTC")
+        return value
+
+
+class VerdictEntry(_Entry):
+    """One gate run: the candidate and baseline (by id and by the sha256 of their files), the
+    verdict, whether the gate passed (exit 0) and, when it did not, why."""
+
+    kind: Literal["verdict"] = "verdict"
+    candidate: str = Field(min_length=1)
+    candidate_sha256: Sha256
+    baseline: str | None
+    baseline_sha256: Sha256 | None
+    verdict: Verdict
+    passed: bool
+    failures: list[str] = []
+    config_sha256: Sha256
+
+    @field_validator("failures")
+    @classmethod
+    def _said(cls, failures: list[str]) -> list[str]:
+        if any(not f.strip() for f in failures):
+            raise ValueError("holds an empty reason")
+        return failures
+
+    @model_validator(mode="after")
+    def _consistent(self) -> VerdictEntry:
+        """A baseline is named by id and hash together; a gate fails for a reason, and passes
+        with none -- a failed verdict nobody can explain cannot be overridden knowingly."""
+        if (self.baseline is None) != (self.baseline_sha256 is None):
+            raise ValueError("baseline and baseline_sha256 are given together or not at all")
+        if self.passed == bool(self.failures):
+            raise ValueError(
+                "failures lists why the gate failed: empty when it passed, not when it failed"
+            )
+        return self
+
+
+class PinEntry(_Entry):
+    """A run pinned as a named baseline: `path` (relative to the ledger's folder) is a byte-for-
+    byte copy of its record, `sha256` its hash, so a later change of the copy is caught."""
+
+    kind: Literal["pin"] = "pin"
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    run: str = Field(min_length=1)
+    sha256: Sha256
+    path: str
+    by: str | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        """A pin points into the ledger's `baselines/` folder, never elsewhere on the disk."""
+        if not _PINNED_PATH.fullmatch(value) or ".." in value:
+            raise ValueError(f"{value[:80]!r} is not a file under baselines/")
+        return value
+
+
+class OverrideEntry(_Entry):
+    """A human accepted a failed verdict: which (run, baseline) pair, the verdict and failures
+    as recorded, who and why. The gate shows it as the effective verdict of that pair."""
+
+    kind: Literal["override"] = "override"
+    run: str = Field(min_length=1)
+    baseline: str | None
+    verdict: str
+    failures: list[str]
+    by: str = Field(min_length=1)
+    reason: str = Field(min_length=1)
+
+
+Entry = Annotated[VerdictEntry | PinEntry | OverrideEntry, Field(discriminator="kind")]
+ENTRY_ADAPTER: TypeAdapter[VerdictEntry | PinEntry | OverrideEntry] = TypeAdapter(Entry)
+E = TypeVar("E", VerdictEntry, PinEntry, OverrideEntry)
+AnyEntry = VerdictEntry | PinEntry | OverrideEntry

@@ -1,0 +1,106 @@
+"""Overrides: who accepted which failed gate verdict, when and why -- appended to the ledger
+once, bound to the (candidate, baseline) pair of the verdict they override. Neither the verdict
+line nor the run record is ever changed; the gate shows the override as the effective verdict.
+"""
+
+from __future__ import annotations
+
+from ..inputs import bad_input
+from .entries import AnyEntry, OverrideEntry
+from .ledger import Ledger, find_override, latest_verdict
+
+
+def checked_name(option: str, value: str) -> str:
+    """Who did it, as the ledger keeps it: normalised, visible, printable, at most 100
+    characters -- the bar of an approver's name in the audit log."""
+    from ops_copilot.approval import APPROVER_MAX_CHARS, normalise_text, visible_chars
+
+    name = normalise_text(value)
+    if not name or not visible_chars(name):
+        raise bad_input(f"{option}: names nobody (no visible characters)")
+    if not name.isprintable():
+        raise bad_input(f"{option}: holds characters that do not print")
+    if len(name) > APPROVER_MAX_CHARS:
+        raise bad_input(f"{option}: {len(name)} characters; at most {APPROVER_MAX_CHARS}")
+    return name
+
+
+def checked_reason(option: str, value: str) -> str:
+    """Why, as the ledger keeps it: the bar of an approval's rationale (normalised; at least
+    10 visible characters, 3 of them letters or digits; at most 500), so an override says
+    something a later reader can weigh."""
+    from ops_copilot.approval import (
+        RATIONALE_MAX_CHARS,
+        RATIONALE_MIN_VISIBLE,
+        RATIONALE_MIN_WORDY,
+        normalise_text,
+        visible_chars,
+        wordy_chars,
+    )
+
+    reason = normalise_text(value)
+    shown = visible_chars(reason)
+    if shown < RATIONALE_MIN_VISIBLE:
+        raise bad_input(
+            f"{option}: needs at least {RATIONALE_MIN_VISIBLE} visible characters, has {shown}"
+        )
+    wordy = wordy_chars(reason)
+    if wordy < RATIONALE_MIN_WORDY:
+        raise bad_input(
+            f"{option}: needs at least {RATIONALE_MIN_WORDY} letters or digits, has {wordy}"
+        )
+    if len(reason) > RATIONALE_MAX_CHARS:
+        raise bad_input(f"{option}: {len(reason)} characters; at most {RATIONALE_MAX_CHARS}")
+    if not reason.isprintable():
+        raise bad_input(f"{option}: holds characters that do not print")
+    return reason
+
+
+def _against(baseline: str | None) -> str:
+    return f"against baseline {baseline}" if baseline else "without a baseline"
+
+
+def record_override(ledger: Ledger, run_id: str, reason: str, by: str) -> OverrideEntry:
+    """`ops-eval gate override RUN --reason TEXT --by NAME`: accept the failed latest verdict
+    of `run_id`, once. Refused (exit 2, one line) when no verdict is recorded, the latest one
+    passed, it was already overridden, or the reason or name does not say enough. The check
+    and the append happen under the ledger's lock."""
+    reason = checked_reason("--reason", reason)
+    by = checked_name("--by", by)
+
+    def make(entries: list[AnyEntry]) -> OverrideEntry:
+        verdict = latest_verdict(entries, run_id)
+        if verdict is None:
+            raise bad_input(
+                f"no gate verdict is recorded for run {run_id}; run `ops-eval gate` on it first"
+            )
+        if verdict.passed:
+            raise bad_input(
+                f"run {run_id}: its latest gate verdict ({verdict.verdict}, "
+                f"{_against(verdict.baseline)}, at {verdict.at}) passed; there is nothing to "
+                "override"
+            )
+        done = find_override(entries, run_id, verdict.baseline)
+        if done is not None:
+            raise bad_input(
+                f"run {run_id} {_against(verdict.baseline)} was already overridden by "
+                f"{done.by} at {done.at}; an override is recorded once"
+            )
+        return OverrideEntry(
+            run=run_id,
+            baseline=verdict.baseline,
+            verdict=verdict.verdict,
+            failures=list(verdict.failures),
+            by=by,
+            reason=reason,
+        )
+
+    return ledger.append_with(make)
+
+
+def override_for(
+    ledger: Ledger, candidate_id: str, baseline_id: str | None
+) -> OverrideEntry | None:
+    """The override of the verdict of `candidate_id` against `baseline_id`, for the gate to show
+    as the effective verdict; None when there is none."""
+    return find_override(ledger.entries(), candidate_id, baseline_id)
