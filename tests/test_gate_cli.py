@@ -47,7 +47,7 @@ def test_identical_runs_pass_against_the_latest_comparable_run(runs, capsys):
     assert "candidate: cand0001" in out and "baseline:  base0001" in out
     assert "latest comparable run" in out
     assert "what changed: nothing" in out
-    assert out.rstrip().endswith("gate: PASSED -- verdict pass")
+    assert out.rstrip().endswith("gate: PASSED -- comparison pass")
     (entry,) = _ledger(runs)
     assert (entry["candidate"], entry["baseline"], entry["verdict"]) == (
         "cand0001",
@@ -141,6 +141,7 @@ def test_json_output_carries_the_fields_tools_read(runs, capsys):
     assert data["baseline"]["run_id"] == "base0001"
     assert data["candidate"]["run_id"] == "cand0001"
     assert data["baseline_rates"] == {
+        "errors": 0,
         "k": 200,
         "n": 200,
         "rate": 1.0,
@@ -187,10 +188,10 @@ def test_bad_input_is_one_line_and_exit_2(runs, capsys, argv, message):
     assert message in err and len(err.strip().splitlines()) == 1
 
 
-def test_a_run_where_every_trial_errored_has_nothing_to_gate(runs, capsys):
+def test_a_run_where_every_trial_errored_has_nothing_to_gate_exit_3(runs, capsys):
     _write(runs, "cand0001", [[None]] * 13, 2)
-    assert main(["gate", "cand0001"]) == 2
-    assert "has no verdict" in capsys.readouterr().err
+    assert main(["gate", "cand0001"]) == 3
+    assert "every trial errored (13); there is no verdict to gate on" in capsys.readouterr().err
 
 
 def test_a_run_below_the_suite_threshold_fails_without_a_baseline(runs, capsys):
@@ -207,3 +208,108 @@ def test_an_altered_ledger_is_refused_before_any_decision(runs, capsys):
     ledger.write_text(ledger.read_text().replace('"regressed"', '"pass"'))
     assert main(["gate", "cand0001"]) == 2
     assert "gate-ledger.jsonl: line 1" in capsys.readouterr().err
+
+
+def test_an_override_does_not_cover_a_stricter_policy_or_a_changed_record(runs, capsys):
+    """Found in review: an override bound to the run ids alone passed whatever came later."""
+    _write(runs, "base0001", ALL_PASS, 1)
+    cand = _write(runs, "cand0001", DROPPED, 2)
+    assert main(["gate", "cand0001"]) == 1
+    reason = "accepted for the 1.2 release; the drop is the new refusal policy"
+    assert main(["gate", "override", "cand0001", "--reason", reason, "--by", "ana"]) == 0
+    assert main(["gate", "cand0001"]) == 0
+    assert main(["gate", "cand0001", "--suite-threshold", "0.99"]) == 1  # a failure not accepted
+    worse = [[False] * 10] * 10 + [[True] * 10] * 10  # same run id, other content
+    _write(runs, "cand0001", worse, 2)
+    assert main(["gate", "cand0001"]) == 1
+    assert "OVERRIDDEN" not in capsys.readouterr().out.splitlines()[-1]
+    assert cand.exists()
+
+
+def test_a_run_with_one_errored_trial_and_no_failure_is_gated(runs, capsys):
+    """Found in review: the runner's exit 3 (a case without a valid trial) was read as 'every
+    trial errored', so such a run could never be gated."""
+    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "cand0001", [[True] * 10] * 19 + [[None] * 10], 2)
+    assert main(["gate", "cand0001"]) == 0
+    out = capsys.readouterr().out
+    assert "candidate 190/190 100.0%" in out and "10 errored" in out
+
+
+def test_a_run_where_no_gating_scorer_applied_is_refused(runs, capsys):
+    from ops_eval.records import load_record
+    from ops_eval.scorers.base import Score
+
+    path = _write(runs, "cand0001", ALL_PASS, 2)
+    record = load_record(path)
+    na = {name: Score(outcome="n/a") for name in record.trials[0].scores}
+    trials = [t.model_copy(update={"scores": na}) for t in record.trials]
+    write_record(record.model_copy(update={"trials": trials}), path)
+    assert main(["gate", "cand0001"]) == 2
+    assert "no gating scorer applied to any trial" in capsys.readouterr().err
+
+
+def test_the_gate_refuses_a_policy_that_cannot_gate(runs, capsys, monkeypatch, tmp_path):
+    import ops_eval.gate.config as config
+
+    policy = tmp_path / "gate.yaml"
+    policy.write_text(
+        "suite_threshold: 0.5\nregression_threshold: 0.05\ngating_scorers: [partial_credit]\n"
+    )
+    monkeypatch.setattr(config, "gate_file", lambda evals_dir=None: policy)
+    _write(runs, "cand0001", ALL_PASS, 2)
+    assert main(["gate", "cand0001"]) == 2
+    err = capsys.readouterr().err
+    assert "gating_scorers[0]: 'partial_credit' is a report scorer" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_github_format_fences_what_a_record_says_from_workflow_commands(runs, capsys):
+    from ops_eval.records import load_record
+
+    _write(runs, "base0001", ALL_PASS, 1)
+    path = _write(runs, "cand0001", DROPPED, 2)
+    record = load_record(path)
+    hostile = "x\n::error title=x::INJECTED\n::stop-commands::tok"
+    cases = [c.model_copy(update={"category": hostile}) for c in record.cases]
+    trials = [t.model_copy(update={"category": hostile}) for t in record.trials]
+    write_record(record.model_copy(update={"cases": cases, "trials": trials}), path)
+    assert main(["gate", "cand0001", "--format", "github"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    fence = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
+    token = lines[fence].removeprefix("::stop-commands::")
+    assert lines[-1] == f"::{token}::" and len(token) == 32
+    assert all(line.startswith("::error title=ops-eval gate cand0001::") for line in lines[:fence])
+    assert not any("INJECTED" in line for line in lines[:fence])
+    inside = lines[fence + 1 : -1]
+    assert any("INJECTED" in line for line in inside)  # shown, escaped, inert
+    assert not any(line.startswith("::") for line in inside)
+
+
+def test_a_decision_the_ledger_cannot_keep_is_printed_unrecorded_exit_3(runs, capsys, monkeypatch):
+    import errno
+
+    import ops_eval.gate.ledger as ledger
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "cand0001", ALL_PASS, 2)
+    monkeypatch.setattr(ledger.os, "write", full)
+    assert main(["gate", "cand0001"]) == 3
+    out = capsys.readouterr().out
+    assert "gate: PASSED -- comparison pass" in out
+    assert "NOT RECORDED:" in out and "No space left on device" in out
+    assert not (runs / "gate-ledger.jsonl").exists()
+
+
+def test_the_ledger_keeps_what_decided_each_verdict(runs):
+    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "cand0001", ALL_PASS, 2, model="other/model", seed_sha256="1" * 64)
+    assert main(["gate", "cand0001", "--baseline", "base0001", "--allow-change", "seed"]) == 0
+    assert main(["gate", "cand0001", "--baseline", "base0001", "--allow-change", "seed",
+                 "--suite-threshold", "0.9"]) == 0  # fmt: skip
+    first, second = _ledger(runs)
+    assert first["allowed"] == ["seed"] and len(first["policy_sha256"]) == 64
+    assert first["policy_sha256"] != second["policy_sha256"]

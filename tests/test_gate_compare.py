@@ -35,7 +35,7 @@ def test_a_13_case_set_where_2_cases_flip_is_inconclusive():
     assert result.passed  # noise is not a failure
     s = result.set
     assert (s.baseline.k, s.baseline.n, s.candidate.k, s.candidate.n) == (13, 13, 11, 13)
-    assert s.paired and s.estimate == pytest.approx(-2 / 13)
+    assert s.pairs == 13 and s.estimate == pytest.approx(-2 / 13)
     assert s.low < 0 < s.high
     assert [f.case_id for f in result.flips] == ["case-00", "case-01"]
     assert result.discordant == (2, 0)
@@ -87,20 +87,50 @@ def test_decide_is_the_rule_as_written(estimate, low, high, verdict):
     assert decide(estimate, low, high, 0.05) == verdict
 
 
-def test_error_trials_are_left_out_of_both_denominators():
+def test_error_trials_are_left_out_of_the_rates_and_each_side_is_shown_whole():
     baseline = _record([[True, None]] * 13)
     candidate = _record([[True, True]] * 13)
     result = evaluate(candidate, baseline, POLICY)
-    assert result.set.baseline.n == 13 and result.set.candidate.n == 13  # paired: complete pairs
-    assert result.set.candidate.silent == 13  # the candidate trials whose pair errored
+    s = result.set
+    assert (s.baseline.k, s.baseline.n, s.baseline.errors) == (13, 13, 13)
+    assert (s.candidate.k, s.candidate.n, s.candidate.errors) == (26, 26, 0)  # its own trials
+    assert s.pairs == 13  # the difference: over the pairs with a verdict on both sides
     assert result.verdict == "pass"
+
+
+def test_errors_never_help_a_run_past_the_suite_threshold():
+    """Found in review: 15 passes, 4 errors and 1 failure read as 15/16 = 94% and passed."""
+    policy = POLICY.model_copy(update={"suite_threshold": 0.8})
+    candidate = _record([[True]] * 15 + [[None]] * 4 + [[False]])
+    result = evaluate(candidate, None, policy)
+    assert result.failures == [
+        "pass rate 15/20 (75%, 4 errored trial(s) counted as not passing) is below the suite "
+        "threshold 80%"
+    ]
+
+
+def test_a_paired_comparison_with_no_complete_pair_falls_back_to_independent_samples():
+    baseline = _record([[True, None]] * 13)
+    candidate = _record([[None, False]] * 13)
+    s = evaluate(candidate, baseline, POLICY).set
+    assert s.pairs is None and (s.baseline.n, s.candidate.n) == (13, 13)
+    assert s.verdict == "regressed"
+
+
+def test_a_category_with_no_verdict_on_one_side_is_not_compared_never_passed():
+    baseline = synthetic_record([("a", "happy", [True]), ("b", "negative", [None])])
+    candidate = synthetic_record([("a", "happy", [True]), ("b", "negative", [False])])
+    result = evaluate(candidate, baseline, POLICY)
+    negative = next(c for c in result.categories if c.name == "negative")
+    assert negative.verdict == "not_compared"
 
 
 def test_different_repeats_are_compared_as_independent_samples():
     baseline = _record([[True]] * 13)
     candidate = _record([[True] * 3] * 13)
     result = evaluate(candidate, baseline, POLICY)
-    assert not result.set.paired and (result.set.baseline.n, result.set.candidate.n) == (13, 39)
+    assert result.set.pairs is None
+    assert (result.set.baseline.n, result.set.candidate.n) == (13, 39)
     assert any("independent" in n for n in result.notes)
 
 

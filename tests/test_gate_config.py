@@ -80,14 +80,30 @@ def _require(name: str, *ids: str):
     ("change", "line"),
     [
         (
-            lambda d: d["gating_scorers"].__setitem__(1, "tool_polcy"),
-            "gating_scorers[1]: 'tool_polcy' is not a registered scorer (did you mean "
+            _append("gating_scorers", "tool_polcy"),
+            f"gating_scorers[{SCORERS}]: 'tool_polcy' is not a registered scorer (did you mean "
             "'tool_policy'?)",
         ),
         (
             _append("gating_scorers", "partial_credit"),
             f"gating_scorers[{SCORERS}]: 'partial_credit' is a report scorer: it never fails a "
-            "trial, so gating on it gates nothing",
+            "trial, so it has no place in the gate's lists",
+        ),
+        (
+            lambda d: d["gating_scorers"].remove("budget"),
+            "gating_scorers: 'budget' can fail a trial but is in neither gating_scorers nor "
+            "not_gating: place it, so a new scorer never silently stays out",
+        ),
+        (
+            lambda d: d.update(not_gating=["budget"]),
+            "not_gating: 'budget' is in gating_scorers too; put it in one list",
+        ),
+        (
+            lambda d: (
+                d["gating_scorers"].remove("trajectory"),
+                d.update(not_gating=["trajectory"]),
+            ),
+            "gating_scorers: 'trajectory' must gate: it is the suite's own criterion",
         ),
         (
             _require("ops.evalset.json", "restart-need-approval"),
@@ -125,6 +141,9 @@ def _require(name: str, *ids: str):
     ids=[
         "unknown-scorer",
         "report-scorer",
+        "unplaced-scorer",
+        "scorer-in-both-lists",
+        "trajectory-not-gating",
         "unknown-case",
         "case-twice",
         "unknown-set",

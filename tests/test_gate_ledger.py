@@ -1,29 +1,46 @@
-"""The gate's ledger and baseline choice: the chain catches every kind of tampering, appends from
-several processes at once keep one chain, pins are byte-for-byte copies that cannot be swapped,
-overrides are recorded once and only for a failed verdict, and the automatic baseline is the
-latest comparable run, with every run passed over said and why."""
+"""The gate's ledger and overrides: the chain catches every kind of tampering, appends from several
+processes at once keep one chain, a symlinked ledger is refused, a failure of the machine is exit
+3 and never leaves half a line or an empty file, and an override is recorded once, for a failed
+verdict, and accepts that one decision -- not a later one with another file, policy, allowed
+change or failure. Pins are in test_gate_pins.py, the baseline choice in test_gate_baseline.py;
+both use the helpers here."""
 
 from __future__ import annotations
 
+import errno
 import json
 import multiprocessing
+import os
+import types
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
-from ops_eval.exits import EXIT_BAD_INPUT, OpsEvalError
-from ops_eval.gate.baseline import AUTO, choose_baseline, latest_comparable
-from ops_eval.gate.entries import OverrideEntry, PinEntry, VerdictEntry
-from ops_eval.gate.ledger import GENESIS, Ledger, LedgerError, default_ledger
+from ops_eval.exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
+from ops_eval.gate import ledger as ledger_module
+from ops_eval.gate.config import GateConfig
+from ops_eval.gate.entries import DECIDED_FIELDS, OverrideEntry, VerdictEntry
+from ops_eval.gate.ledger import (
+    GENESIS,
+    Ledger,
+    LedgerError,
+    default_ledger,
+    find_override,
+    latest_verdict,
+)
 from ops_eval.gate.overrides import override_for, record_override
-from ops_eval.gate.pins import pin, resolve_pin
-from ops_eval.gate.runs import resolve_run
 from ops_eval.records import RunRecord, write_record
+from ops_eval.scorers import registered
 from ops_eval.testing.synthetic import synthetic_record
 
-CASES = [("c1", "lookup", [True, True]), ("c2", "lookup", [True, False])]
+CASES = [("c1", "lookup", [True, True]), ("c2", "lookup", [True, False])]  # 3 of 4 pass
 REASON = "flaky upstream mock, tracked in OPS-123"
+POLICY = GateConfig(
+    suite_threshold=0.5,
+    regression_threshold=0.05,
+    gating_scorers=[name for name, entry in registered().items() if entry.gate != "report"],
+)
 
 
 @pytest.fixture
@@ -50,26 +67,34 @@ def verdict(
     baseline: str | None = "base00000000",
     kind: str = "regressed",
     failures: tuple[str, ...] = ("regressed",),
+    **decided: object,
 ) -> VerdictEntry:
+    """A verdict entry; `decided` replaces any of the other decided fields (hashes, allowed)."""
+    fields: dict[str, object] = {
+        "candidate": candidate,
+        "candidate_sha256": "a" * 64,
+        "baseline": baseline,
+        "baseline_sha256": "b" * 64 if baseline else None,
+        "policy_sha256": "c" * 64,
+        "allowed": [],
+    }
     return VerdictEntry(
-        candidate=candidate,
-        candidate_sha256="a" * 64,
-        baseline=baseline,
-        baseline_sha256="b" * 64 if baseline else None,
-        verdict=kind,
-        passed=not failures,
-        failures=list(failures),
-        config_sha256="c" * 64,
+        **{**fields, **decided}, verdict=kind, passed=not failures, failures=list(failures)
     )
 
 
-def refused(call, *args, **kwargs) -> str:
+def refused(call, *args, code: int = EXIT_BAD_INPUT, **kwargs) -> str:
+    """The one-line message of the OpsEvalError `call` raises, with exit `code`."""
     with pytest.raises(OpsEvalError) as caught:
         call(*args, **kwargs)
-    assert caught.value.code == EXIT_BAD_INPUT
+    assert caught.value.code == code
     message = str(caught.value)
     assert "\n" not in message and "Traceback" not in message
     return message
+
+
+def overrides(ledger: Ledger) -> list[OverrideEntry]:
+    return [e for e in ledger.entries() if isinstance(e, OverrideEntry)]
 
 
 # --- the chain ---------------------------------------------------------------------------------
@@ -93,6 +118,8 @@ def test_entries_read_back_chained(runs):
     assert lines[0]["prev"] == GENESIS
     assert all(b["prev"] == a["hash"] for a, b in zip(lines, lines[1:], strict=False))
     assert lines[1]["kind"] == "verdict" and lines[1]["failures"] == ["regressed"]
+    assert (lines[1]["policy_sha256"], lines[1]["allowed"]) == ("c" * 64, [])
+    assert "config_sha256" not in lines[1]
 
 
 def test_a_missing_ledger_is_empty(runs):
@@ -183,15 +210,60 @@ def test_a_folder_or_binary_file_is_no_ledger(runs):
     assert "line 1: not UTF-8 text" in refused(Ledger(latin).entries)
 
 
-def test_a_verdict_entry_is_consistent():
+def test_a_symlinked_ledger_is_refused(runs):
+    real = Ledger(runs / "elsewhere" / "real.jsonl")
+    real.append(verdict("run000000001"))
+    before = real.path.read_bytes()
+    link = runs / "gate-ledger.jsonl"
+    link.symlink_to(real.path)
+    said = f"{link}: is a symbolic link; the ledger is a plain file"
+    assert refused(Ledger(link).entries) == said
+    assert refused(Ledger(link).append, verdict("run000000002")) == said
+    assert refused(record_override, default_ledger(), "run000000001", REASON, "Ada") == said
+    assert real.path.read_bytes() == before  # nothing written through the link
+
+    dangling = runs / "dangling.jsonl"
+    dangling.symlink_to(runs / "nowhere.jsonl")
+    assert refused(Ledger(dangling).append, verdict("run000000002")) == (
+        f"{dangling}: is a symbolic link; the ledger is a plain file"
+    )
+    assert not (runs / "nowhere.jsonl").exists()  # not created through the link either
+
+
+def test_decided_fields_and_verdict_consistency():
+    assert DECIDED_FIELDS == (
+        "candidate",
+        "candidate_sha256",
+        "baseline",
+        "baseline_sha256",
+        "policy_sha256",
+        "allowed",
+    )
+    good = verdict("r").model_dump()
     with pytest.raises(ValidationError, match="failures lists why"):
-        VerdictEntry(**{**verdict("r").model_dump(), "failures": []})
+        VerdictEntry(**{**good, "failures": []})
     with pytest.raises(ValidationError, match="together"):
-        VerdictEntry(**{**verdict("r").model_dump(), "baseline_sha256": None})
+        VerdictEntry(**{**good, "baseline_sha256": None})
     with pytest.raises(ValidationError):
-        VerdictEntry(**{**verdict("r").model_dump(), "at": "yesterday"})
+        VerdictEntry(**{**good, "at": "yesterday"})
+    with pytest.raises(ValidationError):
+        VerdictEntry(**{**good, "policy_sha256": "not a hash"})
     with pytest.raises(ValidationError, match="extra"):
-        VerdictEntry(**verdict("r").model_dump(), extra=1)
+        VerdictEntry(**good, extra=1)
+    with pytest.raises(ValidationError, match="extra"):  # the old field is gone
+        VerdictEntry(**good, config_sha256="c" * 64)
+
+
+def test_latest_verdict_and_find_override_over_entries():
+    first = verdict("cand00000001", baseline="base00000001")
+    second = verdict("cand00000001", baseline=None)
+    entries = [first, verdict("other0000001"), second]
+    assert latest_verdict(entries, "cand00000001") == second
+    assert latest_verdict(entries, "cand00000001", "base00000001") == first
+    assert latest_verdict(entries, "cand00000001", None) == second
+    assert latest_verdict(entries, "cand00000001", "base00000009") is None
+    assert latest_verdict(entries, "nobody") is None
+    assert find_override(entries, first) is None
 
 
 def _append_many(path: str, worker: int, count: int, start) -> None:
@@ -226,86 +298,63 @@ def test_concurrent_appends_keep_one_chain(runs):
         assert mine == [f"w{w}-{i}" for i in range(count)]
 
 
-# --- pins --------------------------------------------------------------------------------------
+# --- when the machine fails --------------------------------------------------------------------
 
 
-def test_pin_copies_the_record_byte_for_byte(runs):
-    path, record = make_run(runs, "pinme0000001", at(1))
-    ledger = default_ledger()
-    entry = pin(ledger, "pinme0", "main", "Ada")  # a run id prefix
-    copy = runs / "baselines" / "pinme0000001.json"
-    assert copy.read_bytes() == path.read_bytes()
-    assert entry == ledger.entries()[-1]
-    assert (entry.name, entry.run, entry.path, entry.by) == (
-        "main",
-        "pinme0000001",
-        "baselines/pinme0000001.json",
-        "Ada",
-    )
-    found, same = resolve_pin(ledger, "main")
-    assert (found, same) == (copy, entry)
-    # pinning again (another name, the same run) reuses the identical copy
-    pin(ledger, str(path), "release-1.0", None)
-    assert sorted(p.name for p in (runs / "baselines").iterdir()) == ["pinme0000001.json"]
+def _failing_write(monkeypatch, write) -> None:
+    """The ledger module's `os`, with `write` replaced (the rest of `os` as it is)."""
+    fake = types.ModuleType("os")
+    fake.__dict__.update(os.__dict__)
+    fake.write = write
+    monkeypatch.setattr(ledger_module, "os", fake)
 
 
-def test_repinning_a_name_moves_it(runs):
-    make_run(runs, "first0000001", at(1))
-    make_run(runs, "second000001", at(2))
-    ledger = default_ledger()
-    pin(ledger, "first0000001", "main", "Ada")
-    pin(ledger, "second000001", "main", "Grace")
-    _, entry = resolve_pin(ledger, "main")
-    assert (entry.run, entry.by) == ("second000001", "Grace")
-    assert len([e for e in ledger.entries() if isinstance(e, PinEntry)]) == 2
+@pytest.mark.parametrize(
+    ("number", "code"),
+    [
+        (errno.ENOSPC, EXIT_INFRA),
+        (errno.EIO, EXIT_INFRA),
+        (errno.EDQUOT, EXIT_INFRA),
+        (errno.EROFS, EXIT_INFRA),
+        (errno.EACCES, EXIT_BAD_INPUT),  # the user's to fix, not the machine's
+    ],
+    ids=["ENOSPC", "EIO", "EDQUOT", "EROFS", "EACCES"],
+)
+def test_a_failed_write_is_exit_3_when_the_machine_failed(runs, monkeypatch, number, code):
+    ledger = filled(runs)
+    before = ledger.path.read_bytes()
+    fresh = Ledger(runs / "fresh" / "gate-ledger.jsonl")
+
+    def write(fd: int, data: bytes) -> int:
+        raise OSError(number, os.strerror(number))
+
+    _failing_write(monkeypatch, write)
+    message = refused(ledger.append, verdict("run000000005"), code=code)
+    assert message == f"{ledger.path}: cannot read or write ({os.strerror(number)})"
+    assert ledger.path.read_bytes() == before
+    refused(fresh.append, verdict("run000000005"), code=code)
+    assert not fresh.path.exists()  # a failed first append leaves no empty ledger
+    monkeypatch.undo()
+    assert len(ledger.entries()) == 4 and fresh.entries() == []
 
 
-def test_a_swapped_or_removed_pinned_copy_is_refused(runs):
-    make_run(runs, "pinme0000001", at(1))
-    _, other = make_run(runs, "other0000001", at(2), outcomes=[("c1", "lookup", [False, False])])
-    ledger = default_ledger()
-    pin(ledger, "pinme0000001", "main", None)
-    copy = runs / "baselines" / "pinme0000001.json"
-    write_record(other.model_copy(update={"run_id": "pinme0000001"}), copy)
-    message = refused(resolve_pin, ledger, "main")
-    assert message.startswith(f"pinned baseline main: {copy} was changed or removed since")
-    copy.unlink()
-    assert "was changed or removed" in refused(resolve_pin, ledger, "main")
+def test_a_short_write_is_taken_back_and_is_exit_3(runs, monkeypatch):
+    ledger = filled(runs)
+    before = ledger.path.read_bytes()
+    fresh = Ledger(runs / "fresh" / "gate-ledger.jsonl")
+    real_write = os.write
 
+    def half(fd: int, data: bytes) -> int:  # the disk filled up half way through the line
+        return real_write(fd, data[: len(data) // 2])
 
-def test_an_existing_copy_with_other_bytes_is_never_overwritten(runs):
-    path, record = make_run(runs, "pinme0000001", at(1))
-    copy = runs / "baselines" / "pinme0000001.json"
-    copy.parent.mkdir()
-    copy.write_text("something else")
-    assert "already exists with other bytes" in refused(
-        pin, default_ledger(), str(path), "main", None
-    )
-    assert copy.read_text() == "something else"
-    assert default_ledger().entries() == []
-
-
-def test_unknown_pin_names_list_the_known_ones(runs):
-    ledger = default_ledger()
-    assert refused(resolve_pin, ledger, "main").startswith(
-        "no baseline is pinned as 'main'; no baseline is pinned yet"
-    )
-    make_run(runs, "pinme0000001", at(1))
-    pin(ledger, "pinme0000001", "main", None)
-    pin(ledger, "pinme0000001", "nightly", None)
-    message = refused(resolve_pin, ledger, "mian")
-    assert message == "no baseline is pinned as 'mian'; pinned names: main, nightly"
-
-
-def test_a_pin_needs_a_good_name_and_a_run_with_a_verdict(runs):
-    errored = synthetic_record([("c1", "lookup", [None])], run_id="errored00001", started_at=at(1))
-    write_record(errored.model_copy(update={"exit_code": 3}), runs / "errored.json")
-    ledger = default_ledger()
-    assert "every trial errored, exit 3" in refused(pin, ledger, "errored00001", "main", None)
-    make_run(runs, "pinme0000001", at(1))
-    assert refused(pin, ledger, "pinme0000001", "../main", None).startswith("--name '../main'")
-    assert refused(pin, ledger, "pinme0000001", "main", " \u200b ").startswith("--by: names nobody")
-    assert ledger.entries() == []
+    _failing_write(monkeypatch, half)
+    message = refused(ledger.append, verdict("run000000005"), code=EXIT_INFRA)
+    assert message == f"{ledger.path}: could not write a whole line (disk full?)"
+    assert ledger.path.read_bytes() == before  # no half line left behind
+    refused(fresh.append, verdict("run000000005"), code=EXIT_INFRA)
+    assert not fresh.path.exists()
+    monkeypatch.undo()
+    assert len(ledger.entries()) == 4
 
 
 # --- overrides ---------------------------------------------------------------------------------
@@ -316,13 +365,17 @@ def test_an_override_is_recorded_once_and_changes_nothing_else(runs):
     record_bytes = path.read_bytes()
     ledger = default_ledger()
     recorded = ledger.append(
-        verdict("cand00000001", failures=("regressed", "required case c2 failed"))
+        verdict(
+            "cand00000001",
+            failures=("regressed", "required case c2 failed"),
+            allowed=["seed", "eval_set"],
+        )
     )
     before = ledger.path.read_bytes()
 
     entry = record_override(ledger, "cand00000001", f"  {REASON}\u200b ", " Ada\tLovelace ")
     assert isinstance(entry, OverrideEntry)
-    assert (entry.run, entry.baseline, entry.verdict, entry.by, entry.reason) == (
+    assert (entry.candidate, entry.baseline, entry.verdict, entry.by, entry.reason) == (
         "cand00000001",
         "base00000000",
         "regressed",
@@ -330,9 +383,11 @@ def test_an_override_is_recorded_once_and_changes_nothing_else(runs):
         REASON,
     )
     assert entry.failures == ["regressed", "required case c2 failed"]
-    assert override_for(ledger, "cand00000001", "base00000000") == entry
-    assert override_for(ledger, "cand00000001", "other0000000") is None
-    assert ledger.overrides_for("cand00000001") == [entry]
+    for name in DECIDED_FIELDS:  # the decision it accepts, copied whole
+        assert getattr(entry, name) == getattr(recorded, name), name
+    assert override_for(ledger, recorded) == entry
+    assert override_for(ledger, verdict("cand00000001", baseline="other0000000")) is None
+    assert overrides(ledger) == [entry]
 
     after = ledger.path.read_bytes()
     assert after.startswith(before) and after.count(b"\n") == before.count(b"\n") + 1
@@ -347,14 +402,69 @@ def test_an_override_is_recorded_once_and_changes_nothing_else(runs):
     assert ledger.path.read_bytes() == after
 
 
-def test_an_override_binds_to_the_baseline_of_the_latest_verdict(runs):
+def test_an_override_covers_the_same_decision_made_again(runs):
     ledger = default_ledger()
-    ledger.append(verdict("cand00000001", baseline="base00000001"))
-    record_override(ledger, "cand00000001", REASON, "Ada")
-    ledger.append(verdict("cand00000001", baseline="base00000002"))
+    first = verdict("cand00000001", failures=("regressed", "required case c2 failed"))
+    ledger.append(first)
     entry = record_override(ledger, "cand00000001", REASON, "Ada")
-    assert entry.baseline == "base00000002"
-    assert len(ledger.overrides_for("cand00000001")) == 2
+    again = ledger.append(first.model_copy(update={"at": "2099-01-01T00:00:00+00:00"}))
+    assert override_for(ledger, again) == entry  # the same inputs, the same failures
+    fewer = verdict("cand00000001", failures=("regressed",))
+    assert override_for(ledger, fewer) == entry  # a failure fewer is still accepted
+    reordered = verdict("cand00000001", allowed=["seed", "cases"])
+    accepted = OverrideEntry(
+        **verdict("cand00000001", allowed=["cases", "seed"]).model_dump(
+            include=set(DECIDED_FIELDS)
+        ),
+        verdict="regressed",
+        failures=["regressed"],
+        by="Ada",
+        reason=REASON,
+    )
+    assert accepted.covers(reordered)  # the allowed kinds are a set, not a sequence
+    assert "already overridden" in refused(record_override, ledger, "cand00000001", REASON, "Bo")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"candidate_sha256": "d" * 64},
+        {"policy_sha256": "d" * 64},
+        {"allowed": ["seed"]},
+        {"baseline": "base00000001"},
+        {"baseline_sha256": "d" * 64},
+        {"failures": ("regressed", "required case c2 failed", "required case c3 failed")},
+    ],
+    ids=[
+        "candidate-file",
+        "policy",
+        "allowed",
+        "baseline",
+        "baseline-file",
+        "new-failure",
+    ],
+)
+def test_an_override_does_not_cover_another_decision(runs, change):
+    ledger = default_ledger()
+    first = ledger.append(
+        verdict("cand00000001", failures=("regressed", "required case c2 failed"))
+    )
+    accepted = record_override(ledger, "cand00000001", REASON, "Ada")
+    later = ledger.append(verdict("cand00000001", **change))  # the same run ids
+    assert not accepted.covers(later)
+    assert override_for(ledger, later) is None
+    assert override_for(ledger, first) == accepted
+
+    # the new failed decision is a new one to accept, once
+    second = record_override(ledger, "cand00000001", "second look, still the mock", "Grace")
+    assert second != accepted and override_for(ledger, later) == second
+    for name in DECIDED_FIELDS:
+        assert getattr(second, name) == getattr(later, name), name
+    assert second.failures == list(later.failures)
+    assert "already overridden by Grace" in refused(
+        record_override, ledger, "cand00000001", REASON, "Ada"
+    )
+    assert overrides(ledger) == [accepted, second]
 
 
 @pytest.mark.parametrize("kind", ["pass", "improved", "inconclusive_noise"])
@@ -377,6 +487,15 @@ def test_a_run_without_a_verdict_cannot_be_overridden(runs):
     )
 
 
+def test_a_refused_first_override_leaves_no_ledger_file(runs):
+    ledger = default_ledger()
+    assert not ledger.path.exists()
+    message = refused(record_override, ledger, "cand00000001", REASON, "Ada")
+    assert message.startswith("no gate verdict is recorded for run cand00000001")
+    assert not ledger.path.exists()  # not even an empty one
+    assert ledger.entries() == []
+
+
 @pytest.mark.parametrize(
     ("reason", "by", "said"),
     [
@@ -391,144 +510,31 @@ def test_an_override_must_say_why_and_who(runs, reason, by, said):
     ledger = default_ledger()
     ledger.append(verdict("cand00000001"))
     assert said in refused(record_override, ledger, "cand00000001", reason, by)
-    assert ledger.overrides_for("cand00000001") == []
+    assert overrides(ledger) == []
 
 
-# --- the baseline ------------------------------------------------------------------------------
+def test_an_append_waiting_on_a_ledger_that_a_refused_first_append_unlinks_is_not_lost(tmp_path):
+    """Found in review: a refused first append unlinked the new file while another appender
+    waited on its lock; that appender then wrote into the unlinked file and reported success."""
+    import threading
+    import time
 
+    path = tmp_path / "gate-ledger.jsonl"
+    entry = verdict("r1")
+    done: dict[str, object] = {}
 
-def test_the_latest_comparable_run_is_chosen_and_every_skip_said(runs):
-    cand_path, cand = make_run(runs, "cand00000001", at(10))
-    make_run(runs, "later0000001", at(11))
-    errored = synthetic_record(
-        [("c1", "lookup", [None, None]), ("c2", "lookup", [None, None])],
-        run_id="errored00001",
-        started_at=at(9),
-    )
-    write_record(errored.model_copy(update={"exit_code": 3}), runs / "errored.json")
-    make_run(runs, "model0000001", at(8), model="other/model")
-    make_run(runs, "cases0000001", at(7), outcomes=[*CASES, ("c3", "lookup", [True, True])])
-    make_run(runs, "noisy0000001", at(6))
-    make_run(runs, "failed000001", at(5))
-    chosen_path, _ = make_run(runs, "chosen000001", at(4))
-    make_run(runs, "older0000001", at(3))
-    (runs / "notes.json").write_text("not a record")
-    ledger = default_ledger()
-    ledger.append(verdict("noisy0000001", kind="inconclusive_noise", failures=()))
-    ledger.append(verdict("failed000001", failures=("regressed",)))
-    ledger.append(verdict("chosen000001", kind="pass", failures=()))
+    def other() -> None:
+        done["entry"] = Ledger(path).append(entry)
 
-    found = choose_baseline(
-        cand, cand_path, explicit=None, pinned=None, ledger=ledger, runs_dir=runs
-    )
-    assert found is not None
-    assert (found.path, found.record.run_id, found.how) == (chosen_path, "chosen000001", AUTO)
-    reasons = dict(found.skipped)
-    assert list(reasons) == [
-        "later0000001",
-        "errored00001",
-        "model0000001",
-        "cases0000001",
-        "noisy0000001",
-        "failed000001",
-        "1 file(s)",
-    ]
-    assert reasons["later0000001"].startswith(f"started {at(11)}, not before the candidate")
-    assert reasons["errored00001"] == "no verdict: every trial errored (exit 3)"
-    assert reasons["model0000001"] == "model other/model, not synthetic/model"
-    assert reasons["cases0000001"].startswith("another case selection (3 cases, 1 not in")
-    assert reasons["noisy0000001"].startswith("its own gate was inconclusive_noise")
-    assert reasons["failed000001"].startswith("its own gate failed (regressed: regressed;")
-    assert reasons["failed000001"].endswith("and was not overridden")
-    assert reasons["1 file(s)"].startswith("not run records (e.g. notes.json: not JSON")
+    def refuse(entries):
+        thread = threading.Thread(target=other)
+        thread.start()
+        done["thread"] = thread
+        time.sleep(0.3)  # the other appender has opened the file and waits on the lock
+        raise ValueError("refused")
 
-    # an override of the failed run's verdict makes it a baseline again
-    record_override(ledger, "failed000001", REASON, "Ada")
-    found = choose_baseline(
-        cand, cand_path, explicit=None, pinned=None, ledger=ledger, runs_dir=runs
-    )
-    assert found is not None and found.record.run_id == "failed000001"
-
-
-def test_another_eval_set_is_not_comparable_and_none_may_be_found(runs):
-    cand_path, cand = make_run(runs, "cand00000001", at(10))
-    make_run(runs, "elsewhere001", at(9), eval_set="evals/other.evalset.json")
-    chosen, skipped = latest_comparable(cand, cand_path, ledger=default_ledger(), runs_dir=runs)
-    assert chosen is None
-    assert skipped == [
-        ("elsewhere001", "eval set evals/other.evalset.json, not evals/ops.evalset.json")
-    ]
-    assert (
-        choose_baseline(
-            cand, cand_path, explicit=None, pinned=None, ledger=default_ledger(), runs_dir=runs
-        )
-        is None
-    )
-
-
-def test_a_copy_of_the_candidate_is_not_its_baseline(runs):
-    cand_path, cand = make_run(runs, "cand00000001", at(10))
-    write_record(cand, runs / "copy.json")
-    _, skipped = latest_comparable(cand, cand_path, ledger=default_ledger(), runs_dir=runs)
-    assert skipped == [("cand00000001", "same run id as the candidate (copy.json is a copy of it)")]
-
-
-def test_explicit_and_pinned_baselines(runs):
-    cand_path, cand = make_run(runs, "cand00000001", at(10))
-    base_path, _ = make_run(runs, "base00000001", at(5))
-    ledger = default_ledger()
-    kwargs = {"ledger": ledger, "runs_dir": runs}
-
-    found = choose_baseline(cand, cand_path, explicit="base00", pinned=None, **kwargs)
-    assert found is not None and (found.path, found.how) == (base_path, "explicit")
-
-    entry = pin(ledger, "base00000001", "main", "Ada")
-    found = choose_baseline(cand, cand_path, explicit=None, pinned="main", **kwargs)
-    assert found is not None
-    assert found.path == runs / "baselines" / "base00000001.json"
-    assert found.how == f"pinned main (pinned by Ada at {entry.at})"
-
-    message = refused(choose_baseline, cand, cand_path, explicit="x", pinned="main", **kwargs)
-    assert message == "--baseline and --pinned: give one of them, not both"
-    message = refused(
-        choose_baseline, cand, cand_path, explicit="cand00000001", pinned=None, **kwargs
-    )
-    assert "the candidate itself" in message
-    (runs / "broken.json").write_text("{}")
-    message = refused(
-        choose_baseline, cand, cand_path, explicit=str(runs / "broken.json"), pinned=None, **kwargs
-    )
-    assert message.startswith(f"baseline {runs / 'broken.json'}: not a run record")
-
-
-def test_resolve_run(runs):
-    assert refused(resolve_run, None, runs) == (
-        f"no run record in {runs}; run `mise run eval` first"
-    )
-    old, _ = make_run(runs, "abcdef000001", at(1))
-    new, _ = make_run(runs, "abcdef000002", at(2))
-    other, _ = make_run(runs, "123456789abc", at(0))
-    assert resolve_run(None, runs) == new
-    assert resolve_run(str(other), runs) == other
-    assert resolve_run("abcdef000001", runs) == old
-    assert resolve_run("123456", runs) == other  # a unique prefix
-    message = refused(resolve_run, "abcdef", runs)
-    assert (
-        message
-        == "run id prefix abcdef matches 2 runs (abcdef000001, abcdef000002); give more of it"
-    )
-    message = refused(resolve_run, "12345", runs)
-    assert message == (
-        f"no run record 12345: not a file, and no run under {runs} has that id "
-        "(a prefix needs at least 6 characters)"
-    )
-    message = refused(resolve_run, "ffffffffffff", runs)
-    assert message == f"no run record ffffffffffff: not a file, and no run under {runs} has that id"
-
-
-def test_resolve_run_finds_pinned_copies(runs):
-    path, _ = make_run(runs, "pinme0000001", at(1))
-    pin(default_ledger(), "pinme0000001", "main", None)
-    assert resolve_run("pinme0000001", runs) == path  # the run's own record first
-    path.unlink()
-    assert resolve_run("pinme0", runs) == runs / "baselines" / "pinme0000001.json"
+    with pytest.raises(ValueError):
+        Ledger(path).append_with(refuse)
+    done["thread"].join()
+    assert done["entry"] == entry
+    assert Ledger(path).entries() == [entry]

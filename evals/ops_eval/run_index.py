@@ -43,7 +43,7 @@ def scan(folder: Path) -> tuple[list[tuple[Path, RunRecord]], list[tuple[Path, s
             records.append((path, read_cached(path)))
         except RecordError as exc:
             skipped.append((path, str(exc)))
-    records.sort(key=lambda item: (started_time(item[1]) or EPOCH, item[0].name))
+    records.sort(key=lambda item: (started_time(item[1]) or _EPOCH, item[0].name))
     return records, skipped
 
 
@@ -53,7 +53,7 @@ def series(record: RunRecord) -> tuple[str, str]:
     return Path(record.eval_set).name, record.model.name
 
 
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def started_time(record: RunRecord) -> datetime | None:

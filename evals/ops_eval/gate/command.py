@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import UTC, datetime
 from typing import Any
 
 from ..exits import EXIT_OK, OpsEvalError
-from .changes import KINDS
+from .changes import BLOCKING, KINDS
 
 
 def _error(message: object, code: int) -> int:
@@ -29,86 +28,105 @@ def _error(message: object, code: int) -> int:
     return code
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 def _allowed(raw: list[str] | None) -> list[str]:
     from ..inputs import bad_input
 
-    names = [n.strip() for item in raw or [] for n in item.split(",") if n.strip()]
+    names = list(
+        dict.fromkeys(n.strip() for item in raw or [] for n in item.split(",") if n.strip())
+    )
     unknown = [n for n in names if n not in KINDS]
     if unknown:
         raise bad_input(f"--allow-change: no kind {', '.join(unknown)} (kinds: {', '.join(KINDS)})")
     return names
 
 
-def decide_gate(args: argparse.Namespace) -> Any:
-    """Read, check, compare and record; the Decision (OpsEvalError for bad input)."""
+def _policy(args: argparse.Namespace) -> tuple[Any, Any, str]:
+    """(the gate file's path, the policy as applied -- flags included, the sha256 of that
+    policy); OpsEvalError (exit 2) for a file that does not read or a policy that cannot gate."""
     import hashlib
 
     from ..inputs import bad_input
-    from ..settings import current
-    from .baseline import choose_baseline, latest_comparable
-    from .changes import changes
-    from .compare import evaluate
-    from .config import GateConfigError, gate_file, read_gate_config
-    from .entries import VerdictEntry
-    from .ledger import default_ledger
-    from .outcomes import check_scorers
-    from .overrides import override_for
-    from .render import Decision
-    from .runs import load, resolve_run
+    from .config import GateConfigError, gate_file, policy_problems, read_gate_config
 
-    allowed = _allowed(args.allow_change)
-    config_path = gate_file()
+    path = gate_file()
     try:
-        config, config_sha = read_gate_config(config_path)
+        config, _ = read_gate_config(path)
     except GateConfigError as exc:
         raise bad_input(str(exc)) from None
+    problems = policy_problems(config)
+    if problems:
+        where, why = problems[0]
+        more = (
+            f" (and {len(problems) - 1} more; `ops-eval validate` lists them)"
+            if problems[1:]
+            else ""
+        )
+        raise bad_input(f"{path}: {where}: {why}{more}")
     config = config.tightened(args.suite_threshold, args.regression_threshold)
+    return path, config, hashlib.sha256(config.model_dump_json().encode()).hexdigest()
+
+
+def decide_gate(args: argparse.Namespace) -> Any:
+    """Read, check, compare and record; the Decision. OpsEvalError for bad input (exit 2) or a
+    candidate with no verdict (exit 3); a decision the ledger could not take is returned
+    marked unrecorded (exit 3)."""
+    from ..inputs import bad_input
+    from ..settings import current
+    from .baseline import choose_baseline
+    from .changes import changes
+    from .compare import evaluate
+    from .entries import VerdictEntry
+    from .ledger import default_ledger, find_override
+    from .outcomes import judgeable
+    from .render import Decision
+    from .runs import file_sha256, load, resolve_run
+
+    allowed = _allowed(args.allow_change)
+    config_path, config, policy_sha = _policy(args)
     runs_dir = current().runs_dir
     ledger = default_ledger()
-    ledger.entries()  # a broken ledger is refused before anything is decided
+    entries = ledger.entries()  # a broken ledger is refused before anything is decided
     cand_path = resolve_run(args.run, runs_dir)
     candidate = load(cand_path, "candidate")
-    if candidate.exit_code == 3 or not any(t.status != "error" for t in candidate.trials):
-        raise bad_input(
-            f"candidate run {candidate.run_id} has no verdict (every trial errored or none ran): "
-            "nothing to gate"
-        )
-    check_scorers(candidate, config.gating_scorers, "candidate")
-    if args.baseline or args.pinned:
-        chosen = choose_baseline(
-            candidate,
-            cand_path,
-            explicit=args.baseline,
-            pinned=args.pinned,
-            ledger=ledger,
-            runs_dir=runs_dir,
-        )
-        skipped = chosen.skipped if chosen else []
-    else:  # with the reasons each earlier run was passed over, also when none is left
-        chosen, skipped = latest_comparable(candidate, cand_path, ledger=ledger, runs_dir=runs_dir)
+    judgeable(candidate, config.gating_scorers, "candidate")
+    chosen, skipped = choose_baseline(
+        candidate,
+        cand_path,
+        explicit=args.baseline,
+        pinned=args.pinned,
+        ledger=ledger,
+        runs_dir=runs_dir,
+        config=config,
+        allowed=allowed,
+    )
     if chosen is None and args.require_baseline:
         raise bad_input(
             f"no baseline for run {candidate.run_id}: no earlier comparable run "
-            f"(same eval set, model and cases) and none given (--baseline, --pinned)"
+            f"(same eval set, model and cases, measured the same way) and none given "
+            "(--baseline, --pinned)"
         )
     baseline = chosen.record if chosen else None
     changed = changes(baseline, candidate) if baseline else []
     blocked = [c for c in changed if c.blocking and c.name not in allowed]
     if blocked:
-        names = ", ".join(c.name for c in blocked)
+        names = ",".join(c.name for c in blocked)
         detail = "; ".join(c.show() for c in blocked)
         raise bad_input(
             f"incompatible runs: {detail}. Their pass rates measure different things; "
-            f"name the change to compare anyway: --allow-change {names.replace(', ', ',')}"
+            f"name the change to compare anyway: --allow-change {names}"
         )
-    if baseline is not None:
-        check_scorers(baseline, config.gating_scorers, "baseline")
     result = evaluate(candidate, baseline, config)
-    override = override_for(ledger, candidate.run_id, baseline.run_id if baseline else None)
+    verdict = VerdictEntry(
+        candidate=candidate.run_id,
+        candidate_sha256=file_sha256(cand_path),
+        baseline=baseline.run_id if baseline else None,
+        baseline_sha256=file_sha256(chosen.path) if chosen else None,
+        policy_sha256=policy_sha,
+        allowed=sorted(allowed),
+        verdict=result.verdict,
+        passed=result.passed,
+        failures=result.failures,
+    )
     decision = Decision(
         candidate=candidate,
         candidate_path=cand_path,
@@ -120,26 +138,13 @@ def decide_gate(args: argparse.Namespace) -> Any:
         config=config,
         config_path=config_path,
         result=result,
-        override=override if not result.passed else None,
+        override=None if result.passed else find_override(entries, verdict),
         skipped=skipped,
     )
-
-    def digest(path: Any) -> str:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-
-    ledger.append(
-        VerdictEntry(
-            at=_now(),
-            candidate=candidate.run_id,
-            candidate_sha256=digest(cand_path),
-            baseline=baseline.run_id if baseline else None,
-            baseline_sha256=digest(chosen.path) if chosen else None,
-            verdict=result.verdict,
-            passed=result.passed,
-            failures=result.failures,
-            config_sha256=config_sha,
-        )
-    )
+    try:
+        ledger.append(verdict)
+    except OpsEvalError as exc:  # decided, but not kept: said, and exit 3
+        decision.unrecorded = str(exc)
     return decision
 
 
@@ -171,7 +176,7 @@ def _cmd_override(args: argparse.Namespace) -> int:
     except OpsEvalError as exc:
         return _error(exc, exc.code)
     print(
-        f"overridden: run {entry.run} (recorded verdict {entry.verdict}, against baseline "
+        f"overridden: run {entry.candidate} (recorded verdict {entry.verdict}, against baseline "
         f"{entry.baseline or 'none'}) by {entry.by} at {entry.at}: {entry.reason}"
     )
     print("the recorded verdict stays in the ledger; `ops-eval gate` now reports it overridden")
@@ -233,7 +238,7 @@ def add_parsers(subparsers: Any) -> None:
         action="append",
         metavar="KIND",
         help=f"compare although this changed (comma-separated; blocking kinds: "
-        f"{', '.join(n for n, (_, b) in KINDS.items() if b)})",
+        f"{', '.join(BLOCKING)})",
     )
     gate.add_argument(
         "--suite-threshold", type=_fraction, metavar="X", help="raise the pass rate required"

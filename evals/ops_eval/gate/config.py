@@ -38,11 +38,14 @@ class GateConfig(BaseModel):
     """`gate`: a category's own regressed verdict fails the gate too (more comparisons, more
     false alarms; `mise run bench` measures both); `report`: it is shown, the set decides."""
     gating_scorers: list[str] = Field(min_length=1)
-    """The scorers whose fail fails a trial; the others are reported only."""
+    """The scorers whose fail fails a trial."""
+    not_gating: list[str] = []
+    """Scorers that can fail a trial but deliberately do not gate. Every registered scorer that
+    can fail is in one list or the other, so a new scorer never silently stays out."""
     required_cases: dict[str, list[str]] = {}
     """Eval set file name -> cases that must pass in every trial (an error trial counts against)."""
 
-    @field_validator("gating_scorers")
+    @field_validator("gating_scorers", "not_gating")
     @classmethod
     def _distinct(cls, names: list[str]) -> list[str]:
         if len(set(names)) != len(names):
@@ -74,6 +77,64 @@ class GateConfig(BaseModel):
                 )
             update["regression_threshold"] = regression_threshold
         return self.model_copy(update=update)
+
+
+MAX_REGRESSION_THRESHOLD = 0.5
+"""The allowed drop must stay below this: a gate that ignores a 50-point drop is no gate."""
+GATE_METRIC = "trajectory"
+"""The suite's criterion (`test_config.json`): it always gates."""
+
+
+def policy_problems(config: GateConfig) -> list[tuple[str, str]]:
+    """(field, why) for each way a valid-looking policy fails to gate: a scorer that is not
+    registered, or cannot fail (a `report` scorer); a scorer that can fail placed in neither
+    list, or in both; the suite's own metric not gating; a zero suite threshold (a run that
+    passes nothing reaches it); an allowed drop of half the pass rate or more. `ops-eval
+    validate` reports these; `ops-eval gate` refuses to judge by such a policy."""
+    from ops_copilot.seed import closest
+
+    from ..scorers import registered  # the scorer modules: cheap, and needed only here
+
+    known = registered()
+    found: list[tuple[str, str]] = []
+    for key in ("gating_scorers", "not_gating"):
+        for index, name in enumerate(getattr(config, key)):
+            where = f"{key}[{index}]"
+            entry = known.get(name)
+            if entry is None:
+                near = closest(name, known)
+                hint = f" (did you mean {near!r}?)" if near else ""
+                found.append((where, f"{name!r} is not a registered scorer{hint}"))
+            elif entry.gate == "report":
+                found.append(
+                    (where, f"{name!r} is a report scorer: it never fails a trial, so it has no "
+                     "place in the gate's lists")
+                )  # fmt: skip
+    for name in sorted(set(config.gating_scorers) & set(config.not_gating)):
+        found.append(("not_gating", f"{name!r} is in gating_scorers too; put it in one list"))
+    placed = set(config.gating_scorers) | set(config.not_gating)
+    for name, entry in known.items():
+        if entry.gate != "report" and name not in placed:
+            found.append(
+                ("gating_scorers", f"{name!r} can fail a trial but is in neither gating_scorers "
+                 "nor not_gating: place it, so a new scorer never silently stays out")
+            )  # fmt: skip
+    if GATE_METRIC in known and GATE_METRIC not in config.gating_scorers:
+        found.append(
+            ("gating_scorers", f"{GATE_METRIC!r} must gate: it is the suite's own criterion")
+        )
+    if config.suite_threshold <= 0:
+        found.append(
+            ("suite_threshold", f"{config.suite_threshold:g}: a run that passes no trial reaches "
+             "it, so it gates nothing; it must be above 0")
+        )  # fmt: skip
+    if config.regression_threshold >= MAX_REGRESSION_THRESHOLD:
+        found.append(
+            ("regression_threshold", f"{config.regression_threshold:g}: a gate that ignores a "
+             f"drop of {MAX_REGRESSION_THRESHOLD * 100:g} points in pass rate is no gate; it "
+             f"must be below {MAX_REGRESSION_THRESHOLD:g}")
+        )  # fmt: skip
+    return found
 
 
 def gate_file(evals_dir: Path | None = None) -> Path:

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator,
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Verdict = Literal["regressed", "inconclusive_noise", "improved", "pass"]
 """A comparison's verdict (`compare.decide`)."""
+PIN_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+"""A pin's name: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit."""
 # Where a pin's copy may be: a record file directly under the ledger's `baselines/` folder.
 _PINNED_PATH = re.compile(r"^baselines/[A-Za-z0-9][A-Za-z0-9._-]*\.json$")
 
@@ -41,19 +43,38 @@ class _Entry(BaseModel):
         return value
 
 
-class VerdictEntry(_Entry):
-    """One gate run: the candidate and baseline (by id and by the sha256 of their files), the
-    verdict, whether the gate passed (exit 0) and, when it did not, why."""
+class _Decided(_Entry):
+    """What decided a verdict: the candidate and baseline (by id and by the sha256 of their
+    files), the effective policy (the sha256 of `GateConfig` as applied, flags included) and the
+    changes allowed. An override binds to all of them: it accepts one decision, not whatever a
+    later file, policy or flag makes of the same run ids."""
 
-    kind: Literal["verdict"] = "verdict"
     candidate: str = Field(min_length=1)
     candidate_sha256: Sha256
     baseline: str | None
     baseline_sha256: Sha256 | None
+    policy_sha256: Sha256
+    allowed: list[str] = []
+
+    @property
+    def inputs(self) -> tuple[object, ...]:
+        return tuple(
+            tuple(sorted(self.allowed)) if name == "allowed" else getattr(self, name)
+            for name in DECIDED_FIELDS
+        )
+
+
+DECIDED_FIELDS = tuple(name for name in _Decided.model_fields if name not in _Entry.model_fields)
+
+
+class VerdictEntry(_Decided):
+    """One gate run: what decided it (`_Decided`), the comparison's verdict, whether the gate
+    passed (exit 0) and, when it did not, why."""
+
+    kind: Literal["verdict"] = "verdict"
     verdict: Verdict
     passed: bool
     failures: list[str] = []
-    config_sha256: Sha256
 
     @field_validator("failures")
     @classmethod
@@ -80,7 +101,7 @@ class PinEntry(_Entry):
     byte copy of its record, `sha256` its hash, so a later change of the copy is caught."""
 
     kind: Literal["pin"] = "pin"
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    name: str = Field(pattern=f"^{PIN_NAME}$")
     run: str = Field(min_length=1)
     sha256: Sha256
     path: str
@@ -95,17 +116,20 @@ class PinEntry(_Entry):
         return value
 
 
-class OverrideEntry(_Entry):
-    """A human accepted a failed verdict: which (run, baseline) pair, the verdict and failures
-    as recorded, who and why. The gate shows it as the effective verdict of that pair."""
+class OverrideEntry(_Decided):
+    """A human accepted a failed verdict: the decision it accepts (`_Decided`), the verdict and
+    failures as recorded, who and why. The gate shows it as the effective verdict of a later run
+    of the same decision -- never of one that fails for a reason it did not accept."""
 
     kind: Literal["override"] = "override"
-    run: str = Field(min_length=1)
-    baseline: str | None
     verdict: str
     failures: list[str]
     by: str = Field(min_length=1)
     reason: str = Field(min_length=1)
+
+    def covers(self, verdict: VerdictEntry) -> bool:
+        """Whether this override accepts `verdict`: the same decision, no new failure."""
+        return verdict.inputs == self.inputs and set(verdict.failures) <= set(self.failures)
 
 
 Entry = Annotated[VerdictEntry | PinEntry | OverrideEntry, Field(discriminator="kind")]

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..exits import EXIT_BAD_INPUT, OpsEvalError
+from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
 from .entries import ENTRY_ADAPTER, AnyEntry, E, OverrideEntry, PinEntry, VerdictEntry
 
 LEDGER_FILE = "gate-ledger.jsonl"
@@ -43,10 +43,17 @@ APPEND_ONLY = "(the ledger is append-only; restore it from a copy)"
 
 
 class LedgerError(OpsEvalError):
-    """The ledger cannot be read or trusted: which file, which line, why. Exit 2."""
+    """The ledger cannot be read or trusted: which file, which line, why. Exit 2; exit 3 when
+    the machine failed (disk full, I/O error, read-only file system)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(EXIT_BAD_INPUT, message)
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(code, message)
+
+
+_OPEN_ATTEMPTS = 5  # a ledger unlinked under a waiting appender: open it again, a few times
+
+# What the machine did, not what the user gave: the decision could not be kept (exit 3).
+_INFRA_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EROFS, errno.ENOLCK})
 
 
 def canonical(data: dict[str, object]) -> bytes:
@@ -144,7 +151,10 @@ def _read_all(fd: int, path: Path) -> bytes:
 def _cannot(path: Path, exc: OSError) -> LedgerError:
     if exc.errno == errno.EISDIR:
         return LedgerError(f"{path}: is a folder, not a file")
-    return LedgerError(f"{path}: cannot read or write ({exc.strerror or exc})")
+    if exc.errno == errno.ELOOP:
+        return LedgerError(f"{path}: is a symbolic link; the ledger is a plain file")
+    code = EXIT_INFRA if exc.errno in _INFRA_ERRNOS else EXIT_BAD_INPUT
+    return LedgerError(f"{path}: cannot read or write ({exc.strerror or exc})", code)
 
 
 class Ledger:
@@ -166,7 +176,7 @@ class Ledger:
     def entries(self) -> list[AnyEntry]:
         """Every entry, oldest first, the chain verified; LedgerError when it cannot be."""
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
         except FileNotFoundError:
             return []
         except OSError as exc:
@@ -189,43 +199,61 @@ class Ledger:
         """Append the entry `make` builds from the verified entries, all under the exclusive
         lock: a check that `make` makes (is this override the first?) cannot be raced. `make`
         may raise to append nothing."""
+        for _ in range(_OPEN_ATTEMPTS):
+            fd, created = self._open_locked()
+            if fd is not None:
+                break
+        else:
+            raise LedgerError(f"{self.path}: kept being replaced while opened", EXIT_INFRA)
+        written = 0
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            created = not self.path.exists()
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            raise _cannot(self.path, exc) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
             entries, prev = verify(_read_all(fd, self.path), self.path)
             entry = make(entries)
             line = _line(entry, prev)
             written = os.write(fd, line)  # O_APPEND: at the end, in one write
             if written != len(line):
                 os.ftruncate(fd, os.fstat(fd).st_size - written)  # never leave half a line
-                raise LedgerError(f"{self.path}: could not write a whole line (disk full?)")
+                written = 0
+                raise LedgerError(
+                    f"{self.path}: could not write a whole line (disk full?)", EXIT_INFRA
+                )
             os.fsync(fd)
         except OSError as exc:
             raise _cannot(self.path, exc) from None
         finally:
+            if created and not written and os.fstat(fd).st_size == 0:
+                # Refused or failed: leave no empty ledger. Under the lock, so an appender
+                # waiting on this file sees it unlinked (`_open_locked`) and opens it anew.
+                self.path.unlink(missing_ok=True)
             os.close(fd)
         if created:
             _fsync_folder(self.folder)
         return entry
 
-    # Lookups. Each reads (and verifies) the ledger; for many, read `entries()` once and use
-    # the functions below on it.
-
-    def latest_verdict(
-        self, run_id: str, baseline: str | None | object = ...
-    ) -> VerdictEntry | None:
-        return latest_verdict(self.entries(), run_id, baseline)
-
-    def overrides_for(self, run_id: str) -> list[OverrideEntry]:
-        return overrides_for(self.entries(), run_id)
-
-    def pins(self) -> dict[str, PinEntry]:
-        return pins(self.entries())
+    def _open_locked(self) -> tuple[int | None, bool]:
+        """(the ledger open for appending, under the exclusive lock; whether this call created
+        it) -- or (None, _) when the file was unlinked or replaced while the lock was awaited,
+        for the caller to open it again: appending to an unlinked file would lose the line."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            created = not self.path.exists()
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+            fd = os.open(self.path, flags, 0o644)
+        except OSError as exc:
+            raise _cannot(self.path, exc) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held, named = os.fstat(fd), os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            os.close(fd)
+            return None, created
+        except OSError as exc:
+            os.close(fd)
+            raise _cannot(self.path, exc) from None
+        if (held.st_dev, held.st_ino) != (named.st_dev, named.st_ino):
+            os.close(fd)
+            return None, created
+        return fd, created
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -267,21 +295,10 @@ def latest_verdict(
     return None
 
 
-def overrides_for(entries: Sequence[AnyEntry], run_id: str) -> list[OverrideEntry]:
-    """Every override of `run_id`'s verdicts, oldest first."""
-    return [e for e in entries if isinstance(e, OverrideEntry) and e.run == run_id]
-
-
-def find_override(
-    entries: Sequence[AnyEntry], candidate_id: str, baseline_id: str | None
-) -> OverrideEntry | None:
-    """The override of the (candidate, baseline) pair, if one was recorded."""
+def find_override(entries: Sequence[AnyEntry], verdict: VerdictEntry) -> OverrideEntry | None:
+    """The latest override that accepts `verdict` (`OverrideEntry.covers`), if any."""
     for entry in reversed(entries):
-        if (
-            isinstance(entry, OverrideEntry)
-            and entry.run == candidate_id
-            and entry.baseline == baseline_id
-        ):
+        if isinstance(entry, OverrideEntry) and entry.covers(verdict):
             return entry
     return None
 

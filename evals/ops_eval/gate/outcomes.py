@@ -1,8 +1,11 @@
-"""A trial's verdict as the gate reads it, from the scores the run recorded.
+"""A trial's verdict as the gate reads it, from the scores the run recorded, and the tallies of
+a run, a category or a case built from it.
 
 A trial passes when no gating scorer (`evals/gate.yaml`) failed it. An error trial has no
-verdict and is left out of every rate, as in the run's own aggregates; so is a trial where no
-gating scorer applied (every one n/a), which the gate counts and shows rather than call a pass.
+verdict, and neither has a trial where no gating scorer applied (every one n/a): both are left
+out of a comparison's rates and counted beside them. The candidate's own suite threshold counts
+its error trials as not passing, so an error never helps a run through; a run with no trial
+that has a verdict is not gated at all (`judgeable`).
 """
 
 from __future__ import annotations
@@ -10,21 +13,45 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
 from ..inputs import bad_input
 from ..records import RunRecord, TrialRecord
+from ..stats import wilson
 
 
 @dataclass(frozen=True)
 class Tally:
-    """k passing of n trials with a verdict; `silent`: trials without one (errors, all n/a)."""
+    """k passing of n trials with a verdict; `errors` and `silent` (every gating scorer n/a)
+    trials have none."""
 
     k: int = 0
     n: int = 0
+    errors: int = 0
     silent: int = 0
 
     @property
     def rate(self) -> float | None:
         return self.k / self.n if self.n else None
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.k, self.n)
+
+    @property
+    def without_verdict(self) -> int:
+        return self.errors + self.silent
+
+    def as_dict(self) -> dict[str, object]:
+        low, high = self.interval
+        return {
+            "k": self.k,
+            "n": self.n,
+            "rate": self.rate,
+            "low": low,
+            "high": high,
+            "errors": self.errors,
+            "without_verdict": self.without_verdict,
+        }
 
 
 def trial_verdict(trial: TrialRecord, scorers: Sequence[str]) -> bool | None:
@@ -39,29 +66,50 @@ def trial_verdict(trial: TrialRecord, scorers: Sequence[str]) -> bool | None:
     return all(s.outcome == "pass" for s in applied)
 
 
-def missing_scorers(record: RunRecord, scorers: Sequence[str]) -> list[str]:
-    """Gating scorers that no valid trial of the record carries: the record predates them."""
+def tally(trials: Iterable[TrialRecord], scorers: Sequence[str]) -> Tally:
+    k = n = errors = silent = 0
+    for trial in trials:
+        verdict = trial_verdict(trial, scorers)
+        if trial.status == "error":
+            errors += 1
+        elif verdict is None:
+            silent += 1
+        else:
+            n += 1
+            k += verdict
+    return Tally(k, n, errors, silent)
+
+
+def judgeable(record: RunRecord, scorers: Sequence[str], label: str) -> None:
+    """OpsEvalError unless the gate can judge the record: its trials carry the gating scorers
+    (exit 2: a record from an older scorer set), and at least one trial has a verdict (exit 3
+    when every trial errored -- the model or the machine failed, not the agent; exit 2 when the
+    gating scorers applied to no trial)."""
     valid = [t for t in record.trials if t.status != "error"]
-    return [s for s in scorers if valid and not any(s in t.scores for t in valid)]
-
-
-def check_scorers(record: RunRecord, scorers: Sequence[str], label: str) -> None:
-    """OpsEvalError (exit 2) when the record cannot be judged by these scorers."""
-    missing = missing_scorers(record, scorers)
+    if not valid:
+        raise OpsEvalError(
+            EXIT_INFRA,
+            f"{label} run {record.run_id}: every trial errored ({len(record.trials)}); there is "
+            "no verdict to gate on",
+        )
+    missing = [s for s in scorers if not any(s in t.scores for t in valid)]
     if missing:
         raise bad_input(
             f"{label} run {record.run_id}: no trial carries the gating scorer(s) "
             f"{', '.join(missing)} (a record from an older scorer set)"
         )
+    if tally(record.trials, scorers).n == 0:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"{label} run {record.run_id}: no gating scorer applied to any trial (all n/a); "
+            "there is no verdict to gate on",
+        )
 
 
-def tally(trials: Iterable[TrialRecord], scorers: Sequence[str]) -> Tally:
-    k = n = silent = 0
-    for trial in trials:
-        verdict = trial_verdict(trial, scorers)
-        if verdict is None:
-            silent += 1
-        else:
-            n += 1
-            k += verdict
-    return Tally(k, n, silent)
+def has_verdict(record: RunRecord, scorers: Sequence[str]) -> bool:
+    """Whether the gate can judge the record at all (`judgeable` without the reason)."""
+    try:
+        judgeable(record, scorers, "run")
+    except OpsEvalError:
+        return False
+    return True

@@ -6,7 +6,7 @@ line nor the run record is ever changed; the gate shows the override as the effe
 from __future__ import annotations
 
 from ..inputs import bad_input
-from .entries import AnyEntry, OverrideEntry
+from .entries import DECIDED_FIELDS, AnyEntry, OverrideEntry, VerdictEntry
 from .ledger import Ledger, find_override, latest_verdict
 
 
@@ -80,15 +80,15 @@ def record_override(ledger: Ledger, run_id: str, reason: str, by: str) -> Overri
                 f"{_against(verdict.baseline)}, at {verdict.at}) passed; there is nothing to "
                 "override"
             )
-        done = find_override(entries, run_id, verdict.baseline)
+        done = find_override(entries, verdict)
         if done is not None:
             raise bad_input(
                 f"run {run_id} {_against(verdict.baseline)} was already overridden by "
                 f"{done.by} at {done.at}; an override is recorded once"
             )
+        decided = verdict.model_dump(include=set(DECIDED_FIELDS))
         return OverrideEntry(
-            run=run_id,
-            baseline=verdict.baseline,
+            **decided,
             verdict=verdict.verdict,
             failures=list(verdict.failures),
             by=by,
@@ -98,9 +98,7 @@ def record_override(ledger: Ledger, run_id: str, reason: str, by: str) -> Overri
     return ledger.append_with(make)
 
 
-def override_for(
-    ledger: Ledger, candidate_id: str, baseline_id: str | None
-) -> OverrideEntry | None:
-    """The override of the verdict of `candidate_id` against `baseline_id`, for the gate to show
-    as the effective verdict; None when there is none."""
-    return find_override(ledger.entries(), candidate_id, baseline_id)
+def override_for(ledger: Ledger, verdict: VerdictEntry) -> OverrideEntry | None:
+    """The override that accepts `verdict` -- the same decision, failing for no reason the
+    override did not accept -- for the gate to show as the effective verdict; else None."""
+    return find_override(ledger.entries(), verdict)

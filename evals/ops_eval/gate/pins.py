@@ -13,12 +13,12 @@ from pathlib import Path
 
 from ..exits import OpsEvalError
 from ..inputs import bad_input
-from .entries import AnyEntry, PinEntry
+from .entries import PIN_NAME, AnyEntry, PinEntry
 from .ledger import Ledger, pins
 from .overrides import checked_name
 from .runs import BASELINES, file_sha256, load, resolve_run
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+NAME = re.compile(PIN_NAME)
 # A run id becomes a file name under baselines/: nothing that could leave the folder.
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
@@ -36,7 +36,10 @@ def _copy(data: bytes, target: Path) -> None:
     """Write `target` whole or not at all: a temporary file beside it, fsynced, renamed."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    mask = os.umask(0)
+    os.umask(mask)
     try:
+        os.fchmod(fd, 0o666 & ~mask)  # as any record is written, not mkstemp's owner-only 0600
         with os.fdopen(fd, "wb") as file:
             file.write(data)
             file.flush()
@@ -52,9 +55,9 @@ def pin(
 ) -> PinEntry:
     """`ops-eval baseline pin RUN --name NAME`: copy the run's record byte for byte to
     `<ledger folder>/baselines/<run id>.json` and record the pin. Re-pinning a name appends a
-    new pin; the latest wins. A run without a verdict (every trial errored, exit 3) is refused:
-    there is nothing to compare with. `runs_dir` (default: the settings') is where RUN is
-    looked up."""
+    new pin; the latest wins. A run where every trial errored is refused: there is nothing to
+    compare with (and the gate refuses a pin it cannot judge when it is used). `runs_dir`
+    (default: the settings') is where RUN is looked up."""
     from ops_copilot.textfiles import TextFileError, read_bytes
 
     from ..settings import current
@@ -69,10 +72,9 @@ def pin(
     record = load(path, "run record")
     if hashlib.sha256(data).hexdigest() != file_sha256(path):
         raise bad_input(f"run record {path}: changed while it was being pinned; pin it again")
-    if record.exit_code == 3:
+    if not any(t.status != "error" for t in record.trials):
         raise bad_input(
-            f"run {record.run_id} has no verdict (every trial errored, exit 3); it cannot be a "
-            "baseline"
+            f"run {record.run_id}: every trial errored; with no verdict it cannot be a baseline"
         )
     if not _SAFE_ID.fullmatch(record.run_id):
         raise bad_input(

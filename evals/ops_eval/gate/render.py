@@ -1,17 +1,25 @@
 """The gate's decision as text (for people), JSON (for tools) and GitHub workflow commands
-(annotations on the run, then the text). All three say the same thing from one `Decision`."""
+(annotations, then the text with command processing stopped). All three say the same thing
+from one `Decision`.
+
+Run records are input like any other: a case id or model name may hold a newline or `::`.
+Every value is printed on one line (`_one_line`), and in the GitHub format the text is fenced
+by `::stop-commands::` so that nothing in it can act as a workflow command.
+"""
 
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..records import RunRecord
 from .changes import Change
-from .compare import Comparison, GateResult, Side
+from .compare import Comparison, GateResult
 from .config import GateConfig
+from .outcomes import Tally
 
 SHOWN_SKIPS = 5  # runs passed over, in the text; the JSON lists them all
 
@@ -20,6 +28,7 @@ LOUD = {
     "inconclusive_noise": "INCONCLUSIVE (noise)",
     "improved": "improved",
     "pass": "pass",
+    "not_compared": "not compared (no trial with a verdict on one side)",
 }
 
 
@@ -39,6 +48,7 @@ class Decision:
     result: GateResult
     override: Any = None  # the OverrideEntry that applies, if any
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    unrecorded: str | None = None  # why the ledger could not take the decision
 
     @property
     def effective_passed(self) -> bool:
@@ -46,74 +56,96 @@ class Decision:
 
     @property
     def exit_code(self) -> int:
+        if self.unrecorded:
+            return 3
         return 0 if self.effective_passed else 1
+
+
+def _one_line(value: object) -> str:
+    """A value from a record as one printable line: control characters shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
 
-def _side(side: Side) -> str:
+def _side(side: Tally) -> str:
     low, high = side.interval
-    extra = f", {side.silent} without a verdict" if side.silent else ""
-    return f"{side.k}/{side.n} {_pct(side.rate)} (95% CI {low:.1%} to {high:.1%}{extra})"
+    extra = []
+    if side.errors:
+        extra.append(f"{side.errors} errored")
+    if side.silent:
+        extra.append(f"{side.silent} with every gating scorer n/a")
+    tail = f"; {', '.join(extra)}" if extra else ""
+    return f"{side.k}/{side.n} {_pct(side.rate)} (95% CI {low:.1%} to {high:.1%}{tail})"
 
 
 def _comparison(c: Comparison) -> list[str]:
-    how = "paired" if c.paired else "independent"
-    lines = [
-        f"  baseline  {_side(c.baseline)}",
-        f"  candidate {_side(c.candidate)}",
+    lines = [f"  baseline  {_side(c.baseline)}", f"  candidate {_side(c.candidate)}"]
+    if c.verdict == "not_compared":
+        return [*lines, f"  {LOUD[c.verdict]}"]
+    how = f"paired over {c.pairs} trial pairs" if c.pairs is not None else "independent"
+    lines.append(
         f"  difference {c.estimate:+.1%} (95% CI {c.low:+.1%} to {c.high:+.1%}, {how}): "
-        f"{LOUD[c.verdict]}",
-    ]
-    if c.note:
-        lines.append(f"  note: {c.note}")
+        f"{LOUD[c.verdict]}"
+    )
     return lines
 
 
-def text_lines(d: Decision) -> list[str]:
-    r = d.result
+def _runs(d: Decision) -> list[str]:
+    cand = d.candidate
     lines = [
-        f"candidate: {d.candidate.run_id} ({d.candidate_path}), model {d.candidate.model.name}, "
-        f"{d.candidate.eval_set}",
+        f"candidate: {cand.run_id} ({d.candidate_path}), model {_one_line(cand.model.name)}, "
+        f"{_one_line(cand.eval_set)}"
     ]
     if d.baseline is None:
         lines.append(f"baseline:  none ({d.baseline_how})")
     else:
         lines.append(
-            f"baseline:  {d.baseline.run_id} ({d.baseline_path}), model {d.baseline.model.name}; "
-            f"chosen: {d.baseline_how}"
+            f"baseline:  {d.baseline.run_id} ({d.baseline_path}), model "
+            f"{_one_line(d.baseline.model.name)}; chosen: {_one_line(d.baseline_how)}"
         )
     for run_id, why in d.skipped[:SHOWN_SKIPS]:
-        lines.append(f"  passed over {run_id}: {why}")
+        lines.append(f"  passed over {_one_line(run_id)}: {_one_line(why)}")
     if len(d.skipped) > SHOWN_SKIPS:
-        lines.append(
-            f"  ... and {len(d.skipped) - SHOWN_SKIPS} more runs passed over "
-            "(--format json lists all)"
-        )
+        more = len(d.skipped) - SHOWN_SKIPS
+        lines.append(f"  ... and {more} more runs passed over (--format json lists all)")
+    c = d.config
     lines.append(
-        f"policy:    {d.config_path}: suite threshold {d.config.suite_threshold:.0%}, "
-        f"regression threshold {d.config.regression_threshold:.0%}, categories "
-        f"{d.config.categories}, gating scorers {', '.join(d.config.gating_scorers)}"
+        f"policy:    {d.config_path}: suite threshold {c.suite_threshold:.0%}, regression "
+        f"threshold {c.regression_threshold:.0%}, categories {c.categories}, gating scorers "
+        f"{', '.join(c.gating_scorers)}"
     )
-    if d.baseline is not None:
-        if d.changed:
-            lines.append("what changed:")
-            for change in d.changed:
-                mark = " (allowed)" if change.name in d.allowed else ""
-                kind = "incompatible" if change.blocking else "compared"
-                lines.append(f"  {change.show()}  [{kind}{mark}]")
-        else:
-            lines.append("what changed: nothing (same eval set, seed, criteria, scorers, model, "
-                         "instruction and tool schema)")  # fmt: skip
+    return lines
+
+
+def _changes(d: Decision) -> list[str]:
+    if d.baseline is None:
+        return []
+    if not d.changed:
+        return [
+            "what changed: nothing (same eval set, cases, seed, criteria, scorers, model, "
+            "instruction and tool schema)"
+        ]
+    lines = ["what changed:"]
+    for change in d.changed:
+        mark = " (allowed)" if change.name in d.allowed else ""
+        kind = "incompatible" if change.blocking else "compared"
+        lines.append(f"  {_one_line(change.show())}  [{kind}{mark}]")
+    return lines
+
+
+def text_lines(d: Decision) -> list[str]:
+    r = d.result
+    lines = _runs(d) + _changes(d)
     if r.set is None:
         lines.append(f"candidate pass rate: {_side(r.candidate)}")
     else:
         lines.append("eval set:")
         lines += _comparison(r.set)
         for c in r.categories:
-            lines.append(f"category {c.name}:")
+            lines.append(f"category {_one_line(c.name)}:")
             lines += _comparison(c)
         worse, better = r.discordant
         lines.append(
@@ -121,26 +153,28 @@ def text_lines(d: Decision) -> list[str]:
         )
         for f in r.flips:
             lines.append(
-                f"  {f.direction} {f.case_id} [{f.category}] {f.baseline} -> {f.candidate}: "
-                f"{f.divergence}"
+                _one_line(
+                    f"  {f.direction} {f.case_id} [{f.category}] {f.baseline} -> {f.candidate}: "
+                    f"{f.divergence}"
+                )
             )
-    lines += [f"note: {n}" for n in r.notes]
+    lines += [f"note: {_one_line(n)}" for n in r.notes]
     if r.verdict == "inconclusive_noise":
         lines.append(
             "INCONCLUSIVE: the pass rate dropped by more than the threshold, but the 95% interval "
             "of the difference includes 0 -- this could be noise. Rerun with more repeats "
             "(`--repeats`) to tell."
         )
-    for failure in r.failures:
-        lines.append(f"FAIL: {failure}")
+    lines += [f"FAIL: {_one_line(failure)}" for failure in r.failures]
+    verdict = f"comparison {LOUD[r.verdict]}" if r.set is not None else "no comparison"
     if d.override is not None:
         o = d.override
-        lines.append(f"OVERRIDDEN by {o.by} at {o.at}: {o.reason}")
-    verdict = LOUD[r.verdict]
-    if d.override is None:
-        lines.append(f"gate: {'PASSED' if r.passed else 'FAILED'} -- verdict {verdict}")
+        lines.append(f"OVERRIDDEN by {_one_line(o.by)} at {o.at}: {_one_line(o.reason)}")
+        lines.append(f"gate: PASSED (overridden; recorded FAILED) -- {verdict}")
     else:
-        lines.append(f"gate: PASSED (overridden; recorded FAILED) -- verdict {verdict}")
+        lines.append(f"gate: {'PASSED' if r.passed else 'FAILED'} -- {verdict}")
+    if d.unrecorded:
+        lines.append(f"NOT RECORDED: {_one_line(d.unrecorded)}")
     return lines
 
 
@@ -150,41 +184,44 @@ def _comparison_dict(c: Comparison | None) -> dict[str, Any] | None:
     return {
         "name": c.name,
         "verdict": c.verdict,
-        "paired": c.paired,
-        "baseline": c.baseline.as_dict() | {"without_verdict": c.baseline.silent},
-        "candidate": c.candidate.as_dict() | {"without_verdict": c.candidate.silent},
-        "difference": {"estimate": c.estimate, "low": c.low, "high": c.high},
-        "note": c.note or None,
+        "paired_over": c.pairs,
+        "baseline": c.baseline.as_dict(),
+        "candidate": c.candidate.as_dict(),
+        "difference": None
+        if c.verdict == "not_compared"
+        else {"estimate": c.estimate, "low": c.low, "high": c.high},
+    }
+
+
+def _run(record: RunRecord | None, path: Path | None, **extra: str) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    return {
+        "run_id": record.run_id,
+        "path": str(path),
+        "model": record.model.name,
+        "eval_set": record.eval_set,
+        **extra,
     }
 
 
 def as_json(d: Decision) -> str:
     r = d.result
-    base = _comparison_dict(r.set)
+    comparison = _comparison_dict(r.set) or {}
     data = {
         "verdict": r.verdict,
         "passed": r.passed,
         "effective_passed": d.effective_passed,
         "exit_code": d.exit_code,
+        "recorded": d.unrecorded is None,
         "failures": r.failures,
         "override": d.override.model_dump() if d.override is not None else None,
-        "candidate": {
-            "run_id": d.candidate.run_id,
-            "path": str(d.candidate_path),
-            "model": d.candidate.model.name,
-            "eval_set": d.candidate.eval_set,
-        },
-        "candidate_rates": (base or {}).get("candidate") or r.candidate.as_dict(),
-        "baseline": None
-        if d.baseline is None
-        else {
-            "run_id": d.baseline.run_id,
-            "path": str(d.baseline_path),
-            "model": d.baseline.model.name,
-            "chosen": d.baseline_how,
-        },
-        "baseline_rates": (base or {}).get("baseline"),
-        "difference": (base or {}).get("difference"),
+        "candidate": _run(d.candidate, d.candidate_path),
+        "candidate_rates": r.candidate.as_dict(),
+        "baseline": _run(d.baseline, d.baseline_path, chosen=d.baseline_how),
+        "baseline_rates": comparison.get("baseline"),
+        "difference": comparison.get("difference"),
+        "paired_over": comparison.get("paired_over"),
         "changed": [
             {
                 "name": c.name,
@@ -201,32 +238,43 @@ def as_json(d: Decision) -> str:
         "discordant": {"pass_to_fail": r.discordant[0], "fail_to_pass": r.discordant[1]},
         "mcnemar_p": r.mcnemar_p,
         "policy": {"path": str(d.config_path)} | d.config.model_dump(),
-        "passed_over": [{"run_id": i, "why": w} for i, w in d.skipped],
+        "passed_over": [{"run": i, "why": w} for i, w in d.skipped],
         "notes": r.notes,
     }
-    return json.dumps(data, indent=1)
+    return json.dumps(data, indent=1, allow_nan=False)
 
 
-def _escape(text: str) -> str:
+def _message(text: str) -> str:
     """A workflow command's message: %, CR and LF escaped as GitHub reads them."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
+def _property(text: str) -> str:
+    """A workflow command's property value: also `:` and `,`, which end it."""
+    return _message(text).replace(":", "%3A").replace(",", "%2C")
+
+
 def github_lines(d: Decision) -> list[str]:
+    """Annotations for the failures (warnings once overridden), the inconclusive verdict and the
+    override; then the text, with workflow commands stopped around it."""
     r = d.result
-    title = f"ops-eval gate {d.candidate.run_id}"
+    title = _property(f"ops-eval gate {d.candidate.run_id}")
+
+    def head(level: str) -> str:
+        return f"::{level} title={title}::"
+
     out = []
     for failure in r.failures:
         level = "warning" if d.override is not None else "error"
-        out.append(f"::{level} title={title}::{_escape(failure)}")
+        out.append(head(level) + _message(failure))
     if r.verdict == "inconclusive_noise":
         out.append(
-            f"::warning title={title}::"
-            + _escape("inconclusive: the drop exceeds the threshold, the interval includes 0")
+            head("warning")
+            + _message("inconclusive: the drop exceeds the threshold, the interval includes 0")
         )
     if d.override is not None:
-        out.append(
-            f"::notice title={title}::"
-            + _escape(f"overridden by {d.override.by}: {d.override.reason}")
-        )
-    return out + text_lines(d)
+        out.append(head("notice") + _message(f"overridden by {d.override.by}: {d.override.reason}"))
+    if d.unrecorded:
+        out.append(head("error") + _message(f"not recorded: {d.unrecorded}"))
+    token = secrets.token_hex(16)
+    return [*out, f"::stop-commands::{token}", *text_lines(d), f"::{token}::"]

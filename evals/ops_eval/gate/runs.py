@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..inputs import bad_input
 from ..records import RecordError, RunRecord
-from ..run_index import EPOCH, read_cached, scan, started_time
+from ..run_index import read_cached, scan
 
 BASELINES = "baselines"
 """The folder, beside the ledger, that holds pinned copies."""
@@ -63,9 +63,11 @@ def resolve_run(spec: str | None, runs_dir: Path) -> Path:
         if not records:
             over = f" ({len(skipped)} file(s) there are not run records)" if skipped else ""
             raise bad_input(f"no run record in {runs_dir}{over}; run `mise run eval` first")
-        return max(records, key=lambda item: (started_time(item[1]) or EPOCH, item[0].name))[0]
+        return records[-1][0]  # scan: oldest first
     if Path(spec).is_file():
         return Path(spec)
+    if Path(spec).is_dir():
+        raise bad_input(f"{spec}: is a folder; give a run record file or a run id")
     ids = _ids(runs_dir)
     if spec in ids:
         return _one_file(spec, ids[spec])

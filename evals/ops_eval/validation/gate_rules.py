@@ -8,12 +8,10 @@ an ad-hoc folder already says its context is the project's. Each file is checked
 many folders share it:
 
 - it reads and validates (else one malformed problem, exit 2, naming the file and field);
-- each gating scorer is registered and can fail (a `report` scorer never fails, so gating on it
-  gates nothing);
+- the policy gates (`gate.config.policy_problems`: scorers registered, able to fail and each
+  placed, the suite's metric gating, thresholds strict);
 - each required case exists in the set its key names -- one of the sets validated with the
   file, else a set beside it -- and is listed once;
-- the criteria stay strict: a zero suite threshold passes a run that passes nothing, and an
-  allowed drop of half the pass rate or more lets any regression through.
 """
 
 from __future__ import annotations
@@ -24,11 +22,14 @@ from pathlib import Path
 from ops_copilot.seed import closest
 
 from ..evalset import EvalSetFile, MalformedInput, display_path, read_evalset
-from ..gate.config import GATE_FILE, GateConfig, GateConfigError, read_gate_config
+from ..gate.config import (
+    GATE_FILE,
+    GateConfig,
+    GateConfigError,
+    policy_problems,
+    read_gate_config,
+)
 from .problems import Problem
-
-MAX_REGRESSION_THRESHOLD = 0.5
-"""The allowed drop must stay below this: a gate that ignores a 50-point drop is no gate."""
 
 
 def gate_path(folder: Path) -> Path:
@@ -63,49 +64,9 @@ def _gate_problems(path: Path, using: list[EvalSetFile]) -> Iterator[Problem]:
         message = str(exc)  # "<path>: <field>: <why>"; said here with the path as it is shown
         yield Problem(shown, message.removeprefix(f"{path}: "), malformed=True)
         return
-    yield from _scorer_problems(config, shown)
-    yield from _strictness_problems(config, shown)
+    for where, why in policy_problems(config):
+        yield Problem(shown, why, field=where)
     yield from _required_problems(config, shown, path.parent, using)
-
-
-def _scorer_problems(config: GateConfig, shown: str) -> Iterator[Problem]:
-    """Each gating scorer is registered, and is one that can fail a trial."""
-    from ..scorers import registered  # the scorer modules: imported only here, and cheap
-
-    known = registered()
-    for index, name in enumerate(config.gating_scorers):
-        where = f"gating_scorers[{index}]"
-        entry = known.get(name)
-        if entry is None:
-            near = closest(name, known)
-            hint = f" (did you mean {near!r}?)" if near else ""
-            yield Problem(shown, f"{name!r} is not a registered scorer{hint}", field=where)
-        elif entry.gate == "report":
-            yield Problem(
-                shown,
-                f"{name!r} is a report scorer: it never fails a trial, so gating on it gates "
-                "nothing",
-                field=where,
-            )
-
-
-def _strictness_problems(config: GateConfig, shown: str) -> Iterator[Problem]:
-    """The criteria stay strict: thresholds the model allows that would let any run through."""
-    if config.suite_threshold <= 0:
-        yield Problem(
-            shown,
-            f"{config.suite_threshold:g}: a run that passes no trial reaches it, so it gates "
-            "nothing; it must be above 0",
-            field="suite_threshold",
-        )
-    if config.regression_threshold >= MAX_REGRESSION_THRESHOLD:
-        yield Problem(
-            shown,
-            f"{config.regression_threshold:g}: a gate that ignores a drop of "
-            f"{MAX_REGRESSION_THRESHOLD * 100:g} points in pass rate is no gate; it must be "
-            f"below {MAX_REGRESSION_THRESHOLD:g}",
-            field="regression_threshold",
-        )
 
 
 def _required_problems(

@@ -1,0 +1,354 @@
+"""Which run the candidate is compared with. The automatic choice is the latest comparable run a
+human would have chosen: it passes over, and says why, a run measured differently, one the gate
+cannot judge, one that fails the current policy on its own (gated or not), and one with any gate
+verdict of its own that was inconclusive or failed without an override -- even when a later
+verdict passed. Explicit and pinned baselines are the user's choice, but never one the gate
+cannot judge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_gate_ledger import CASES, POLICY, REASON, at, make_run, refused, verdict
+
+from ops_eval.exits import EXIT_BAD_INPUT
+from ops_eval.gate.baseline import AUTO, choose_baseline
+from ops_eval.gate.entries import PinEntry
+from ops_eval.gate.ledger import Ledger, default_ledger
+from ops_eval.gate.overrides import record_override
+from ops_eval.gate.pins import pin
+from ops_eval.gate.runs import file_sha256
+from ops_eval.records import RunRecord, write_record
+from ops_eval.scorers import Score
+from ops_eval.testing.synthetic import synthetic_record
+
+ALL_ERRORED = [("c1", "lookup", [None, None]), ("c2", "lookup", [None, None])]
+
+
+@pytest.fixture
+def runs(tmp_path: Path, ops_env) -> Path:
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
+    return tmp_path
+
+
+def auto(cand: RunRecord, cand_path: Path, runs: Path, ledger: Ledger | None = None, **kwargs):
+    """The automatic choice: (the chosen run's id or None, the skipped runs as a dict)."""
+    kwargs.setdefault("config", POLICY)
+    chosen, skipped = choose_baseline(
+        cand,
+        cand_path,
+        explicit=None,
+        pinned=None,
+        ledger=ledger or default_ledger(),
+        runs_dir=runs,
+        **kwargs,
+    )
+    if chosen is not None:
+        assert chosen.how == AUTO and chosen.skipped == skipped
+    return (chosen.record.run_id if chosen else None), dict(skipped)
+
+
+def without_scorer(record: RunRecord, name: str) -> RunRecord:
+    """The record as an older scorer set wrote it: no trial carries `name`."""
+    trials = [
+        t.model_copy(update={"scores": {k: v for k, v in t.scores.items() if k != name}})
+        for t in record.trials
+    ]
+    return record.model_copy(update={"trials": trials})
+
+
+def all_not_applicable(record: RunRecord) -> RunRecord:
+    """Every scorer n/a in every trial: no trial has a verdict."""
+    trials = [
+        t.model_copy(update={"scores": {k: Score(outcome="n/a") for k in t.scores}})
+        for t in record.trials
+    ]
+    return record.model_copy(update={"trials": trials})
+
+
+def test_the_latest_comparable_run_is_chosen_and_every_skip_said(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    make_run(runs, "later0000001", at(11))
+    write_record(
+        synthetic_record(ALL_ERRORED, run_id="errored00001", started_at=at(9)),
+        runs / "errored.json",
+    )
+    make_run(runs, "model0000001", at(8), model="other/model")
+    make_run(runs, "cases0000001", at(7), outcomes=[*CASES, ("c3", "lookup", [True, True])])
+    make_run(runs, "noisy0000001", at(6))
+    make_run(runs, "failed000001", at(5))
+    chosen_path, _ = make_run(runs, "chosen000001", at(4))
+    make_run(runs, "older0000001", at(3))
+    (runs / "notes.json").write_text("not a record")
+    ledger = default_ledger()
+    ledger.append(verdict("noisy0000001", kind="inconclusive_noise", failures=()))
+    ledger.append(verdict("failed000001", failures=("regressed",)))
+    ledger.append(verdict("chosen000001", kind="pass", failures=()))
+
+    found, skipped = choose_baseline(
+        cand, cand_path, explicit=None, pinned=None, ledger=ledger, runs_dir=runs, config=POLICY
+    )
+    assert found is not None
+    assert (found.path, found.record.run_id, found.how) == (chosen_path, "chosen000001", AUTO)
+    assert found.skipped == skipped
+    reasons = dict(skipped)
+    assert list(reasons) == [
+        "later0000001",
+        "errored00001",
+        "model0000001",
+        "cases0000001",
+        "noisy0000001",
+        "failed000001",
+        "1 file(s)",
+    ]
+    assert reasons["later0000001"].startswith(f"started {at(11)}, not before the candidate")
+    assert reasons["errored00001"] == (
+        "its run errored00001: every trial errored (4); there is no verdict to gate on"
+    )
+    assert reasons["model0000001"] == "model other/model, not synthetic/model"
+    assert reasons["cases0000001"].startswith("another case selection (3 cases, 1 not in")
+    assert reasons["noisy0000001"].startswith(
+        "its own gate was inconclusive_noise (against base00000000, at "
+    )
+    assert reasons["failed000001"].startswith(
+        "its own gate failed (regressed; against base00000000, at "
+    )
+    assert reasons["failed000001"].endswith("and was not overridden")
+    assert reasons["1 file(s)"].startswith("not run records (e.g. notes.json: not JSON")
+
+    # an override of the failed run's verdict makes it a baseline again
+    record_override(ledger, "failed000001", REASON, "Ada")
+    assert auto(cand, cand_path, runs, ledger)[0] == "failed000001"
+
+
+def test_an_earlier_failed_verdict_counts_though_a_later_one_passed(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    make_run(runs, "drifted00001", at(5))
+    make_run(runs, "steady000001", at(4))
+    ledger = default_ledger()
+    ledger.append(verdict("drifted00001", baseline="strong000001", failures=("the set regressed",)))
+    # gated again against a weaker baseline, it passed: the failure above still stands
+    ledger.append(verdict("drifted00001", baseline="weak00000001", kind="pass", failures=()))
+    chosen, skipped = auto(cand, cand_path, runs, ledger)
+    assert chosen == "steady000001"
+    assert skipped["drifted00001"].startswith(
+        "its own gate failed (the set regressed; against strong000001, at "
+    )
+    assert skipped["drifted00001"].endswith("and was not overridden")
+
+    # with only the passing verdict it would have been chosen
+    passing_only = Ledger(runs / "other" / "gate-ledger.jsonl")
+    passing_only.append(verdict("drifted00001", baseline="weak00000001", kind="pass", failures=()))
+    assert auto(cand, cand_path, runs, passing_only) == ("drifted00001", {})
+
+
+def test_an_override_of_another_decision_does_not_clear_a_failed_verdict(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    make_run(runs, "failed000001", at(5))
+    make_run(runs, "steady000001", at(4))
+    ledger = default_ledger()
+    ledger.append(verdict("failed000001", policy_sha256="1" * 64))
+    ledger.append(verdict("failed000001", policy_sha256="2" * 64))
+    record_override(ledger, "failed000001", REASON, "Ada")  # accepts the latest only
+    chosen, skipped = auto(cand, cand_path, runs, ledger)
+    assert chosen == "steady000001"
+    assert skipped["failed000001"].startswith("its own gate failed (regressed; against")
+
+
+def test_a_never_gated_run_that_fails_the_policy_is_passed_over(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    make_run(runs, "weak00000001", at(5), outcomes=[("c1", "lookup", [False, False]), CASES[1]])
+    make_run(runs, "steady000001", at(4))
+    assert default_ledger().entries() == []  # neither was ever gated
+    chosen, skipped = auto(cand, cand_path, runs)  # 1 of 4 passes; the suite threshold is 50%
+    assert chosen == "steady000001"
+    assert skipped == {
+        "weak00000001": (
+            "fails the policy on its own: pass rate 1/4 (25%) is below the suite threshold 50%"
+        )
+    }
+    lenient = POLICY.model_copy(update={"suite_threshold": 0.25})
+    assert auto(cand, cand_path, runs, config=lenient) == ("weak00000001", {})
+
+    required = POLICY.model_copy(update={"required_cases": {"ops.evalset.json": ["c2"]}})
+    chosen, skipped = auto(cand, cand_path, runs, config=required)  # c2 fails repeat 2 in both
+    assert chosen is None
+    assert skipped["steady000001"] == (
+        "fails the policy on its own: required case c2 did not pass every trial (#2 failed)"
+    )
+
+
+def _changed_criteria(record: RunRecord) -> RunRecord:
+    return record.model_copy(
+        update={"criteria": record.criteria.model_copy(update={"threshold": 0.5})}
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "change"),
+    [
+        ("eval_set", lambda r: r.model_copy(update={"eval_set_sha256": "f" * 64})),
+        ("seed", lambda r: r.model_copy(update={"seed_sha256": "6" * 64})),
+        ("scorers", lambda r: r.model_copy(update={"scorers_sha256": "d" * 64})),
+        ("criteria", _changed_criteria),
+    ],
+    ids=["eval_set", "seed", "scorers", "criteria"],
+)
+def test_a_run_measured_differently_is_passed_over_unless_allowed(runs, kind, change):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    _, record = make_run(runs, "changed00001", at(5))
+    write_record(change(record), runs / "run-changed00001.json")
+    make_run(runs, "steady000001", at(4))
+    chosen, skipped = auto(cand, cand_path, runs)
+    assert chosen == "steady000001"
+    assert skipped == {
+        "changed00001": (
+            f"measured differently: {kind} changed since (--allow-change {kind} compares anyway)"
+        )
+    }
+    assert auto(cand, cand_path, runs, allowed=[kind]) == ("changed00001", {})
+    other = "seed" if kind != "seed" else "eval_set"
+    assert auto(cand, cand_path, runs, allowed=[other])[0] == "steady000001"
+
+
+def test_a_change_of_what_is_tested_is_no_reason_to_pass_a_run_over(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    make_run(runs, "prompt000001", at(5), instruction="j" * 64, tool_schema_sha256="8" * 64)
+    assert auto(cand, cand_path, runs) == ("prompt000001", {})
+
+
+@pytest.mark.parametrize(
+    ("spoil", "why"),
+    [
+        (
+            lambda r: without_scorer(r, "tool_policy"),
+            "its run spoilt000001: no trial carries the gating scorer(s) tool_policy "
+            "(a record from an older scorer set)",
+        ),
+        (
+            all_not_applicable,
+            "its run spoilt000001: no gating scorer applied to any trial (all n/a); there is "
+            "no verdict to gate on",
+        ),
+    ],
+    ids=["scorer-missing", "all-n/a"],
+)
+def test_a_run_the_gate_cannot_judge_is_passed_over(runs, spoil, why):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    _, record = make_run(runs, "spoilt000001", at(5))
+    write_record(spoil(record), runs / "run-spoilt000001.json")
+    make_run(runs, "steady000001", at(4))
+    assert auto(cand, cand_path, runs) == ("steady000001", {"spoilt000001": why})
+
+
+def test_another_eval_set_is_not_comparable_and_none_may_be_found(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    make_run(runs, "elsewhere001", at(9), eval_set="evals/other.evalset.json")
+    chosen, skipped = choose_baseline(
+        cand,
+        cand_path,
+        explicit=None,
+        pinned=None,
+        ledger=default_ledger(),
+        runs_dir=runs,
+        config=POLICY,
+    )
+    assert chosen is None
+    assert skipped == [
+        ("elsewhere001", "eval set evals/other.evalset.json, not evals/ops.evalset.json")
+    ]  # said even when nothing is chosen
+
+
+def test_a_copy_of_the_candidate_is_not_its_baseline(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    write_record(cand, runs / "copy.json")
+    assert auto(cand, cand_path, runs) == (
+        None,
+        {"cand00000001": "same run id as the candidate (copy.json is a copy of it)"},
+    )
+
+
+# --- explicit and pinned -----------------------------------------------------------------------
+
+
+def test_explicit_and_pinned_baselines(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    base_path, _ = make_run(runs, "base00000001", at(5))
+    ledger = default_ledger()
+    kwargs = {"ledger": ledger, "runs_dir": runs, "config": POLICY}
+
+    found, skipped = choose_baseline(cand, cand_path, explicit="base00", pinned=None, **kwargs)
+    assert found is not None and (found.path, found.how) == (base_path, "explicit")
+    assert skipped == []
+
+    entry = pin(ledger, "base00000001", "main", "Ada")
+    found, skipped = choose_baseline(cand, cand_path, explicit=None, pinned="main", **kwargs)
+    assert found is not None and skipped == []
+    assert found.path == runs / "baselines" / "base00000001.json"
+    assert found.how == f"pinned main (pinned by Ada at {entry.at})"
+
+    message = refused(choose_baseline, cand, cand_path, explicit="x", pinned="main", **kwargs)
+    assert message == "--baseline and --pinned: give one of them, not both"
+    message = refused(
+        choose_baseline, cand, cand_path, explicit="cand00000001", pinned=None, **kwargs
+    )
+    assert "the candidate itself" in message
+    (runs / "broken.json").write_text("{}")
+    message = refused(
+        choose_baseline, cand, cand_path, explicit=str(runs / "broken.json"), pinned=None, **kwargs
+    )
+    assert message.startswith(f"baseline {runs / 'broken.json'}: not a run record")
+
+
+def test_an_explicit_baseline_the_gate_cannot_judge_is_refused(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    errored = synthetic_record(ALL_ERRORED, run_id="errored00001", started_at=at(5))
+    write_record(errored, runs / "errored.json")
+    _, record = make_run(runs, "spoilt000001", at(4))
+    write_record(without_scorer(record, "tool_policy"), runs / "run-spoilt000001.json")
+    kwargs = {"pinned": None, "ledger": default_ledger(), "runs_dir": runs, "config": POLICY}
+
+    message = refused(  # every trial errored: exit 2 here, not exit 3 -- the choice was the user's
+        choose_baseline, cand, cand_path, explicit="errored00001", code=EXIT_BAD_INPUT, **kwargs
+    )
+    assert message == (
+        "baseline run errored00001: every trial errored (4); there is no verdict to gate on; "
+        "it cannot be a baseline"
+    )
+    message = refused(choose_baseline, cand, cand_path, explicit="spoilt000001", **kwargs)
+    assert message == (
+        "baseline run spoilt000001: no trial carries the gating scorer(s) tool_policy (a record "
+        "from an older scorer set); it cannot be a baseline"
+    )
+
+
+def test_a_pinned_baseline_the_gate_cannot_judge_is_refused(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    _, record = make_run(runs, "spoilt000001", at(5))
+    write_record(without_scorer(record, "tool_policy"), runs / "run-spoilt000001.json")
+    ledger = default_ledger()
+    pin(ledger, "spoilt000001", "main", None)  # it has verdicts by an older scorer set
+
+    # a pin of an all-error run (`pin` refuses one; a ledger written by hand holds one)
+    copy = runs / "baselines" / "errored00001.json"
+    write_record(synthetic_record(ALL_ERRORED, run_id="errored00001", started_at=at(4)), copy)
+    ledger.append(
+        PinEntry(
+            name="broken",
+            run="errored00001",
+            sha256=file_sha256(copy),
+            path="baselines/errored00001.json",
+        )
+    )
+    kwargs = {"explicit": None, "ledger": ledger, "runs_dir": runs, "config": POLICY}
+    message = refused(choose_baseline, cand, cand_path, pinned="main", **kwargs)
+    assert message == (
+        "pinned baseline main run spoilt000001: no trial carries the gating scorer(s) "
+        "tool_policy (a record from an older scorer set); it cannot be a baseline"
+    )
+    message = refused(choose_baseline, cand, cand_path, pinned="broken", **kwargs)
+    assert message == (
+        "pinned baseline broken run errored00001: every trial errored (4); there is no "
+        "verdict to gate on; it cannot be a baseline"
+    )
