@@ -12,6 +12,10 @@ caller that words its own messages.
 `ops-eval` and is far smaller, so anything bigger is a wrong path, not data. A caller may pass a
 tighter `max_bytes`, and `refuse_binary=True` to refuse a NUL byte, which no text format here
 holds (a binary file can still be valid UTF-8).
+
+A YAML mapping that names one key twice is refused ('line L, column C: duplicate key ...'):
+PyYAML would let the later value win without a word, so a line appended to a policy file could
+quietly override the one above it. `UniqueKeys` does this for any PyYAML safe loader.
 """
 
 from __future__ import annotations
@@ -93,13 +97,78 @@ def read_text(path: Path, max_bytes: int = MAX_BYTES, *, refuse_binary: bool = F
         ) from None
 
 
+class UniqueKeys:
+    """Mixin for a PyYAML safe loader (`class L(UniqueKeys, yaml.SafeLoader)`): a mapping with
+    a duplicate key is a YamlFileError 'line L, column C: duplicate key K', at the later one.
+
+    Keys are compared as constructed, so `1` and `0x1`, or `yes` and `true`, are one key, as
+    they would be in the dict. A merge (`<<: *base`) may still override the keys it brings in:
+    only a mapping's own keys are compared with each other. Only the construction is
+    overridden, so libyaml still parses for the fast loader; and a mapping is only searched for
+    its duplicate when it came out with fewer keys than it has pairs (or has a merge), so the
+    check costs a length comparison per mapping."""
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        # Flattening deletes the merge keys from the node's list in place and then puts the
+        # merged pairs in front of it in a new list: the old list keeps the mapping's own pairs.
+        # A mapping merged into another is flattened first there (perhaps never built on its
+        # own), so its own pairs are those seen the first time, and are checked then.
+        own: dict[yaml.Node, list] = self.__dict__.setdefault("_own_pairs", {})
+        depth = self.__dict__.get("_merge_depth", 0)
+        pairs = node.value
+        self.__dict__["_merge_depth"] = depth + 1
+        try:
+            super().flatten_mapping(node)  # type: ignore[misc]
+        finally:
+            self.__dict__["_merge_depth"] = depth
+        if node not in own:
+            own[node] = pairs
+            if depth:  # a merge source: its pairs go into the mapping that merges it
+                self._refuse_duplicates(pairs)
+
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict:
+        mapping = super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+        pairs = self.__dict__.get("_own_pairs", {}).get(node, node.value)
+        if pairs is not node.value or len(mapping) < len(pairs):  # merged, or a key repeated
+            self._refuse_duplicates(pairs)
+        return mapping
+
+    def _refuse_duplicates(self, pairs: list) -> None:
+        seen: set[object] = set()
+        for key_node, _ in pairs:
+            if not isinstance(key_node, yaml.ScalarNode):
+                continue  # a collection as a key is unhashable: the constructor refuses it
+            key = self.construct_object(key_node)  # type: ignore[attr-defined]
+            if key in seen:
+                mark = key_node.start_mark
+                shown = repr(key)
+                shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                raise YamlFileError(
+                    f"line {mark.line + 1}, column {mark.column + 1}: duplicate key {shown}"
+                )
+            seen.add(key)
+
+
+class UniqueKeySafeLoader(UniqueKeys, yaml.SafeLoader):
+    """The pure-Python safe loader, duplicate keys refused; it places syntax errors best."""
+
+
 # libyaml's safe loader parses about six times faster; the pure-Python one places errors better.
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LIBYAML_OR_PYTHON: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class UniqueKeyFastLoader(UniqueKeys, _LIBYAML_OR_PYTHON):
+    """libyaml's safe loader when PyYAML has it (else the pure-Python one), duplicate keys
+    refused."""
+
+
+_FAST_LOADER = UniqueKeyFastLoader
 
 
 def load_yaml(path: Path) -> object:
-    """Parse one YAML file; YamlFileError says why it cannot be read, or 'line L, column C not
-    valid YAML', for the caller to prefix with the file name its users know."""
+    """Parse one YAML file; YamlFileError says why it cannot be read, 'line L, column C not
+    valid YAML', or 'line L, column C: duplicate key K', for the caller to prefix with the file
+    name its users know."""
     try:
         text = read_text(path)
     except TextFileError as exc:
@@ -109,7 +178,7 @@ def load_yaml(path: Path) -> object:
     except yaml.YAMLError:
         pass
     try:
-        return _parse(text, yaml.SafeLoader)  # parse again, only to say where the error is
+        return _parse(text, UniqueKeySafeLoader)  # parse again, only to say where the error is
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1} " if mark else ""
@@ -121,6 +190,8 @@ def _parse(text: str, loader: type) -> object:
     deeper than the stack) is invalid YAML too, not a crash."""
     try:
         return yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader)
+    except YamlFileError:  # a duplicate key: said already, with where
+        raise
     except RecursionError:
         raise YamlFileError("not valid YAML: nested too deeply") from None
     except (ValueError, OverflowError, TypeError) as exc:

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from ops_copilot.textfiles import TextFileError, read_text
+from ops_copilot.textfiles import TextFileError, UniqueKeys, read_text
 
 MAX_BYTES = 1_000_000
 
@@ -27,7 +27,7 @@ class CorpusError(ValueError):
         super().__init__(" ".join(str(message).splitlines()))
 
 
-class _NoAliasLoader(yaml.SafeLoader):
+class _NoAliasLoader(UniqueKeys, yaml.SafeLoader):
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
             mark = self.peek_event().start_mark
