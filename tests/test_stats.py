@@ -16,6 +16,8 @@ from ops_eval.stats import (
     newcombe_diff,
     newcombe_paired,
     pass_hat_k,
+    rate,
+    upper_rate,
     wilson,
 )
 
@@ -193,3 +195,90 @@ def test_independent_interval_is_ordered_and_finite(n1, n2, data):
     estimate, low, high = newcombe_diff(k1, n1, k2, n2)
     assert all(math.isfinite(x) for x in (estimate, low, high))
     assert -1.0 <= low <= estimate <= high <= 1.0
+
+
+def test_a_bool_z_is_refused_like_a_bool_count():
+    with pytest.raises(StatsError, match="z must be a positive number"):
+        wilson(1, 2, True)
+    with pytest.raises(StatsError, match="z must be a positive number"):
+        newcombe_diff(1, 2, 1, 2, False)
+
+
+def test_a_huge_integer_z_is_refused_not_an_overflow():
+    with pytest.raises(StatsError, match="z must be a positive number"):
+        wilson(1, 2, 10**400)
+
+
+HUGE = 10**400  # beyond the largest float
+
+
+@pytest.mark.parametrize(
+    ("call", "names"),
+    [
+        (lambda: wilson(HUGE, HUGE), "k = about 10\\^400, n = about 10\\^400"),
+        (lambda: wilson(1, 10**200), "k = 1, n = about 10\\^200"),  # n * n overflows
+        (lambda: newcombe_diff(1, HUGE, 1, 2), "k1 = 1, n1 = about 10\\^400, k2 = 1, n2 = 2"),
+        (lambda: newcombe_paired(HUGE, 1, 1, 1), "a = about 10\\^400, b = 1, c = 1, d = 1"),
+        # the product of the margins overflows
+        (lambda: newcombe_paired(10**80, 1, 1, 10**80), "a = about 10\\^80, b = 1, c = 1, d"),
+        (lambda: upper_rate(HUGE, HUGE), "k = about 10\\^400, n = about 10\\^400"),
+    ],
+)
+def test_counts_too_large_for_a_float_are_refused_precisely(call, names):
+    with pytest.raises(StatsError, match=f"too large for floating-point arithmetic \\({names}"):
+        call()
+
+
+def test_a_huge_negative_count_is_refused_without_printing_all_its_digits():
+    with pytest.raises(StatsError, match="k must not be negative, got about -10\\^5000"):
+        wilson(-(10**5000), 3)
+
+
+def test_numpy_integers_are_whole_numbers():
+    np = pytest.importorskip("numpy")
+    assert wilson(np.int64(81), np.int64(263)) == wilson(81, 263)
+    assert newcombe_diff(np.int32(7), np.uint16(34), np.int8(1), np.int64(34)) == newcombe_diff(
+        7, 34, 1, 34
+    )
+    assert newcombe_paired(*map(np.int64, (59, 6, 16, 80))) == newcombe_paired(59, 6, 16, 80)
+    assert pass_hat_k(np.int64(5), np.int64(4), np.int64(2)) == pass_hat_k(5, 4, 2)
+    assert mcnemar_exact(np.int64(1), np.int64(7)) == mcnemar_exact(1, 7)
+    assert rate(np.int64(3), np.int64(4)) == rate(3, 4)
+
+
+def test_numpy_integers_do_not_wrap_around():
+    # a * d in int64 would wrap past 2**63; the counts are Python integers before any arithmetic
+    np = pytest.importorskip("numpy")
+    big = np.int64(2**40)
+    assert newcombe_paired(big, np.int64(1), np.int64(1), big) == newcombe_paired(
+        2**40, 1, 1, 2**40
+    )
+
+
+@pytest.mark.parametrize("value", ["np.True_", "np.float64(2.0)", "2.0", "True", "'3'", "None"])
+def test_what_is_not_an_integer_is_still_refused(value):
+    np = pytest.importorskip("numpy")
+    bad = eval(value, {"np": np})  # noqa: S307 (a fixed list above)
+    with pytest.raises(StatsError, match="k must be a whole number"):
+        wilson(bad, 3)
+
+
+def test_cohen_kappa_accepts_any_iterable():
+    a = ["y"] * 25 + ["n"] * 25
+    b = ["y"] * 20 + ["n"] * 5 + ["y"] * 10 + ["n"] * 15
+    assert cohen_kappa(iter(a), iter(b)) == pytest.approx(0.4)
+    assert cohen_kappa((x for x in a), tuple(b)) == pytest.approx(0.4)
+    with pytest.raises(StatsError, match="2 and 1 items"):
+        cohen_kappa(iter([1, 0]), iter([1]))
+
+
+@pytest.mark.parametrize("nan", [float("nan"), "decimal"])
+def test_cohen_kappa_refuses_a_label_that_does_not_equal_itself(nan):
+    if nan == "decimal":
+        from decimal import Decimal
+
+        nan = Decimal("NaN")
+    with pytest.raises(StatsError, match="rater_b's item 3 .* does not equal itself"):
+        cohen_kappa([1, 0, 1], [1, 0, nan])
+    with pytest.raises(StatsError, match="rater_a's item 1 .* does not equal itself"):
+        cohen_kappa([nan, 0, 1], [1, 0, 1])

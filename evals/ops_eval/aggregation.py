@@ -5,6 +5,10 @@ scorer (ADK's trajectory metric) needs the mean of its values to reach the thres
 other scorer must pass in every trial where it applies -- except a `report` scorer, whose mean
 is kept beside the gate and never decides it. Error trials are left out of every rate
 and pass^k; `n/a` scores are left out of their scorer's rate.
+
+A run's exit code follows from its cases' verdicts (`run_exit_code`): 3 when no trial ran or
+every trial errored, else 1 when any case's gate is False, else 3 when any case has no verdict,
+else 0. The runner and the synthetic records both use it.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .exits import EXIT_FAILED, EXIT_INFRA, EXIT_OK
 from .records import CaseAggregate, GroupAggregate, Rate, TrialRecord
 from .scorers import registered
 from .stats import pass_hat_k, rate, wilson
@@ -112,3 +117,22 @@ def aggregate(
         pass_hat_k=sum(hats) / len(hats) if hats else None,
         pass_hat_k_cases=len(hats),
     )
+
+
+def no_verdict(trials: Sequence[TrialRecord]) -> str | None:
+    """Why the run as a whole has no verdict, if it has none."""
+    if not trials:
+        return "no trial ran"
+    if all(t.status == "error" for t in trials):
+        return "every trial errored: the model is unreachable or broken"
+    return None
+
+
+def run_exit_code(agg: Aggregates, trials: Sequence[TrialRecord]) -> int:
+    """The run's exit code: 3 with no verdict at all (`no_verdict`), 1 when any case's gate
+    failed, 3 when any case has no verdict, else 0."""
+    if no_verdict(trials):
+        return EXIT_INFRA
+    if any(v is False for v in agg.verdicts):
+        return EXIT_FAILED
+    return EXIT_INFRA if any(v is None for v in agg.verdicts) else EXIT_OK

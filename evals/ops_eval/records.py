@@ -9,15 +9,29 @@ scores say pass, fail or n/a, and the scorer set is recorded.
 Every field a reader uses is typed, and read strictly (JSON types as written, no coercion):
 whatever loads can be reported -- the reports index and format these fields without checking
 them again -- and anything else is a RecordError, one line, exit 2.
+
+A record is also checked against itself: its run id is a safe file name and ledger key, its
+trials are exactly `selected_cases` x repeats 1..`repeats`, once each, and its case aggregates
+name exactly the selected cases, each in its trials' category. A run `ops-eval run` writes always
+is (`run._record`); a record edited or put together by hand may not be.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from .calls import Turn
@@ -120,6 +134,30 @@ class ModelInfo(_Rec):
     endpoint: str | None = None
 
 
+# A run id becomes a file name and a ledger key: no path separator, no leading dot or dash.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def _q(text: str, limit: int = 60) -> str:
+    """A name from the record, quoted for a one-line message (escapes, cut short)."""
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+def _inconsistent(message: str, **context: Any) -> PydanticCustomError:
+    return PydanticCustomError("inconsistent_record", message, context)
+
+
+def _once_each(field: str, names: list[str]) -> None:
+    for name, times in Counter(names).items():
+        if times > 1:
+            raise _inconsistent(
+                "{field}: case {case} appears {times} times",
+                field=field,
+                case=_q(name),
+                times=times,
+            )
+
+
 class RunRecord(_Rec):
     schema_version: int = SCHEMA_VERSION
     run_id: str
@@ -149,6 +187,76 @@ class RunRecord(_Rec):
     gate_passed: bool
     exit_code: int
     notes: list[str] = Field(default_factory=list)
+
+    @field_validator("run_id")
+    @classmethod
+    def _run_id_is_a_file_name(cls, value: str) -> str:
+        if not RUN_ID.fullmatch(value):
+            raise PydanticCustomError(
+                "run_id",
+                "{run_id} is not 1 to 128 letters, digits, '.', '_' or '-' starting with a "
+                "letter or digit (a run id is a file name and a ledger key)",
+                {"run_id": _q(value)},
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _trials_and_cases_are_the_selected_cases(self) -> RunRecord:
+        """Trials: exactly selected_cases x 1..repeats, once each; case aggregates: exactly the
+        selected cases, once each, in their trials' category. Never builds the product, so a
+        huge `repeats` costs nothing."""
+        _once_each("selected_cases", self.selected_cases)
+        selected = set(self.selected_cases)
+        keys = Counter((t.case_id, t.repeat) for t in self.trials)
+        for (case, repeat), times in keys.items():
+            if case not in selected or not 1 <= repeat <= self.repeats:
+                raise _inconsistent(
+                    "trials: case {case} repeat {repeat} is not one of selected_cases x "
+                    "repeats 1..{repeats}",
+                    case=_q(case),
+                    repeat=repeat,
+                    repeats=self.repeats,
+                )
+            if times > 1:
+                raise _inconsistent(
+                    "trials: case {case} repeat {repeat} appears {times} times",
+                    case=_q(case),
+                    repeat=repeat,
+                    times=times,
+                )
+        if len(keys) != len(selected) * self.repeats:  # all valid and distinct: some missing
+            missing = next(
+                (case, r)
+                for case in self.selected_cases
+                for r in range(1, self.repeats + 1)
+                if (case, r) not in keys
+            )
+            raise _inconsistent(
+                "trials: no trial of case {case} repeat {repeat}",
+                case=_q(missing[0]),
+                repeat=missing[1],
+            )
+        _once_each("cases", [c.case_id for c in self.cases])
+        category = {c.case_id: c.category for c in self.cases}
+        for case in category:
+            if case not in selected:
+                raise _inconsistent(
+                    "cases: case {case} is not one of selected_cases", case=_q(case)
+                )
+        for case in self.selected_cases:
+            if case not in category:
+                raise _inconsistent("cases: no aggregate of selected case {case}", case=_q(case))
+        for t in self.trials:
+            if t.category != category[t.case_id]:
+                raise _inconsistent(
+                    "trials: case {case} repeat {repeat} has category {mine}, its case "
+                    "aggregate has {theirs}",
+                    case=_q(t.case_id),
+                    repeat=t.repeat,
+                    mine=_q(t.category),
+                    theirs=_q(category[t.case_id]),
+                )
+        return self
 
 
 def load_record(path: Path) -> RunRecord:

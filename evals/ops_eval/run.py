@@ -19,9 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from .aggregation import Aggregates, aggregate
+from .aggregation import aggregate, no_verdict, run_exit_code
 from .evalset import Case
-from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
+from .exits import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_OK, OpsEvalError
 from .inputs import output_file, trial_timeout
 from .plan import Plan, load_plan
 from .records import ModelInfo, RunRecord, TrialRecord, write_record
@@ -90,30 +90,13 @@ async def _trials(
     return list(await asyncio.gather(*jobs))
 
 
-def _no_verdict(trials: list[TrialRecord]) -> str | None:
-    """Why the run as a whole has no verdict, if it has none."""
-    if not trials:
-        return "no trial ran"
-    if all(t.status == "error" for t in trials):
-        return "every trial errored: the model is unreachable or broken"
-    return None
-
-
-def _exit_code(agg: Aggregates, trials: list[TrialRecord]) -> int:
-    if _no_verdict(trials):
-        return EXIT_INFRA
-    if any(v is False for v in agg.verdicts):
-        return EXIT_FAILED
-    return EXIT_INFRA if any(v is None for v in agg.verdicts) else EXIT_OK
-
-
 def _record(plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: Any) -> RunRecord:
     from .agents import AGENTS
     from .provenance import git_state, scorers_digest, sha256, tool_schema_digest
 
     cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
     agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
-    code = _exit_code(agg, trials)
+    code = run_exit_code(agg, trials)
     source = current().source_root  # an installed wheel has no commit of its own
     commit, dirty = git_state(source) if source else (None, None)
     agents = sorted({c.meta.agent for c in plan.cases if c.meta})
@@ -140,7 +123,7 @@ def _record(plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: A
         pass_hat_k_cases=agg.pass_hat_k_cases,
         gate_passed=code == EXIT_OK,
         exit_code=code,
-        notes=[why] if (why := _no_verdict(trials)) else [],
+        notes=[why] if (why := no_verdict(trials)) else [],
     )
 
 

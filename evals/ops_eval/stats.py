@@ -3,14 +3,19 @@ runs are compared with an interval of their difference rather than a point drop.
 
 Standard library only, and public: the gate, the reports, the red team and the judge calibration
 all use these functions, and anyone may. Each function names its source; `tests/test_stats.py`
-checks each against the published worked examples. Inputs that have no answer raise
-`StatsError` (a ValueError) with the reason; nothing returns NaN.
+checks each against the published worked examples. Counts are whole numbers of any integral
+type (`operator.index`: int, numpy.int64, ...), never a bool or a float. Inputs that have no
+answer -- counts too large for floating-point arithmetic among them -- raise `StatsError` (a
+ValueError) with the reason; nothing returns NaN.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+import numbers
+import operator
+from collections.abc import Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from math import comb
 
 __all__ = [
@@ -32,34 +37,69 @@ Z95_ONE_SIDED = 1.6448536269514722
 
 
 class StatsError(ValueError):
-    """Counts that describe no sample (negative, more successes than trials) or a statistic that
-    is undefined for them; the message says which."""
+    """Counts that describe no sample (negative, more successes than trials, too large for
+    floating-point arithmetic) or a statistic that is undefined for them; the message says
+    which."""
 
 
-def _counts(**named: int) -> None:
-    for name, value in named.items():
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise StatsError(f"{name} must be a whole number, not {value!r}")
-        if value < 0:
-            raise StatsError(f"{name} must not be negative, got {value}")
+def _show(value: object) -> str:
+    """A value for a message; an integer too long to print in full (Python refuses to print
+    one of over 4,300 digits) by its order of magnitude."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        digits = int(value.bit_length() * math.log10(2))
+        return f"about {'-' if value < 0 else ''}10^{digits}"
+    return repr(value)
 
 
-def _proportion(k: int, n: int, k_name: str = "k", n_name: str = "n") -> None:
-    _counts(**{k_name: k, n_name: n})
+def _whole(name: str, value: object) -> int:
+    """A count as a Python int: any integral type (int, numpy.int64, ...) through
+    `operator.index`, never a bool or a float. Python ints, so no arithmetic wraps around."""
+    if isinstance(value, bool):
+        raise StatsError(f"{name} must be a whole number, not {value!r}")
+    try:
+        count = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise StatsError(f"{name} must be a whole number, not {_show(value)}") from None
+    if count < 0:
+        raise StatsError(f"{name} must not be negative, got {_show(count)}")
+    return count
+
+
+def _counts(**named: object) -> list[int]:
+    return [_whole(name, value) for name, value in named.items()]
+
+
+def _proportion(k: object, n: object, k_name: str = "k", n_name: str = "n") -> tuple[int, int]:
+    k, n = _counts(**{k_name: k, n_name: n})
     if k > n:
-        raise StatsError(f"{k_name} ({k}) is more than {n_name} ({n})")
+        raise StatsError(f"{k_name} ({_show(k)}) is more than {n_name} ({_show(n)})")
+    return k, n
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for k successes in n trials, in 0..1.
-
-    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
-    JASA 22, 209-212; method 3 of Newcombe (1998a), Statistics in Medicine 17, 857-872, whose
-    Table I gives the reference values. n == 0 has no information: (0, 1).
-    """
-    _proportion(k, n)
-    if not (isinstance(z, int | float) and math.isfinite(z) and z > 0):
+def _z(z: object) -> float:
+    if isinstance(z, bool) or not isinstance(z, numbers.Real):
         raise StatsError(f"z must be a positive number, got {z!r}")
+    try:
+        value = float(z)
+    except OverflowError:
+        raise StatsError(f"z must be a positive number, got {_show(z)}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise StatsError(f"z must be a positive number, got {z!r}")
+    return value
+
+
+@contextmanager
+def _floats(**named: int) -> Iterator[None]:
+    """Counts whose arithmetic overflows a float (beyond about 1.8e308, or whose products are)
+    are a StatsError naming them, not an OverflowError."""
+    try:
+        yield
+    except OverflowError:
+        shown = ", ".join(f"{name} = {_show(value)}" for name, value in named.items())
+        raise StatsError(f"counts too large for floating-point arithmetic ({shown})") from None
+
+
+def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
     if n == 0:
         return 0.0, 1.0
     p = k / n
@@ -72,6 +112,19 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     return low, high
 
 
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for k successes in n trials, in 0..1.
+
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
+    JASA 22, 209-212; method 3 of Newcombe (1998a), Statistics in Medicine 17, 857-872, whose
+    Table I gives the reference values. n == 0 has no information: (0, 1).
+    """
+    k, n = _proportion(k, n)
+    zf = _z(z)
+    with _floats(k=k, n=n):
+        return _wilson(k, n, zf)
+
+
 def newcombe_diff(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float, float, float]:
     """(estimate, low, high) for p1 - p2 from two independent samples: Newcombe's hybrid score
     interval, method 10 of Newcombe, R. G. (1998b). Interval estimation for the difference
@@ -81,15 +134,17 @@ def newcombe_diff(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[f
     An empty sample carries no information: its Wilson interval is (0, 1) and its point estimate
     is taken as 0.5, so the difference's interval is wide rather than undefined.
     """
-    _proportion(k1, n1, "k1", "n1")
-    _proportion(k2, n2, "k2", "n2")
-    p1 = k1 / n1 if n1 else 0.5
-    p2 = k2 / n2 if n2 else 0.5
-    l1, u1 = wilson(k1, n1, z)
-    l2, u2 = wilson(k2, n2, z)
-    d = p1 - p2
-    low = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
-    high = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    k1, n1 = _proportion(k1, n1, "k1", "n1")
+    k2, n2 = _proportion(k2, n2, "k2", "n2")
+    zf = _z(z)
+    with _floats(k1=k1, n1=n1, k2=k2, n2=n2):
+        p1 = k1 / n1 if n1 else 0.5
+        p2 = k2 / n2 if n2 else 0.5
+        l1, u1 = _wilson(k1, n1, zf)
+        l2, u2 = _wilson(k2, n2, zf)
+        d = p1 - p2
+        low = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+        high = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
     return d, max(-1.0, low), min(1.0, high)
 
 
@@ -104,24 +159,26 @@ def newcombe_paired(a: int, b: int, c: int, d: int, z: float = Z95) -> tuple[flo
     when a margin is empty). Reference values: Fagerland, Lydersen & Laake (2017), Statistical
     Analysis of Contingency Tables, ch. 8. No pairs: (0, -1, 1).
     """
-    _counts(a=a, b=b, c=c, d=d)
+    a, b, c, d = _counts(a=a, b=b, c=c, d=d)
+    zf = _z(z)
     n = a + b + c + d
     if n == 0:
         return 0.0, -1.0, 1.0
-    p1, p2 = (a + b) / n, (a + c) / n
-    l1, u1 = wilson(a + b, n, z)
-    l2, u2 = wilson(a + c, n, z)
-    margins = (a + b) * (c + d) * (a + c) * (b + d)
-    phi = 0.0
-    if margins:
-        cross = a * d - b * c
-        if cross > n / 2:
-            phi = (cross - n / 2) / math.sqrt(margins)
-        elif cross < 0:
-            phi = cross / math.sqrt(margins)
-    diff = p1 - p2
-    below = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
-    above = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
+    with _floats(a=a, b=b, c=c, d=d):
+        p1, p2 = (a + b) / n, (a + c) / n
+        l1, u1 = _wilson(a + b, n, zf)
+        l2, u2 = _wilson(a + c, n, zf)
+        margins = (a + b) * (c + d) * (a + c) * (b + d)
+        phi = 0.0
+        if margins:
+            cross = a * d - b * c
+            if cross > n / 2:
+                phi = (cross - n / 2) / math.sqrt(margins)
+            elif cross < 0:
+                phi = cross / math.sqrt(margins)
+        diff = p1 - p2
+        below = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
+        above = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
     # |phi| <= 1 keeps both sums non-negative; max() guards the last bit of rounding.
     return (
         diff,
@@ -137,35 +194,48 @@ def pass_hat_k(n: int, c: int, k: int) -> float | None:
 
     None when fewer than k trials were run (k > n): it cannot be estimated without bias.
     """
-    _proportion(c, n, "c", "n")
-    _counts(k=k)
+    c, n = _proportion(c, n, "c", "n")
+    (k,) = _counts(k=k)
     if k < 1:
         raise StatsError(f"k must be at least 1, got {k}")
     if k > n:
         return None
-    return comb(c, k) / comb(n, k)
+    with _floats(n=n, c=c, k=k):  # a ratio of at most 1: exact, but kept safe
+        return comb(c, k) / comb(n, k)
 
 
-def cohen_kappa(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable]) -> float:
+def cohen_kappa(rater_a: Iterable[Hashable], rater_b: Iterable[Hashable]) -> float:
     """Cohen's kappa for two raters labelling the same items: (po - pe) / (1 - pe), where po is
     the observed agreement and pe the agreement expected from each rater's label frequencies.
     Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
     Psychological Measurement 20, 37-46.
 
+    Each rater's labels are any iterable (read once, into a list), in item order. Labels are
+    compared with `==` (and hashed), so 1, 1.0 and True are the same label; a label that does
+    not equal itself (a float or Decimal NaN) could never agree, not even with itself, and is
+    refused (StatsError) rather than counted as a disagreement.
+
     Undefined (StatsError) with no items, labels of unequal count, or when chance agreement is
     already certain (pe == 1: both raters gave every item the same one label), where agreement
     says nothing about the raters.
     """
-    if len(rater_a) != len(rater_b):
-        raise StatsError(f"the raters labelled {len(rater_a)} and {len(rater_b)} items")
-    n = len(rater_a)
+    a, b = list(rater_a), list(rater_b)
+    if len(a) != len(b):
+        raise StatsError(f"the raters labelled {len(a)} and {len(b)} items")
+    n = len(a)
     if n == 0:
         raise StatsError("kappa needs at least one item")
-    observed = sum(x == y for x, y in zip(rater_a, rater_b, strict=True)) / n
-    labels = set(rater_a) | set(rater_b)
+    for name, labels in (("rater_a", a), ("rater_b", b)):
+        for i, label in enumerate(labels):
+            if label != label:  # NaN: the one kind of label that never agrees
+                raise StatsError(
+                    f"{name}'s item {i + 1} ({label!r}) does not equal itself (NaN?), so it could "
+                    "never agree with any label"
+                )
+    observed = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    labels = set(a) | set(b)
     expected = sum(
-        (sum(x == label for x in rater_a) / n) * (sum(y == label for y in rater_b) / n)
-        for label in labels
+        (sum(x == label for x in a) / n) * (sum(y == label for y in b) / n) for label in labels
     )
     if math.isclose(expected, 1.0):
         raise StatsError(
@@ -182,7 +252,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     the exact form as in Fagerland, Lydersen & Laake (2013), BMC Medical Research Methodology
     13, 91, whose worked example (b=1, c=7) gives 0.070. No discordant pair: 1.0.
     """
-    _counts(b=b, c=c)
+    b, c = _counts(b=b, c=c)
     m = b + c
     if m == 0:
         return 1.0

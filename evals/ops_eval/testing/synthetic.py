@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ..aggregation import aggregate
+from ..aggregation import aggregate, no_verdict, run_exit_code
 from ..calls import ToolCall, Turn
+from ..exits import EXIT_OK
 from ..records import ModelInfo, RunRecord, TrialRecord
 from ..scorers import registered
 from ..scorers.base import Score
@@ -86,7 +87,7 @@ def synthetic_record(
     ]
     cases = [(case_id, category) for case_id, category, _ in outcomes]
     agg = aggregate(cases, trials, repeats, 1.0)
-    passed = bool(agg.cases) and all(c.gate for c in agg.cases)
+    code = run_exit_code(agg, trials)  # the runner's rule (`run._record`)
     return RunRecord(
         run_id=run_id,
         started_at=started_at,
@@ -107,14 +108,8 @@ def synthetic_record(
         total=agg.total,
         pass_hat_k=agg.pass_hat_k,
         pass_hat_k_cases=agg.pass_hat_k_cases,
-        gate_passed=passed,
-        exit_code=0 if passed else 1,
+        gate_passed=code == EXIT_OK,
+        exit_code=code,
+        notes=[why] if (why := no_verdict(trials)) else [],
         **{**HASHES, **hashes},
     )
-
-
-def outcomes_of(
-    cases: Sequence[tuple[str, str]], passes: Sequence[Sequence[bool | None]]
-) -> Outcomes:
-    """Zip case ids and categories with their per-repeat outcomes."""
-    return [(cid, cat, list(p)) for (cid, cat), p in zip(cases, passes, strict=True)]
