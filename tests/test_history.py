@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -14,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval.history import CSV_COLUMNS, add_parser, set_matches
-from ops_eval.records import write_record
+from ops_eval.history import add_parser
+from ops_eval.history_formats import CSV_COLUMNS, csv_cell, render
+from ops_eval.history_rows import set_matches
+from ops_eval.records import RecordError, load_record, write_record
 from ops_eval.stats import pass_hat_k, wilson
 from ops_eval.testing.synthetic import synthetic_record
 
@@ -305,3 +308,99 @@ def test_csv_and_json_do_not_import_jinja2():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_csv_text_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path, ops_env, capsys):
+    """OWASP's CSV injection advice: a text cell starting with = + - @ tab or CR gets a leading
+    single quote, so a spreadsheet shows it instead of evaluating it."""
+    model, eval_set = '=HYPERLINK("http://x")', "@SUM(1+1)/ops.evalset.json"
+    record = synthetic_record([("a", "happy", [True])], model=model, eval_set=eval_set)
+    write_record(record, tmp_path / "+cmd|calc!A1.json")
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
+    assert history() == 0
+    (row,) = csv_rows(capsys.readouterr().out)
+    assert row["model"] == "'" + model
+    assert row["eval_set"] == "'" + eval_set
+    assert row["file"] == "'+cmd|calc!A1.json"
+    assert row["run_id"] == "synthetic"
+    assert row["passed"] == "1" and row["rate"] == "1.0"  # numbers as they were
+
+
+@pytest.mark.parametrize("text", ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"])
+def test_every_dangerous_first_character_is_quoted(text):
+    assert csv_cell(text) == "'" + text
+
+
+@pytest.mark.parametrize("value", [-1, -2.5, 0, 3.0, "plain", "a=b", "", " =x"])
+def test_numbers_and_harmless_text_are_left_alone(value):
+    assert csv_cell(value) == value
+
+
+def test_a_record_with_nan_is_refused_on_load_and_passed_over(tmp_path, ops_env, capsys):
+    """NaN cannot reach the history: the record that carries one is no run record."""
+    record = synthetic_record([("a", "happy", [True])], run_id="n1")
+    data = record.model_dump(mode="json")
+    data["trials"][0]["scores"]["trajectory"]["value"] = float("nan")
+    path = tmp_path / "n1.json"
+    path.write_text(json.dumps(data), encoding="utf-8")  # json writes NaN
+    with pytest.raises(RecordError) as caught:
+        load_record(path)
+    assert "\n" not in str(caught.value) and "finite" in str(caught.value)
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
+    assert history("--format", "json") == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "passed over 1 file(s)" in err and "n1.json" in err
+
+
+def test_json_never_writes_nan(runs):
+    """Should a NaN reach a row anyway, the JSON format refuses it instead of writing `NaN`,
+    which is not JSON."""
+    from ops_eval.history_rows import history_rows
+    from ops_eval.run_index import scan
+
+    records, _ = scan(runs)
+    row = dataclasses.replace(history_rows(records)[0], trajectory_mean=float("nan"))
+    with pytest.raises(ValueError, match="JSON"):
+        render([row], "json", runs)
+
+
+def test_a_filter_never_changes_which_run_is_previous(tmp_path, ops_env, capsys):
+    """A series is keyed by the eval set's file name and the model, so runs started from
+    different folders are one series; `--set` by path shows part of it, but each run is still
+    compared with the previous run of its whole series."""
+    write(tmp_path, "p1", [("a", "happy", [True])], started_at="2026-01-01T00:00:00+00:00")
+    write(
+        tmp_path,
+        "p2",
+        [("a", "happy", [True])],
+        started_at="2026-01-02T00:00:00+00:00",
+        eval_set="ops.evalset.json",  # the same set, run from inside evals/
+        seed_sha256="6" * 64,
+    )
+    write(
+        tmp_path,
+        "p3",
+        [("a", "happy", [True])],
+        started_at="2026-01-03T00:00:00+00:00",
+        seed_sha256="6" * 64,
+    )
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
+    assert history() == 0
+    rows = {r["run_id"]: r for r in csv_rows(capsys.readouterr().out)}
+    assert rows["p3"]["previous_run"] == "p2" and rows["p3"]["changed"] == ""
+    assert history("--set", "evals/ops.evalset.json") == 0
+    rows = {r["run_id"]: r for r in csv_rows(capsys.readouterr().out)}
+    assert list(rows) == ["p1", "p3"]
+    assert rows["p3"]["previous_run"] == "p2" and rows["p3"]["changed"] == ""
+    assert history("--format", "html") == 0
+    page = capsys.readouterr().out
+    assert page.count("<svg ") == 1  # one series, one trend, whatever folder each ran from
+
+
+@pytest.mark.parametrize("option", ["--model", "--set"])
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_filter_is_refused(runs, capsys, option, value):
+    assert history(option, value) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"error: {option}: empty")

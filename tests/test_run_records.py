@@ -197,3 +197,19 @@ def test_the_rule_itself():
     assert code([None, False]) == EXIT_FAILED
     assert code([None, None]) == EXIT_INFRA
     assert no_verdict(synthetic_record([("c1", "lookup", [True])]).trials) is None
+
+
+def test_a_turn_with_a_time_that_is_not_a_number_is_refused(tmp_path):
+    """Found in review: a turn's `seconds` took NaN, which no report or export can show."""
+    import json
+
+    from ops_eval.records import RecordError, load_record, write_record
+    from ops_eval.testing.synthetic import synthetic_record
+
+    path = tmp_path / "run.json"
+    write_record(synthetic_record([("a", "happy", [True])], run_id="nan0001"), path)
+    data = json.loads(path.read_text())
+    data["trials"][0]["turns"][0]["seconds"] = float("nan")
+    path.write_text(json.dumps(data))
+    with pytest.raises(RecordError, match="seconds"):
+        load_record(path)

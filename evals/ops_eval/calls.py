@@ -57,7 +57,7 @@ class InjectedFault(BaseModel):
     """A tool call the harness made fail (a case's `contracts.faults`): kept in the record so a
     report can tell an injected failure from a real one -- the model saw only the result."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     tool: str
     kind: str
@@ -71,7 +71,7 @@ class InjectedFault(BaseModel):
 class Turn(BaseModel):
     """One user turn as played (and as a run record stores it)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     index: int
     prompt: str

@@ -29,7 +29,7 @@ Gate = Literal["all", "mean", "report"]
 class Score(BaseModel):
     """One scorer's verdict on one trial. `n/a` is left out of every denominator."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     outcome: Outcome
     detail: str = ""
