@@ -1,9 +1,11 @@
-"""Which run the candidate is compared with. The automatic choice is the latest comparable run a
-human would have chosen: it passes over, and says why, a run measured differently, one the gate
-cannot judge, one that fails the current policy on its own (gated or not), and one with any gate
-verdict of its own that was inconclusive or failed without an override -- even when a later
-verdict passed. Explicit and pinned baselines are the user's choice, but never one the gate
-cannot judge."""
+"""Which run the candidate is compared with. Without --baseline or --pinned it is the series'
+latest pin the candidate can be compared with; else the latest comparable run a human would have
+chosen: it passes over, and says why, a run measured differently, one the gate cannot judge, one
+never gated under the current policy, and one whose latest verdict under the current policy was
+inconclusive or failed without an override. Verdicts under another policy (a one-off stricter
+flag) say nothing either way; runs of another eval set, model or case selection are counted, not
+listed. Explicit and pinned baselines are the user's choice, but never one the gate cannot
+judge."""
 
 from __future__ import annotations
 
@@ -67,6 +69,13 @@ def all_not_applicable(record: RunRecord) -> RunRecord:
     return record.model_copy(update={"trials": trials})
 
 
+def gated(ledger: Ledger, run_id: str, config=POLICY, **kwargs) -> None:
+    """Record a passing verdict of `run_id` under `config` (the shipped POLICY unless told)."""
+    kwargs.setdefault("kind", "pass")
+    kwargs.setdefault("failures", ())
+    ledger.append(verdict(run_id, policy_sha256=config.digest(), **kwargs))
+
+
 def test_the_latest_comparable_run_is_chosen_and_every_skip_said(runs):
     cand_path, cand = make_run(runs, "cand00000001", at(10))
     make_run(runs, "later0000001", at(11))
@@ -82,9 +91,10 @@ def test_the_latest_comparable_run_is_chosen_and_every_skip_said(runs):
     make_run(runs, "older0000001", at(3))
     (runs / "notes.json").write_text("not a record")
     ledger = default_ledger()
-    ledger.append(verdict("noisy0000001", kind="inconclusive_noise", failures=()))
-    ledger.append(verdict("failed000001", failures=("regressed",)))
-    ledger.append(verdict("chosen000001", kind="pass", failures=()))
+    gated(ledger, "noisy0000001", kind="inconclusive_noise")
+    gated(ledger, "failed000001", kind="regressed", failures=("regressed",))
+    gated(ledger, "chosen000001")
+    gated(ledger, "older0000001")
 
     found, skipped = choose_baseline(
         cand, cand_path, explicit=None, pinned=None, ledger=ledger, runs_dir=runs, config=POLICY
@@ -96,25 +106,24 @@ def test_the_latest_comparable_run_is_chosen_and_every_skip_said(runs):
     assert list(reasons) == [
         "later0000001",
         "errored00001",
-        "model0000001",
-        "cases0000001",
         "noisy0000001",
         "failed000001",
+        "2 run(s)",
         "1 file(s)",
     ]
     assert reasons["later0000001"].startswith(f"started {at(11)}, not before the candidate")
     assert reasons["errored00001"] == (
         "its run errored00001: every trial errored (4); there is no verdict to gate on"
     )
-    assert reasons["model0000001"] == "model other/model, not synthetic/model"
-    assert reasons["cases0000001"].startswith("another case selection (3 cases, 1 not in")
+    # another model and another case selection: counted, not listed one by one
+    assert reasons["2 run(s)"] == "of another eval set, model or case selection"
     assert reasons["noisy0000001"].startswith(
         "its own gate was inconclusive_noise (against base00000000, at "
     )
     assert reasons["failed000001"].startswith(
         "its own gate failed (regressed; against base00000000, at "
     )
-    assert reasons["failed000001"].endswith("and was not overridden")
+    assert reasons["failed000001"].endswith("with no override of that decision")
     assert reasons["1 file(s)"].startswith("not run records (e.g. notes.json: not JSON")
 
     # an override of the failed run's verdict makes it a baseline again
@@ -122,25 +131,82 @@ def test_the_latest_comparable_run_is_chosen_and_every_skip_said(runs):
     assert auto(cand, cand_path, runs, ledger)[0] == "failed000001"
 
 
-def test_an_earlier_failed_verdict_counts_though_a_later_one_passed(runs):
+def test_the_latest_verdict_under_this_policy_decides(runs):
+    """A run's standing is its latest verdict under the policy in force, not any verdict it
+    ever had. This replaces 'an earlier failed verdict counts though a later one passed': that
+    rule let one stale verdict -- say a failure under a one-off stricter flag, or one since
+    re-gated -- disqualify a run for good, so the automatic baseline drifted back to ever older
+    runs. A failure followed by a pass under the same policy is now eligible; a pass followed
+    by a failure is not."""
     cand_path, cand = make_run(runs, "cand00000001", at(10))
-    make_run(runs, "drifted00001", at(5))
+    make_run(runs, "regated00001", at(5))
     make_run(runs, "steady000001", at(4))
     ledger = default_ledger()
-    ledger.append(verdict("drifted00001", baseline="strong000001", failures=("the set regressed",)))
-    # gated again against a weaker baseline, it passed: the failure above still stands
-    ledger.append(verdict("drifted00001", baseline="weak00000001", kind="pass", failures=()))
-    chosen, skipped = auto(cand, cand_path, runs, ledger)
+    gated(ledger, "steady000001")
+    gated(
+        ledger,
+        "regated00001",
+        baseline="strong000001",
+        kind="regressed",
+        failures=("the set regressed",),
+    )
+    gated(ledger, "regated00001", baseline="weak00000001")  # gated again, it passed
+    assert auto(cand, cand_path, runs, ledger) == ("regated00001", {})
+
+    # the other way round: a pass, then a failure under the same policy -- the failure stands
+    reverse = Ledger(runs / "other" / "gate-ledger.jsonl")
+    gated(reverse, "steady000001")
+    gated(reverse, "regated00001", baseline="weak00000001")
+    gated(
+        reverse,
+        "regated00001",
+        baseline="strong000001",
+        kind="regressed",
+        failures=("the set regressed",),
+    )
+    chosen, skipped = auto(cand, cand_path, runs, reverse)
     assert chosen == "steady000001"
-    assert skipped["drifted00001"].startswith(
+    assert skipped["regated00001"].startswith(
         "its own gate failed (the set regressed; against strong000001, at "
     )
-    assert skipped["drifted00001"].endswith("and was not overridden")
 
-    # with only the passing verdict it would have been chosen
-    passing_only = Ledger(runs / "other" / "gate-ledger.jsonl")
-    passing_only.append(verdict("drifted00001", baseline="weak00000001", kind="pass", failures=()))
-    assert auto(cand, cand_path, runs, passing_only) == ("drifted00001", {})
+
+def test_a_verdict_under_another_policy_neither_disqualifies_nor_qualifies(runs):
+    """The reviewer's case: `ops-eval gate B --suite-threshold 0.99` failing says nothing about
+    B under the shipped policy, so B stays C's baseline; nor does a pass under another policy
+    make a run never gated under this one eligible."""
+    cand_path, cand = make_run(runs, "cand00000001", at(10))  # C
+    make_run(runs, "bbbbbbbb0001", at(5))  # B
+    make_run(runs, "steady000001", at(4))
+    ledger = default_ledger()
+    strict = POLICY.tightened(suite_threshold=0.99)
+    assert strict.digest() != POLICY.digest()
+    gated(ledger, "steady000001")
+    gated(ledger, "bbbbbbbb0001")  # passed under the shipped policy
+    gated(
+        ledger,
+        "bbbbbbbb0001",
+        config=strict,
+        kind="pass",
+        failures=("pass rate 3/4 (75%) is below the suite threshold 99%",),
+    )
+    assert auto(cand, cand_path, runs, ledger) == ("bbbbbbbb0001", {})
+
+    # under the stricter policy itself, B was never gated as it passed: neither qualifies
+    chosen, skipped = auto(cand, cand_path, runs, ledger, config=strict)
+    assert chosen is None
+    assert skipped["steady000001"].startswith("never gated under this policy")
+
+    # a pass under another policy does not qualify a run never gated under this one
+    other = Ledger(runs / "other" / "gate-ledger.jsonl")
+    gated(other, "steady000001")
+    gated(other, "bbbbbbbb0001", config=strict)
+    chosen, skipped = auto(cand, cand_path, runs, other)
+    assert chosen == "steady000001"
+    assert skipped["bbbbbbbb0001"] == (
+        "never gated under this policy (`ops-eval gate bbbbbbbb0001` first; a run nobody "
+        "judged is no baseline)"
+    )
 
 
 def test_an_override_of_another_decision_does_not_clear_a_failed_verdict(runs):
@@ -148,35 +214,55 @@ def test_an_override_of_another_decision_does_not_clear_a_failed_verdict(runs):
     make_run(runs, "failed000001", at(5))
     make_run(runs, "steady000001", at(4))
     ledger = default_ledger()
-    ledger.append(verdict("failed000001", policy_sha256="1" * 64))
-    ledger.append(verdict("failed000001", policy_sha256="2" * 64))
+    gated(ledger, "steady000001")
+    # two failed decisions under this policy, against different baselines
+    gated(
+        ledger, "failed000001", baseline="base00000001", kind="regressed", failures=("regressed",)
+    )
+    gated(
+        ledger, "failed000001", baseline="base00000002", kind="regressed", failures=("regressed",)
+    )
     record_override(ledger, "failed000001", REASON, "Ada")  # accepts the latest only
+    assert auto(cand, cand_path, runs, ledger)[0] == "failed000001"
+    # gated again, it fails once more: the override of the earlier decision does not cover it
+    gated(
+        ledger, "failed000001", baseline="base00000003", kind="regressed", failures=("regressed",)
+    )
     chosen, skipped = auto(cand, cand_path, runs, ledger)
     assert chosen == "steady000001"
     assert skipped["failed000001"].startswith("its own gate failed (regressed; against")
 
 
-def test_a_never_gated_run_that_fails_the_policy_is_passed_over(runs):
+def test_a_never_gated_run_is_passed_over(runs):
+    """A run nobody gated under this policy is no baseline, however well it scored; gated and
+    passing, it is one -- and its standing depends on the policy in force."""
     cand_path, cand = make_run(runs, "cand00000001", at(10))
     make_run(runs, "weak00000001", at(5), outcomes=[("c1", "lookup", [False, False]), CASES[1]])
     make_run(runs, "steady000001", at(4))
-    assert default_ledger().entries() == []  # neither was ever gated
-    chosen, skipped = auto(cand, cand_path, runs)  # 1 of 4 passes; the suite threshold is 50%
+    ledger = default_ledger()
+    gated(ledger, "steady000001")
+    chosen, skipped = auto(cand, cand_path, runs, ledger)
     assert chosen == "steady000001"
     assert skipped == {
         "weak00000001": (
-            "fails the policy on its own: pass rate 1/4 (25%) is below the suite threshold 50%"
+            "never gated under this policy (`ops-eval gate weak00000001` first; a run nobody "
+            "judged is no baseline)"
         )
     }
     lenient = POLICY.model_copy(update={"suite_threshold": 0.25})
-    assert auto(cand, cand_path, runs, config=lenient) == ("weak00000001", {})
+    gated(ledger, "weak00000001", config=lenient)
+    assert auto(cand, cand_path, runs, ledger, config=lenient) == (
+        "weak00000001",
+        {},
+    )
+    # under the shipped policy weak00000001 is still never gated; steady000001 is chosen
+    assert auto(cand, cand_path, runs, ledger)[0] == "steady000001"
 
     required = POLICY.model_copy(update={"required_cases": {"ops.evalset.json": ["c2"]}})
-    chosen, skipped = auto(cand, cand_path, runs, config=required)  # c2 fails repeat 2 in both
-    assert chosen is None
-    assert skipped["steady000001"] == (
-        "fails the policy on its own: required case c2 did not pass every trial (#2 failed)"
-    )
+    chosen, skipped = auto(cand, cand_path, runs, ledger, config=required)
+    assert chosen is None  # neither was gated under this policy
+    assert set(skipped) == {"weak00000001", "steady000001"}
+    assert all(why.startswith("never gated under this policy") for why in skipped.values())
 
 
 def _changed_criteria(record: RunRecord) -> RunRecord:
@@ -200,22 +286,27 @@ def test_a_run_measured_differently_is_passed_over_unless_allowed(runs, kind, ch
     _, record = make_run(runs, "changed00001", at(5))
     write_record(change(record), runs / "run-changed00001.json")
     make_run(runs, "steady000001", at(4))
-    chosen, skipped = auto(cand, cand_path, runs)
+    ledger = default_ledger()
+    gated(ledger, "changed00001")
+    gated(ledger, "steady000001")
+    chosen, skipped = auto(cand, cand_path, runs, ledger)
     assert chosen == "steady000001"
     assert skipped == {
         "changed00001": (
             f"measured differently: {kind} changed since (--allow-change {kind} compares anyway)"
         )
     }
-    assert auto(cand, cand_path, runs, allowed=[kind]) == ("changed00001", {})
+    assert auto(cand, cand_path, runs, ledger, allowed=[kind]) == ("changed00001", {})
     other = "seed" if kind != "seed" else "eval_set"
-    assert auto(cand, cand_path, runs, allowed=[other])[0] == "steady000001"
+    assert auto(cand, cand_path, runs, ledger, allowed=[other])[0] == "steady000001"
 
 
 def test_a_change_of_what_is_tested_is_no_reason_to_pass_a_run_over(runs):
     cand_path, cand = make_run(runs, "cand00000001", at(10))
     make_run(runs, "prompt000001", at(5), instruction="j" * 64, tool_schema_sha256="8" * 64)
-    assert auto(cand, cand_path, runs) == ("prompt000001", {})
+    ledger = default_ledger()
+    gated(ledger, "prompt000001")
+    assert auto(cand, cand_path, runs, ledger) == ("prompt000001", {})
 
 
 @pytest.mark.parametrize(
@@ -239,24 +330,30 @@ def test_a_run_the_gate_cannot_judge_is_passed_over(runs, spoil, why):
     _, record = make_run(runs, "spoilt000001", at(5))
     write_record(spoil(record), runs / "run-spoilt000001.json")
     make_run(runs, "steady000001", at(4))
-    assert auto(cand, cand_path, runs) == ("steady000001", {"spoilt000001": why})
+    ledger = default_ledger()
+    gated(ledger, "spoilt000001")  # passed once, under an older scorer set
+    gated(ledger, "steady000001")
+    assert auto(cand, cand_path, runs, ledger) == ("steady000001", {"spoilt000001": why})
 
 
 def test_another_eval_set_is_not_comparable_and_none_may_be_found(runs):
     cand_path, cand = make_run(runs, "cand00000001", at(10))
     make_run(runs, "elsewhere001", at(9), eval_set="evals/other.evalset.json")
+    make_run(runs, "elsewhere002", at(8), eval_set="evals/other.evalset.json")
+    ledger = default_ledger()
+    gated(ledger, "elsewhere001")  # gated and passing, yet of another eval set
     chosen, skipped = choose_baseline(
         cand,
         cand_path,
         explicit=None,
         pinned=None,
-        ledger=default_ledger(),
+        ledger=ledger,
         runs_dir=runs,
         config=POLICY,
     )
     assert chosen is None
     assert skipped == [
-        ("elsewhere001", "eval set evals/other.evalset.json, not evals/ops.evalset.json")
+        ("2 run(s)", "of another eval set, model or case selection")
     ]  # said even when nothing is chosen
 
 
@@ -267,6 +364,74 @@ def test_a_copy_of_the_candidate_is_not_its_baseline(runs):
         None,
         {"cand00000001": "same run id as the candidate (copy.json is a copy of it)"},
     )
+
+
+# --- the series' pin as the default anchor ------------------------------------------------------
+
+
+def test_a_pin_of_the_series_is_the_default_anchor_over_a_newer_eligible_run(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    make_run(runs, "newer0000001", at(6))
+    make_run(runs, "oldpin000001", at(2))
+    make_run(runs, "anchor000001", at(3))
+    ledger = default_ledger()
+    gated(ledger, "newer0000001")  # eligible, and newer than either pinned run
+    pin(ledger, "anchor000001", "release", None)
+    entry = pin(ledger, "oldpin000001", "main", "Ada")  # pinned last: the series' latest pin
+
+    found, skipped = choose_baseline(
+        cand, cand_path, explicit=None, pinned=None, ledger=ledger, runs_dir=runs, config=POLICY
+    )
+    assert found is not None and skipped == [] and found.skipped == []
+    assert found.record.run_id == "oldpin000001"
+    assert found.path == runs / "baselines" / "oldpin000001.json"
+    assert found.how == f"pinned main (pinned by Ada at {entry.at}), the series' latest pin"
+
+    # a pin whose copy was swapped, and one measured differently: listed, the next pin wins
+    _, record = make_run(runs, "changed00001", at(4))
+    changed = record.model_copy(update={"seed_sha256": "6" * 64})
+    write_record(changed, runs / "run-changed00001.json")
+    pin(ledger, "changed00001", "seedless", None)
+    pin(ledger, "newer0000001", "broken", None)
+    (runs / "baselines" / "newer0000001.json").write_text("swapped")
+    found, skipped = choose_baseline(
+        cand, cand_path, explicit=None, pinned=None, ledger=ledger, runs_dir=runs, config=POLICY
+    )
+    assert found is not None and found.record.run_id == "oldpin000001"
+    assert found.skipped == skipped
+    reasons = dict(skipped)
+    assert list(reasons) == ["pin broken", "pin seedless (run changed00001)"]
+    assert "was changed or removed" in reasons["pin broken"]
+    assert reasons["pin seedless (run changed00001)"] == (
+        "measured differently: seed changed since (--allow-change seed compares anyway)"
+    )
+    found, _ = choose_baseline(
+        cand,
+        cand_path,
+        explicit=None,
+        pinned=None,
+        ledger=ledger,
+        runs_dir=runs,
+        config=POLICY,
+        allowed=["seed"],
+    )
+    assert found is not None and found.record.run_id == "changed00001"
+
+
+def test_a_pin_of_another_series_is_ignored(runs):
+    cand_path, cand = make_run(runs, "cand00000001", at(10))
+    make_run(runs, "newer0000001", at(6))
+    make_run(runs, "elsewhere001", at(5), eval_set="evals/other.evalset.json")
+    make_run(runs, "model0000001", at(4), model="other/model")
+    make_run(runs, "cases0000001", at(3), outcomes=[*CASES, ("c3", "lookup", [True, True])])
+    ledger = default_ledger()
+    gated(ledger, "newer0000001")
+    pin(ledger, "elsewhere001", "other-set", None)
+    pin(ledger, "model0000001", "other-model", None)
+    pin(ledger, "cases0000001", "other-cases", None)
+    pin(ledger, "cand00000001", "itself", None)  # the candidate's own pin is no anchor either
+    chosen, skipped = auto(cand, cand_path, runs, ledger)  # AUTO: no pin was taken
+    assert (chosen, skipped) == ("newer0000001", {})  # no pin listed as passed over
 
 
 # --- explicit and pinned -----------------------------------------------------------------------

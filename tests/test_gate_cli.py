@@ -21,13 +21,35 @@ def runs(tmp_path, ops_env):
     return tmp_path
 
 
-def _write(runs: Path, run_id: str, passes: list[list[bool | None]], hour: int, **kw) -> Path:
+def _write(
+    runs: Path, run_id: str, passes: list[list[bool | None]], hour: int, judged=False, **kw
+) -> Path:
+    """A run record in `runs`; `judged`: with a passing verdict under the shipped policy in the
+    ledger, as if it had been gated -- what makes a run an automatic baseline."""
     cases = [(f"case-{i:02d}", "happy" if i % 2 else "negative", p) for i, p in enumerate(passes)]
     record = synthetic_record(
         cases, run_id=run_id, started_at=f"2026-11-30T{hour:02d}:00:00+00:00", eval_set=SET, **kw
     )
     path = runs / f"{run_id}.json"
     write_record(record, path)
+    if judged:
+        from ops_eval.gate.config import gate_file, read_gate_config
+        from ops_eval.gate.entries import VerdictEntry
+        from ops_eval.gate.ledger import Ledger
+        from ops_eval.gate.runs import file_sha256
+
+        policy, _ = read_gate_config(gate_file())
+        Ledger(runs / "gate-ledger.jsonl").append(
+            VerdictEntry(
+                candidate=run_id,
+                candidate_sha256=file_sha256(path),
+                baseline=None,
+                baseline_sha256=None,
+                policy_sha256=policy.digest(),
+                verdict="pass",
+                passed=True,
+            )
+        )
     return path
 
 
@@ -40,7 +62,7 @@ def _ledger(runs: Path) -> list[dict]:
 
 
 def test_identical_runs_pass_against_the_latest_comparable_run(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", ALL_PASS, 2)
     assert main(["gate"]) == 0  # the newest run, against the one before it
     out = capsys.readouterr().out
@@ -48,7 +70,7 @@ def test_identical_runs_pass_against_the_latest_comparable_run(runs, capsys):
     assert "latest comparable run" in out
     assert "what changed: nothing" in out
     assert out.rstrip().endswith("gate: PASSED -- comparison pass")
-    (entry,) = _ledger(runs)
+    _, entry = _ledger(runs)  # the first: the baseline judged when it was written
     assert (entry["candidate"], entry["baseline"], entry["verdict"]) == (
         "cand0001",
         "base0001",
@@ -57,7 +79,7 @@ def test_identical_runs_pass_against_the_latest_comparable_run(runs, capsys):
 
 
 def test_a_regression_exits_1_and_says_why_with_both_rates(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001"]) == 1
     out = capsys.readouterr().out
@@ -68,7 +90,7 @@ def test_a_regression_exits_1_and_says_why_with_both_rates(runs, capsys):
 
 
 def test_inconclusive_noise_passes_loudly(runs, capsys):
-    _write(runs, "base0001", [[True]] * 13, 1)
+    _write(runs, "base0001", [[True]] * 13, 1, judged=True)
     _write(runs, "cand0001", [[False]] * 2 + [[True]] * 11, 2)
     assert main(["gate", "cand0001", "--suite-threshold", "0.8"]) == 0
     out = capsys.readouterr().out
@@ -76,13 +98,13 @@ def test_inconclusive_noise_passes_loudly(runs, capsys):
 
 
 def test_a_changed_eval_set_is_refused_unless_the_change_is_named(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", ALL_PASS, 2, eval_set_sha256="f" * 64, model="other/model")
     assert main(["gate", "cand0001", "--baseline", "base0001"]) == 2
     err = capsys.readouterr().err
     assert "incompatible runs: eval_set: eeeeeeeeeeee… -> ffffffffffff…" in err
     assert "--allow-change eval_set" in err
-    assert not (runs / "gate-ledger.jsonl").exists()  # nothing decided, nothing recorded
+    assert len(_ledger(runs)) == 1  # nothing decided, nothing recorded (the baseline's own)
     assert main(["gate", "cand0001", "--baseline", "base0001", "--allow-change", "eval_set"]) == 0
     out = capsys.readouterr().out
     assert "eval_set: eeeeeeeeeeee… -> ffffffffffff…  [incompatible (allowed)]" in out
@@ -90,11 +112,11 @@ def test_a_changed_eval_set_is_refused_unless_the_change_is_named(runs, capsys):
 
 
 def test_an_override_is_recorded_once_and_never_changes_the_recorded_verdict(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     cand = _write(runs, "cand0001", DROPPED, 2)
     record_bytes = cand.read_bytes()
     assert main(["gate", "cand0001"]) == 1
-    first = _ledger(runs)[0]
+    first = _ledger(runs)[1]
     reason = "known flake in the embedded model's tokenizer; tracked in OPS-42"
     assert main(["gate", "override", "cand0001", "--reason", reason, "--by", "ana"]) == 0
     assert main(["gate", "override", "cand0001", "--reason", reason, "--by", "bo"]) == 2
@@ -104,14 +126,14 @@ def test_an_override_is_recorded_once_and_never_changes_the_recorded_verdict(run
     assert "OVERRIDDEN by ana at" in out and reason in out
     assert "recorded FAILED" in out
     entries = _ledger(runs)
-    assert entries[0] == first  # the recorded verdict is as it was
-    assert [e["kind"] for e in entries] == ["verdict", "override", "verdict"]
-    assert entries[2]["verdict"] == "regressed" and entries[2]["passed"] is False
+    assert entries[1] == first  # the recorded verdict is as it was
+    assert [e["kind"] for e in entries] == ["verdict", "verdict", "override", "verdict"]
+    assert entries[3]["verdict"] == "regressed" and entries[3]["passed"] is False
     assert cand.read_bytes() == record_bytes
 
 
 def test_a_passing_gate_cannot_be_overridden(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", ALL_PASS, 2)
     assert main(["gate", "cand0001"]) == 0
     reason = "I would like to override this anyway, please"
@@ -133,7 +155,7 @@ def test_a_pinned_baseline_is_used_by_name(runs, capsys):
 
 
 def test_json_output_carries_the_fields_tools_read(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001", "--format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
@@ -157,7 +179,7 @@ def test_json_output_carries_the_fields_tools_read(runs, capsys):
 
 
 def test_github_format_annotates_the_failure(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001", "--format", "github"]) == 1
     first = capsys.readouterr().out.splitlines()[0]
@@ -197,22 +219,22 @@ def test_a_run_where_every_trial_errored_has_nothing_to_gate_exit_3(runs, capsys
 def test_a_run_below_the_suite_threshold_fails_without_a_baseline(runs, capsys):
     _write(runs, "cand0001", [[True]] * 7 + [[False]] * 6, 2)
     assert main(["gate", "cand0001"]) == 1
-    assert "below the suite threshold 80%" in capsys.readouterr().out
+    assert "below the suite threshold 80.0%" in capsys.readouterr().out
 
 
 def test_an_altered_ledger_is_refused_before_any_decision(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001"]) == 1
     ledger = runs / "gate-ledger.jsonl"
     ledger.write_text(ledger.read_text().replace('"regressed"', '"pass"'))
     assert main(["gate", "cand0001"]) == 2
-    assert "gate-ledger.jsonl: line 1" in capsys.readouterr().err
+    assert "gate-ledger.jsonl: line 2" in capsys.readouterr().err
 
 
 def test_an_override_does_not_cover_a_stricter_policy_or_a_changed_record(runs, capsys):
     """Found in review: an override bound to the run ids alone passed whatever came later."""
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     cand = _write(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001"]) == 1
     reason = "accepted for the 1.2 release; the drop is the new refusal policy"
@@ -229,7 +251,7 @@ def test_an_override_does_not_cover_a_stricter_policy_or_a_changed_record(runs, 
 def test_a_run_with_one_errored_trial_and_no_failure_is_gated(runs, capsys):
     """Found in review: the runner's exit 3 (a case without a valid trial) was read as 'every
     trial errored', so such a run could never be gated."""
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", [[True] * 10] * 19 + [[None] * 10], 2)
     assert main(["gate", "cand0001"]) == 0
     out = capsys.readouterr().out
@@ -267,7 +289,7 @@ def test_the_gate_refuses_a_policy_that_cannot_gate(runs, capsys, monkeypatch, t
 def test_github_format_fences_what_a_record_says_from_workflow_commands(runs, capsys):
     from ops_eval.records import load_record
 
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     path = _write(runs, "cand0001", DROPPED, 2)
     record = load_record(path)
     hostile = "x\n::error title=x::INJECTED\n::stop-commands::tok"
@@ -294,22 +316,121 @@ def test_a_decision_the_ledger_cannot_keep_is_printed_unrecorded_exit_3(runs, ca
     def full(fd, data):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", ALL_PASS, 2)
     monkeypatch.setattr(ledger.os, "write", full)
     assert main(["gate", "cand0001"]) == 3
     out = capsys.readouterr().out
     assert "gate: PASSED -- comparison pass" in out
     assert "NOT RECORDED:" in out and "No space left on device" in out
-    assert not (runs / "gate-ledger.jsonl").exists()
+    assert len(_ledger(runs)) == 1  # the baseline's verdict only
 
 
 def test_the_ledger_keeps_what_decided_each_verdict(runs):
-    _write(runs, "base0001", ALL_PASS, 1)
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
     _write(runs, "cand0001", ALL_PASS, 2, model="other/model", seed_sha256="1" * 64)
     assert main(["gate", "cand0001", "--baseline", "base0001", "--allow-change", "seed"]) == 0
     assert main(["gate", "cand0001", "--baseline", "base0001", "--allow-change", "seed",
                  "--suite-threshold", "0.9"]) == 0  # fmt: skip
-    first, second = _ledger(runs)
+    _, first, second = _ledger(runs)
     assert first["allowed"] == ["seed"] and len(first["policy_sha256"]) == 64
     assert first["policy_sha256"] != second["policy_sha256"]
+
+
+def test_the_series_latest_pin_is_the_baseline_without_asking(runs, capsys):
+    _write(runs, "good0001", ALL_PASS, 1)
+    _write(runs, "newr0001", DROPPED, 2, judged=True)  # newer, eligible, but not the anchor
+    _write(runs, "cand0001", DROPPED, 3)
+    assert main(["baseline", "pin", "good0001", "--name", "release-1"]) == 0
+    capsys.readouterr()
+    assert main(["gate", "cand0001"]) == 1
+    out = capsys.readouterr().out
+    assert "baseline:  good0001" in out and "pinned release-1" in out
+    assert "the series' latest pin" in out
+
+
+def test_the_gate_refuses_a_policy_whose_required_cases_name_no_set(runs, capsys, monkeypatch):
+    """Found in review: a misspelt set name in required_cases passed the gate silently."""
+    import ops_eval.gate.config as config
+
+    policy = runs / "policy" / "gate.yaml"
+    policy.parent.mkdir()
+    names = [n for n, s in __import__("ops_eval.scorers", fromlist=["x"]).registered().items()
+             if s.gate != "report"]  # fmt: skip
+    policy.write_text(
+        "suite_threshold: 0.5\nregression_threshold: 0.05\n"
+        f"gating_scorers: [{', '.join(names)}]\n"
+        "required_cases:\n  ops-evalset.json: [restart-needs-approval]\n"
+    )
+    monkeypatch.setattr(config, "gate_file", lambda evals_dir=None: policy)
+    _write(runs, "cand0001", ALL_PASS, 2)
+    assert main(["gate", "cand0001"]) == 2
+    assert "required_cases.ops-evalset.json" in capsys.readouterr().err
+
+
+def test_the_newest_file_not_being_a_run_record_is_refused_not_skipped(runs, capsys):
+    """Found in review: a truncated newest record let the gate judge an older run instead."""
+    import os
+
+    _write(runs, "old00001", ALL_PASS, 1)
+    broken = runs / "new00001.json"
+    broken.write_text('{"schema_version": 2, "run_id": ')
+    os.utime(broken, (2_000_000_000, 2_000_000_000))
+    assert main(["gate"]) == 2
+    err = capsys.readouterr().err
+    assert "the newest file" in err and "new00001.json" in err and "name the run" in err
+
+
+def test_github_format_says_when_there_was_no_comparison_and_why_a_gate_did_not_decide(
+    runs, capsys
+):
+    _write(runs, "cand0001", ALL_PASS, 2)
+    assert main(["gate", "--format", "github"]) == 0
+    out = capsys.readouterr().out
+    assert "::notice title=ops-eval gate cand0001::no baseline" in out
+    assert main(["gate", "nosuchrun", "--format", "github"]) == 2
+    assert capsys.readouterr().out.startswith("::error title=ops-eval gate::no run record")
+
+
+def test_json_says_why_a_decision_was_not_recorded(runs, capsys, monkeypatch):
+    import errno
+
+    import ops_eval.gate.ledger as ledger
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    _write(runs, "cand0001", ALL_PASS, 2)
+    monkeypatch.setattr(ledger.os, "write", full)
+    assert main(["gate", "cand0001", "--format", "json"]) == 3
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["recorded"] is False and "No space left" in data["unrecorded_because"]
+    assert "the decision was not recorded" in captured.err
+
+
+def test_an_override_of_another_decision_is_mentioned_when_it_does_not_apply(runs, capsys):
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
+    _write(runs, "cand0001", DROPPED, 2)
+    assert main(["gate", "cand0001"]) == 1
+    reason = "accepted for the 1.2 release; the drop is the new refusal policy"
+    assert main(["gate", "override", "cand0001", "--reason", reason, "--by", "ana"]) == 0
+    capsys.readouterr()
+    assert main(["gate", "cand0001", "--regression-threshold", "0.01"]) == 1
+    assert "1 override(s) of this run accept another decision" in capsys.readouterr().out
+
+
+def test_output_piped_into_head_ends_quietly(runs):
+    import os
+    import subprocess
+    import sys
+
+    _write(runs, "base0001", ALL_PASS, 1, judged=True)
+    _write(runs, "cand0001", ALL_PASS, 2)
+    cli = Path(sys.executable).with_name("ops-eval")
+    env = {**os.environ, "OPS_RUNS_DIR": str(runs)}
+    done = subprocess.run(
+        f"'{cli}' gate cand0001 | head -1", shell=True, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.startswith("candidate: cand0001")
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr

@@ -79,6 +79,7 @@ def test_a_clear_rise_is_improved():
         (-0.06, -0.10, -0.01, "regressed"),
         (-0.06, -0.10, 0.00, "inconclusive_noise"),  # reaching zero is including it
         (-0.05, -0.10, -0.01, "pass"),  # a drop of exactly the threshold does not exceed it
+        (0.95 - 1.0, -0.10, -0.01, "pass"),  # nor does it when float arithmetic says -0.0500..04
         (0.02, 0.001, 0.05, "improved"),
         (0.0, -0.1, 0.1, "pass"),
     ],
@@ -104,8 +105,8 @@ def test_errors_never_help_a_run_past_the_suite_threshold():
     candidate = _record([[True]] * 15 + [[None]] * 4 + [[False]])
     result = evaluate(candidate, None, policy)
     assert result.failures == [
-        "pass rate 15/20 (75%, 4 errored trial(s) counted as not passing) is below the suite "
-        "threshold 80%"
+        "pass rate 15/20 (75.0%, 4 errored trial(s) counted as not passing) is below the "
+        "suite threshold 80.0%"
     ]
 
 
@@ -145,7 +146,7 @@ def test_the_suite_threshold_fails_a_run_below_it_whatever_the_baseline():
     low = _record([[True]] * 10 + [[False]] * 3)  # 77%
     result = evaluate(low, low, policy)
     assert result.verdict == "pass" and not result.passed
-    assert result.failures == ["pass rate 10/13 (77%) is below the suite threshold 80%"]
+    assert result.failures == ["pass rate 10/13 (76.9%) is below the suite threshold 80.0%"]
 
 
 def test_a_required_case_fails_the_gate_when_any_trial_fails_or_errors():

@@ -286,9 +286,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
     from .gate.command import rewrite_argv
     from .settings import reload
 
+    if argv is None:  # the console script, not a caller in this process (tests, other tools)
+        # Output piped into `head` ends quietly, as any Unix tool's does, not with a traceback.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
     args = parser.parse_args(rewrite_argv(list(sys.argv[1:] if argv is None else argv)))
     reload()  # every command starts from the environment as it is now

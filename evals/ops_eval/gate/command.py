@@ -41,29 +41,22 @@ def _allowed(raw: list[str] | None) -> list[str]:
 
 
 def _policy(args: argparse.Namespace) -> tuple[Any, Any, str]:
-    """(the gate file's path, the policy as applied -- flags included, the sha256 of that
-    policy); OpsEvalError (exit 2) for a file that does not read or a policy that cannot gate."""
-    import hashlib
-
+    """(the gate file's path, the policy as applied -- flags included, the sha256 of the
+    file's policy without flags); OpsEvalError (exit 2) for a file `ops-eval validate` would
+    flag: one that does not read, or a policy that cannot gate (`validation.gate_rules`:
+    scorers, thresholds, and the required cases against the sets beside it)."""
     from ..inputs import bad_input
-    from .config import GateConfigError, gate_file, policy_problems, read_gate_config
+    from ..validation.gate_rules import gate_problems
+    from .config import gate_file, read_gate_config
 
     path = gate_file()
-    try:
-        config, _ = read_gate_config(path)
-    except GateConfigError as exc:
-        raise bad_input(str(exc)) from None
-    problems = policy_problems(config)
+    problems = list(gate_problems(path, []))
     if problems:
-        where, why = problems[0]
-        more = (
-            f" (and {len(problems) - 1} more; `ops-eval validate` lists them)"
-            if problems[1:]
-            else ""
-        )
-        raise bad_input(f"{path}: {where}: {why}{more}")
-    config = config.tightened(args.suite_threshold, args.regression_threshold)
-    return path, config, hashlib.sha256(config.model_dump_json().encode()).hexdigest()
+        more = f" (and {len(problems) - 1} more: `ops-eval validate`)" if problems[1:] else ""
+        raise bad_input(f"{problems[0].render()}{more}")
+    shipped, _ = read_gate_config(path)
+    config = shipped.tightened(args.suite_threshold, args.regression_threshold)
+    return path, config, shipped.digest()
 
 
 def decide_gate(args: argparse.Namespace) -> Any:
@@ -75,14 +68,14 @@ def decide_gate(args: argparse.Namespace) -> Any:
     from .baseline import choose_baseline
     from .changes import changes
     from .compare import evaluate
-    from .entries import VerdictEntry
+    from .entries import OverrideEntry, VerdictEntry
     from .ledger import default_ledger, find_override
     from .outcomes import judgeable
     from .render import Decision
     from .runs import file_sha256, load, resolve_run
 
     allowed = _allowed(args.allow_change)
-    config_path, config, policy_sha = _policy(args)
+    config_path, config, shipped_sha = _policy(args)
     runs_dir = current().runs_dir
     ledger = default_ledger()
     entries = ledger.entries()  # a broken ledger is refused before anything is decided
@@ -98,12 +91,13 @@ def decide_gate(args: argparse.Namespace) -> Any:
         runs_dir=runs_dir,
         config=config,
         allowed=allowed,
+        policies={shipped_sha, config.digest()},
     )
     if chosen is None and args.require_baseline:
         raise bad_input(
-            f"no baseline for run {candidate.run_id}: no earlier comparable run "
-            f"(same eval set, model and cases, measured the same way) and none given "
-            "(--baseline, --pinned)"
+            f"no baseline for run {candidate.run_id}: no pin and no eligible earlier run of its "
+            f"eval set, model and cases ({len(skipped)} passed over: `ops-eval gate` without "
+            "--require-baseline lists why), and none given (--baseline, --pinned)"
         )
     baseline = chosen.record if chosen else None
     changed = changes(baseline, candidate) if baseline else []
@@ -121,7 +115,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
         candidate_sha256=file_sha256(cand_path),
         baseline=baseline.run_id if baseline else None,
         baseline_sha256=file_sha256(chosen.path) if chosen else None,
-        policy_sha256=policy_sha,
+        policy_sha256=config.digest(),
         allowed=sorted(allowed),
         verdict=result.verdict,
         passed=result.passed,
@@ -132,13 +126,22 @@ def decide_gate(args: argparse.Namespace) -> Any:
         candidate_path=cand_path,
         baseline=baseline,
         baseline_path=chosen.path if chosen else None,
-        baseline_how=chosen.how if chosen else "no earlier comparable run",
+        baseline_how=chosen.how
+        if chosen
+        else (
+            f"no eligible earlier run or pin; {len(skipped)} passed over, below"
+            if skipped
+            else "no earlier run of this eval set, model and cases"
+        ),
         changed=changed,
         allowed=allowed,
         config=config,
         config_path=config_path,
         result=result,
         override=None if result.passed else find_override(entries, verdict),
+        other_overrides=sum(
+            isinstance(e, OverrideEntry) and e.candidate == candidate.run_id for e in entries
+        ),
         skipped=skipped,
     )
     try:
@@ -154,7 +157,13 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     try:
         decision = decide_gate(args)
     except OpsEvalError as exc:
+        if args.format == "github":  # the job's summary shows why the gate did not decide
+            from .render import workflow_message
+
+            print(f"::error title=ops-eval gate::{workflow_message(str(exc))}")
         return _error(exc, exc.code)
+    if decision.unrecorded:
+        print(f"error: the decision was not recorded: {decision.unrecorded}", file=sys.stderr)
     if args.format == "json":
         print(as_json(decision))
     else:

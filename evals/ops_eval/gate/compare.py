@@ -70,9 +70,14 @@ class GateResult:
         return not self.failures
 
 
+# A drop of exactly the threshold (95/100 after 100/100 at 5 points) comes out of float
+# arithmetic a hair above it; it must not count as exceeding it.
+_EPSILON = 1e-9
+
+
 def decide(estimate: float, low: float, high: float, threshold: float) -> Verdict:
     """The verdict of a difference (candidate - baseline) and its 95% interval."""
-    if -estimate > threshold:
+    if -estimate > threshold + _EPSILON:
         return "regressed" if high < 0 else "inconclusive_noise"
     return "improved" if low > 0 else "pass"
 
@@ -123,8 +128,8 @@ def _absolute(cand: RunRecord, config: GateConfig) -> tuple[Tally, list[str]]:
     if counted and whole.k / counted < config.suite_threshold:
         errors = f", {whole.errors} errored trial(s) counted as not passing" if whole.errors else ""
         failures.append(
-            f"pass rate {whole.k}/{counted} ({whole.k / counted:.0%}{errors}) is below the "
-            f"suite threshold {config.suite_threshold:.0%}"
+            f"pass rate {whole.k}/{counted} ({whole.k / counted:.1%}{errors}) is below the "
+            f"suite threshold {config.suite_threshold:.1%}"
         )
     for case_id in config.required_for(cand.eval_set):
         trials = [t for t in cand.trials if t.case_id == case_id]
@@ -187,6 +192,6 @@ def evaluate(candidate: RunRecord, baseline: RunRecord | None, config: GateConfi
 
 def _regressed(what: str, c: Comparison, threshold: float) -> str:
     return (
-        f"{what} regressed: pass rate down {c.drop:.1%} (more than {threshold:.0%}), "
+        f"{what} regressed: pass rate down {c.drop:.1%} (more than {threshold:.1%}), "
         f"95% CI of the difference {c.low:+.1%} to {c.high:+.1%} excludes 0"
     )

@@ -52,6 +52,12 @@ class GateConfig(BaseModel):
             raise ValueError("names a scorer twice")
         return names
 
+    def digest(self) -> str:
+        """The sha256 of this policy as applied (flags included): what a verdict was decided by."""
+        import hashlib
+
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()
+
     def required_for(self, eval_set: str) -> list[str]:
         """The required cases of the eval set at `eval_set` (a path as a record keeps it)."""
         return self.required_cases.get(Path(eval_set).name, [])

@@ -234,11 +234,15 @@ class Ledger:
         """(the ledger open for appending, under the exclusive lock; whether this call created
         it) -- or (None, _) when the file was unlinked or replaced while the lock was awaited,
         for the caller to open it again: appending to an unlinked file would lose the line."""
+        flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            created = not self.path.exists()
-            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-            fd = os.open(self.path, flags, 0o644)
+            try:  # O_EXCL: exactly one appender knows it made the file (and may remove it)
+                fd, created = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+            except FileExistsError:
+                fd, created = os.open(self.path, flags), False
+        except FileNotFoundError:  # made and removed again between the two opens
+            return None, False
         except OSError as exc:
             raise _cannot(self.path, exc) from None
         try:

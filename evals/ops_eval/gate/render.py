@@ -47,6 +47,7 @@ class Decision:
     config_path: Path
     result: GateResult
     override: Any = None  # the OverrideEntry that applies, if any
+    other_overrides: int = 0  # overrides of this run for other decisions (they do not apply)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     unrecorded: str | None = None  # why the ledger could not take the decision
 
@@ -172,6 +173,11 @@ def text_lines(d: Decision) -> list[str]:
         lines.append(f"OVERRIDDEN by {_one_line(o.by)} at {o.at}: {_one_line(o.reason)}")
         lines.append(f"gate: PASSED (overridden; recorded FAILED) -- {verdict}")
     else:
+        if d.other_overrides and not r.passed:
+            lines.append(
+                f"note: {d.other_overrides} override(s) of this run accept another decision "
+                "(other record files, policy, flags or allowed changes); none applies to this one"
+            )
         lines.append(f"gate: {'PASSED' if r.passed else 'FAILED'} -- {verdict}")
     if d.unrecorded:
         lines.append(f"NOT RECORDED: {_one_line(d.unrecorded)}")
@@ -214,6 +220,7 @@ def as_json(d: Decision) -> str:
         "effective_passed": d.effective_passed,
         "exit_code": d.exit_code,
         "recorded": d.unrecorded is None,
+        "unrecorded_because": d.unrecorded,
         "failures": r.failures,
         "override": d.override.model_dump() if d.override is not None else None,
         "candidate": _run(d.candidate, d.candidate_path),
@@ -244,14 +251,14 @@ def as_json(d: Decision) -> str:
     return json.dumps(data, indent=1, allow_nan=False)
 
 
-def _message(text: str) -> str:
+def workflow_message(text: str) -> str:
     """A workflow command's message: %, CR and LF escaped as GitHub reads them."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _property(text: str) -> str:
     """A workflow command's property value: also `:` and `,`, which end it."""
-    return _message(text).replace(":", "%3A").replace(",", "%2C")
+    return workflow_message(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def github_lines(d: Decision) -> list[str]:
@@ -263,18 +270,16 @@ def github_lines(d: Decision) -> list[str]:
     def head(level: str) -> str:
         return f"::{level} title={title}::"
 
-    out = []
-    for failure in r.failures:
-        level = "warning" if d.override is not None else "error"
-        out.append(head(level) + _message(failure))
+    said = [("error" if d.override is None else "warning", f) for f in r.failures]
     if r.verdict == "inconclusive_noise":
-        out.append(
-            head("warning")
-            + _message("inconclusive: the drop exceeds the threshold, the interval includes 0")
-        )
+        said.append(("warning", "inconclusive: the drop exceeds the threshold, the interval "
+                     "includes 0"))  # fmt: skip
     if d.override is not None:
-        out.append(head("notice") + _message(f"overridden by {d.override.by}: {d.override.reason}"))
+        said.append(("notice", f"overridden by {d.override.by}: {d.override.reason}"))
     if d.unrecorded:
-        out.append(head("error") + _message(f"not recorded: {d.unrecorded}"))
+        said.append(("error", f"not recorded: {d.unrecorded}"))
+    if d.baseline is None:
+        said.append(("notice", "no baseline: only the candidate's own checks applied"))
+    out = [head(level) + workflow_message(text) for level, text in said]
     token = secrets.token_hex(16)
     return [*out, f"::stop-commands::{token}", *text_lines(d), f"::{token}::"]

@@ -54,6 +54,13 @@ def _one_file(run_id: str, paths: list[Path]) -> Path:
     return paths[0]
 
 
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def resolve_run(spec: str | None, runs_dir: Path) -> Path:
     """The run record a command line names: none -> the newest under `runs_dir`; a file -> it;
     else a run id, exact or a unique prefix of at least 6 characters, among `runs_dir/*.json`
@@ -63,7 +70,15 @@ def resolve_run(spec: str | None, runs_dir: Path) -> Path:
         if not records:
             over = f" ({len(skipped)} file(s) there are not run records)" if skipped else ""
             raise bad_input(f"no run record in {runs_dir}{over}; run `mise run eval` first")
-        return records[-1][0]  # scan: oldest first
+        newest = records[-1][0]  # scan: oldest first
+        newer = [(p, why) for p, why in skipped if _mtime(p) > _mtime(newest)]
+        if newer:  # the run meant is most likely the newest file: never judge an older one
+            path, why = max(newer, key=lambda item: _mtime(item[0]))
+            raise bad_input(
+                f"the newest file in {runs_dir}, {path.name}, is not a run record ({why}); "
+                "name the run to gate"
+            )
+        return newest
     if Path(spec).is_file():
         return Path(spec)
     if Path(spec).is_dir():

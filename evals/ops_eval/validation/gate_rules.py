@@ -50,10 +50,12 @@ def gate_file_problems(sets: list[EvalSetFile]) -> Iterator[Problem]:
     for es in sets:
         users.setdefault(gate_path(es.path.parent).resolve(), []).append(es)
     for path, using in users.items():
-        yield from _gate_problems(path, using)
+        yield from gate_problems(path, using)
 
 
-def _gate_problems(path: Path, using: list[EvalSetFile]) -> Iterator[Problem]:
+def gate_problems(path: Path, using: list[EvalSetFile]) -> Iterator[Problem]:
+    """Every problem of the gate file at `path`, judging the sets `using` (and, for a required
+    case, a set beside the file): what `ops-eval gate` refuses to judge by, too."""
     shown = display_path(path)
     if not path.exists():
         yield Problem(shown, "missing: `ops-eval gate` would have no policy to judge a run by")
