@@ -84,6 +84,19 @@ def wordy_chars(text: str) -> int:
     return sum(1 for ch in text if unicodedata.category(ch)[0] in "LN" and ch not in _BLANK)
 
 
+def rationale_problem(text: str) -> str | None:
+    """Why a normalised `text` does not say why -- too few visible characters, or too few
+    letters or digits among them; None when it does. The bar of an approval's rationale, and of
+    anything else a person must justify on the record (a gate override's reason)."""
+    shown = visible_chars(text)
+    if shown < RATIONALE_MIN_VISIBLE:
+        return f"needs at least {RATIONALE_MIN_VISIBLE} visible characters, has {shown}"
+    wordy = wordy_chars(text)
+    if wordy < RATIONALE_MIN_WORDY:
+        return f"needs at least {RATIONALE_MIN_WORDY} letters or digits, has {wordy}"
+    return None
+
+
 class Approval(BaseModel):
     """The payload of a confirmation answer: `{"rationale": "...", "approver": "..."}`."""
 
@@ -100,14 +113,9 @@ class Approval(BaseModel):
     @field_validator("rationale")
     @classmethod
     def _says_why(cls, value: str) -> str:
-        shown = visible_chars(value)
-        if shown < RATIONALE_MIN_VISIBLE:
-            raise ValueError(
-                f"needs at least {RATIONALE_MIN_VISIBLE} visible characters, has {shown}"
-            )
-        wordy = wordy_chars(value)
-        if wordy < RATIONALE_MIN_WORDY:
-            raise ValueError(f"needs at least {RATIONALE_MIN_WORDY} letters or digits, has {wordy}")
+        problem = rationale_problem(value)
+        if problem:
+            raise ValueError(problem)
         return value
 
     @field_validator("approver")

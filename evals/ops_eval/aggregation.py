@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .exits import EXIT_FAILED, EXIT_INFRA, EXIT_OK
 from .records import CaseAggregate, GroupAggregate, Rate, TrialRecord
@@ -136,3 +137,22 @@ def run_exit_code(agg: Aggregates, trials: Sequence[TrialRecord]) -> int:
     if any(v is False for v in agg.verdicts):
         return EXIT_FAILED
     return EXIT_INFRA if any(v is None for v in agg.verdicts) else EXIT_OK
+
+
+def record_fields(agg: Aggregates, trials: Sequence[TrialRecord]) -> dict[str, Any]:
+    """The run record's aggregate and verdict fields: the aggregates, the gate, the exit code
+    (`run_exit_code`) and the note saying why there is no verdict, when there is none. What
+    `ops-eval run` writes, and what a synthetic record must say alike."""
+    code = run_exit_code(agg, trials)
+    why = no_verdict(trials)
+    return {
+        "cases": agg.cases,
+        "categories": agg.categories,
+        "scorers": agg.scorers,
+        "total": agg.total,
+        "pass_hat_k": agg.pass_hat_k,
+        "pass_hat_k_cases": agg.pass_hat_k_cases,
+        "gate_passed": code == EXIT_OK,
+        "exit_code": code,
+        "notes": [why] if why else [],
+    }

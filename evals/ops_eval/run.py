@@ -19,9 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from .aggregation import aggregate, no_verdict, run_exit_code
+from .aggregation import aggregate, record_fields
 from .evalset import Case
-from .exits import EXIT_BAD_INPUT, EXIT_INFRA, EXIT_OK, OpsEvalError
+from .exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
 from .inputs import output_file, trial_timeout
 from .plan import Plan, load_plan
 from .records import ModelInfo, RunRecord, TrialRecord, write_record
@@ -96,7 +96,6 @@ def _record(plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: A
 
     cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
     agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
-    code = run_exit_code(agg, trials)
     source = current().source_root  # an installed wheel has no commit of its own
     commit, dirty = git_state(source) if source else (None, None)
     agents = sorted({c.meta.agent for c in plan.cases if c.meta})
@@ -115,15 +114,7 @@ def _record(plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: A
         concurrency=options.concurrency,
         selected_cases=[c.eval_id for c in plan.cases],
         trials=trials,
-        cases=agg.cases,
-        categories=agg.categories,
-        scorers=agg.scorers,
-        total=agg.total,
-        pass_hat_k=agg.pass_hat_k,
-        pass_hat_k_cases=agg.pass_hat_k_cases,
-        gate_passed=code == EXIT_OK,
-        exit_code=code,
-        notes=[why] if (why := no_verdict(trials)) else [],
+        **record_fields(agg, trials),
     )
 
 

@@ -29,26 +29,12 @@ def checked_reason(option: str, value: str) -> str:
     """Why, as the ledger keeps it: the bar of an approval's rationale (normalised; at least
     10 visible characters, 3 of them letters or digits; at most 500), so an override says
     something a later reader can weigh."""
-    from ops_copilot.approval import (
-        RATIONALE_MAX_CHARS,
-        RATIONALE_MIN_VISIBLE,
-        RATIONALE_MIN_WORDY,
-        normalise_text,
-        visible_chars,
-        wordy_chars,
-    )
+    from ops_copilot.approval import RATIONALE_MAX_CHARS, normalise_text, rationale_problem
 
     reason = normalise_text(value)
-    shown = visible_chars(reason)
-    if shown < RATIONALE_MIN_VISIBLE:
-        raise bad_input(
-            f"{option}: needs at least {RATIONALE_MIN_VISIBLE} visible characters, has {shown}"
-        )
-    wordy = wordy_chars(reason)
-    if wordy < RATIONALE_MIN_WORDY:
-        raise bad_input(
-            f"{option}: needs at least {RATIONALE_MIN_WORDY} letters or digits, has {wordy}"
-        )
+    problem = rationale_problem(reason)
+    if problem:
+        raise bad_input(f"{option}: {problem}")
     if len(reason) > RATIONALE_MAX_CHARS:
         raise bad_input(f"{option}: {len(reason)} characters; at most {RATIONALE_MAX_CHARS}")
     if not reason.isprintable():

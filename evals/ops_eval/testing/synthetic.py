@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from ..aggregation import aggregate, no_verdict, run_exit_code
+from ..aggregation import aggregate, record_fields
 from ..calls import ToolCall, Turn
-from ..exits import EXIT_OK
 from ..records import ModelInfo, RunRecord, TrialRecord
 from ..scorers import registered
 from ..scorers.base import Score
@@ -87,7 +86,6 @@ def synthetic_record(
     ]
     cases = [(case_id, category) for case_id, category, _ in outcomes]
     agg = aggregate(cases, trials, repeats, 1.0)
-    code = run_exit_code(agg, trials)  # the runner's rule (`run._record`)
     return RunRecord(
         run_id=run_id,
         started_at=started_at,
@@ -102,14 +100,6 @@ def synthetic_record(
         concurrency=1,
         selected_cases=[case_id for case_id, _ in cases],
         trials=trials,
-        cases=agg.cases,
-        categories=agg.categories,
-        scorers=agg.scorers,
-        total=agg.total,
-        pass_hat_k=agg.pass_hat_k,
-        pass_hat_k_cases=agg.pass_hat_k_cases,
-        gate_passed=code == EXIT_OK,
-        exit_code=code,
-        notes=[why] if (why := no_verdict(trials)) else [],
+        **record_fields(agg, trials),
         **{**HASHES, **hashes},
     )
