@@ -16,6 +16,11 @@ def describe(exc: BaseException, limit: int = 300) -> str:
     return f"{type(exc).__name__}: {first_line}"
 
 
+def one_line(text: str) -> str:
+    """Control characters (a newline in a key or an id) escaped: a message is one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class OpsEvalError(Exception):
     """A precise, one-message failure with the exit code it means; never shown as a traceback."""
 

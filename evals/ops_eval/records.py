@@ -36,6 +36,7 @@ from pydantic_core import PydanticCustomError
 
 from .calls import Turn
 from .criteria import MatchType
+from .exits import one_line
 from .scorers.base import Score
 
 SCHEMA_VERSION = 2  # what this version writes
@@ -289,7 +290,7 @@ def load_record(path: Path) -> RunRecord:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"]))
         said = f"{where}: {first['msg']}" if where else first["msg"]
-        said = "".join(c if c.isprintable() else repr(c)[1:-1] for c in said)  # one line
+        said = one_line(said)
         raise RecordError(f"not a run record ({said})") from None
 
 

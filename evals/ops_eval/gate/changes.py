@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..records import RunRecord
+if TYPE_CHECKING:  # `ops-eval`'s parser imports this module: no record models at start-up
+    from ..records import RunRecord
 
 # name -> (what it is, blocking: does a change make the comparison incompatible)
 KINDS: dict[str, tuple[str, bool]] = {

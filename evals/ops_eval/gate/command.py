@@ -46,15 +46,14 @@ def _policy(args: argparse.Namespace) -> tuple[Any, Any, str]:
     flag: one that does not read, or a policy that cannot gate (`validation.gate_rules`:
     scorers, thresholds, and the required cases against the sets beside it)."""
     from ..inputs import bad_input
-    from ..validation.gate_rules import gate_problems
-    from .config import gate_file, read_gate_config
+    from ..validation.gate_rules import checked_policy
+    from .config import gate_file
 
     path = gate_file()
-    problems = list(gate_problems(path, []))
-    if problems:
+    shipped, problems = checked_policy(path, [])
+    if problems or shipped is None:
         more = f" (and {len(problems) - 1} more: `ops-eval validate`)" if problems[1:] else ""
         raise bad_input(f"{problems[0].render()}{more}")
-    shipped, _ = read_gate_config(path)
     config = shipped.tightened(args.suite_threshold, args.regression_threshold)
     return path, config, shipped.digest()
 

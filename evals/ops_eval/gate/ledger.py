@@ -31,7 +31,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
+from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, one_line
 from .entries import ENTRY_ADAPTER, AnyEntry, E, OverrideEntry, PinEntry, VerdictEntry
 
 LEDGER_FILE = "gate-ledger.jsonl"
@@ -77,7 +77,7 @@ def _problem(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(part) for part in first["loc"])
     said = f"{where}: {first['msg']}" if where else first["msg"]
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in said)[:300]
+    return one_line(said)[:300]
 
 
 def verify(data: bytes, path: Path) -> tuple[list[AnyEntry], str]:

@@ -104,12 +104,3 @@ def judgeable(record: RunRecord, scorers: Sequence[str], label: str) -> None:
             f"{label} run {record.run_id}: no gating scorer applied to any trial (all n/a); "
             "there is no verdict to gate on",
         )
-
-
-def has_verdict(record: RunRecord, scorers: Sequence[str]) -> bool:
-    """Whether the gate can judge the record at all (`judgeable` without the reason)."""
-    try:
-        judgeable(record, scorers, "run")
-    except OpsEvalError:
-        return False
-    return True

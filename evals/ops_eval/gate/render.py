@@ -3,7 +3,7 @@
 from one `Decision`.
 
 Run records are input like any other: a case id or model name may hold a newline or `::`.
-Every value is printed on one line (`_one_line`), and in the GitHub format the text is fenced
+Every value is printed on one line (`exits.one_line`), and in the GitHub format the text is fenced
 by `::stop-commands::` so that nothing in it can act as a workflow command.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..exits import one_line
 from ..records import RunRecord
 from .changes import Change
 from .compare import Comparison, GateResult
@@ -62,9 +63,9 @@ class Decision:
         return 0 if self.effective_passed else 1
 
 
-def _one_line(value: object) -> str:
-    """A value from a record as one printable line: control characters shown escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
+def _shown(value: object) -> str:
+    """A value from a record, as one line (`exits.one_line`)."""
+    return one_line(str(value))
 
 
 def _pct(value: float | None) -> str:
@@ -97,18 +98,18 @@ def _comparison(c: Comparison) -> list[str]:
 def _runs(d: Decision) -> list[str]:
     cand = d.candidate
     lines = [
-        f"candidate: {cand.run_id} ({d.candidate_path}), model {_one_line(cand.model.name)}, "
-        f"{_one_line(cand.eval_set)}"
+        f"candidate: {cand.run_id} ({d.candidate_path}), model {_shown(cand.model.name)}, "
+        f"{_shown(cand.eval_set)}"
     ]
     if d.baseline is None:
         lines.append(f"baseline:  none ({d.baseline_how})")
     else:
         lines.append(
             f"baseline:  {d.baseline.run_id} ({d.baseline_path}), model "
-            f"{_one_line(d.baseline.model.name)}; chosen: {_one_line(d.baseline_how)}"
+            f"{_shown(d.baseline.model.name)}; chosen: {_shown(d.baseline_how)}"
         )
     for run_id, why in d.skipped[:SHOWN_SKIPS]:
-        lines.append(f"  passed over {_one_line(run_id)}: {_one_line(why)}")
+        lines.append(f"  passed over {_shown(run_id)}: {_shown(why)}")
     if len(d.skipped) > SHOWN_SKIPS:
         more = len(d.skipped) - SHOWN_SKIPS
         lines.append(f"  ... and {more} more runs passed over (--format json lists all)")
@@ -133,7 +134,7 @@ def _changes(d: Decision) -> list[str]:
     for change in d.changed:
         mark = " (allowed)" if change.name in d.allowed else ""
         kind = "incompatible" if change.blocking else "compared"
-        lines.append(f"  {_one_line(change.show())}  [{kind}{mark}]")
+        lines.append(f"  {_shown(change.show())}  [{kind}{mark}]")
     return lines
 
 
@@ -146,7 +147,7 @@ def text_lines(d: Decision) -> list[str]:
         lines.append("eval set:")
         lines += _comparison(r.set)
         for c in r.categories:
-            lines.append(f"category {_one_line(c.name)}:")
+            lines.append(f"category {_shown(c.name)}:")
             lines += _comparison(c)
         worse, better = r.discordant
         lines.append(
@@ -154,23 +155,23 @@ def text_lines(d: Decision) -> list[str]:
         )
         for f in r.flips:
             lines.append(
-                _one_line(
+                _shown(
                     f"  {f.direction} {f.case_id} [{f.category}] {f.baseline} -> {f.candidate}: "
                     f"{f.divergence}"
                 )
             )
-    lines += [f"note: {_one_line(n)}" for n in r.notes]
+    lines += [f"note: {_shown(n)}" for n in r.notes]
     if r.verdict == "inconclusive_noise":
         lines.append(
             "INCONCLUSIVE: the pass rate dropped by more than the threshold, but the 95% interval "
             "of the difference includes 0 -- this could be noise. Rerun with more repeats "
             "(`--repeats`) to tell."
         )
-    lines += [f"FAIL: {_one_line(failure)}" for failure in r.failures]
+    lines += [f"FAIL: {_shown(failure)}" for failure in r.failures]
     verdict = f"comparison {LOUD[r.verdict]}" if r.set is not None else "no comparison"
     if d.override is not None:
         o = d.override
-        lines.append(f"OVERRIDDEN by {_one_line(o.by)} at {o.at}: {_one_line(o.reason)}")
+        lines.append(f"OVERRIDDEN by {_shown(o.by)} at {o.at}: {_shown(o.reason)}")
         lines.append(f"gate: PASSED (overridden; recorded FAILED) -- {verdict}")
     else:
         if d.other_overrides and not r.passed:
@@ -180,7 +181,7 @@ def text_lines(d: Decision) -> list[str]:
             )
         lines.append(f"gate: {'PASSED' if r.passed else 'FAILED'} -- {verdict}")
     if d.unrecorded:
-        lines.append(f"NOT RECORDED: {_one_line(d.unrecorded)}")
+        lines.append(f"NOT RECORDED: {_shown(d.unrecorded)}")
     return lines
 
 

@@ -50,25 +50,26 @@ def gate_file_problems(sets: list[EvalSetFile]) -> Iterator[Problem]:
     for es in sets:
         users.setdefault(gate_path(es.path.parent).resolve(), []).append(es)
     for path, using in users.items():
-        yield from gate_problems(path, using)
+        yield from checked_policy(path, using)[1]
 
 
-def gate_problems(path: Path, using: list[EvalSetFile]) -> Iterator[Problem]:
-    """Every problem of the gate file at `path`, judging the sets `using` (and, for a required
-    case, a set beside the file): what `ops-eval gate` refuses to judge by, too."""
+def checked_policy(path: Path, using: list[EvalSetFile]) -> tuple[GateConfig | None, list[Problem]]:
+    """(the policy in the gate file at `path`, None when it does not read; every problem of
+    it, judging the sets `using` and, for a required case, a set beside the file) -- read
+    once: what `ops-eval gate` judges by, and refuses to when there is a problem."""
     shown = display_path(path)
     if not path.exists():
-        yield Problem(shown, "missing: `ops-eval gate` would have no policy to judge a run by")
-        return
+        return None, [
+            Problem(shown, "missing: `ops-eval gate` would have no policy to judge a run by")
+        ]
     try:
         config, _ = read_gate_config(path)
     except GateConfigError as exc:
         message = str(exc)  # "<path>: <field>: <why>"; said here with the path as it is shown
-        yield Problem(shown, message.removeprefix(f"{path}: "), malformed=True)
-        return
-    for where, why in policy_problems(config):
-        yield Problem(shown, why, field=where)
-    yield from _required_problems(config, shown, path.parent, using)
+        return None, [Problem(shown, message.removeprefix(f"{path}: "), malformed=True)]
+    problems = [Problem(shown, why, field=where) for where, why in policy_problems(config)]
+    problems += _required_problems(config, shown, path.parent, using)
+    return config, problems
 
 
 def _required_problems(

@@ -7,12 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..exits import one_line
+
 CASE_LABEL_LIMIT = 60  # characters of a case id shown in a problem line
-
-
-def one_line(text: str) -> str:
-    """Control characters (a newline in a key or an id) escaped: a problem is one line."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def json_type(value: Any) -> str:
