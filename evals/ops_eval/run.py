@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .aggregation import aggregate, record_fields
 from .evalset import Case
@@ -27,7 +27,10 @@ from .plan import Plan, load_plan
 from .records import ModelInfo, RunRecord, TrialRecord, write_record
 from .settings import current
 
-__all__ = ["RunOptions", "execute"]
+if TYPE_CHECKING:
+    from .calls import TrialView
+
+__all__ = ["RunOptions", "execute", "scored_trial"]
 
 
 def _default_set() -> Path:
@@ -48,24 +51,24 @@ class RunOptions:
     """Let ADK and LiteLLM log each model error's traceback (default: one line per trial)."""
 
 
-async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float) -> TrialRecord:
-    from .play import play_trial
+def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
+    """A played trial, scored by the registry, as the run record keeps it. A scorer that
+    crashes leaves the trial without a verdict (an error), but what was played is kept."""
     from .scorers import ScorerCrashed, score_trial
 
-    view = await play_trial(plan, case, repeat, model, timeout_s)
     try:
         scores = score_trial(view, plan)
-    except ScorerCrashed as exc:  # no verdict, but what was played is kept for the diagnosis
+    except ScorerCrashed as exc:
         view.error, scores = str(exc), {}
-    meta = case.meta
+    meta = view.case.meta
     if view.error:
         status = "error"
     else:
         status = "passed" if all(s.outcome != "fail" for s in scores.values()) else "failed"
     return TrialRecord(
-        case_id=case.eval_id,
+        case_id=view.case.eval_id,
         category=meta.category if meta else "?",
-        repeat=repeat,
+        repeat=view.repeat,
         status=status,
         error=view.error,
         turns=view.turns,  # as far as the trial got
@@ -73,6 +76,12 @@ async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: flo
         seconds=view.seconds,
         state_after=view.after.model_dump() if view.after else {},
     )
+
+
+async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float) -> TrialRecord:
+    from .play import play_trial
+
+    return scored_trial(plan, await play_trial(plan, case, repeat, model, timeout_s))
 
 
 async def _trials(
@@ -90,25 +99,36 @@ async def _trials(
     return list(await asyncio.gather(*jobs))
 
 
-def _record(plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: Any) -> RunRecord:
+def provenance_fields(plan: Plan) -> dict[str, Any]:
+    """What a run was of, by hash: the eval set, seed, instructions, tool schema, scorers and
+    git commit (the run record's fields, and an MLflow logged model's)."""
     from .agents import AGENTS
     from .provenance import git_state, scorers_digest, sha256, tool_schema_digest
 
-    cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
-    agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
     source = current().source_root  # an installed wheel has no commit of its own
     commit, dirty = git_state(source) if source else (None, None)
     agents = sorted({c.meta.agent for c in plan.cases if c.meta})
+    return {
+        "eval_set": plan.evalset.display,
+        "eval_set_sha256": sha256(plan.evalset.text),
+        "seed_sha256": plan.seed.digest,
+        "instruction_sha256": {a: sha256(AGENTS[a].instruction) for a in agents},
+        "tool_schema_sha256": tool_schema_digest(),
+        "scorers_sha256": scorers_digest(),
+        "git_commit": commit,
+        "git_dirty": dirty,
+    }
+
+
+def build_record(
+    plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: Any
+) -> RunRecord:
+    """The run record of `trials`, aggregated; `run` gives run_id, started_at, seconds, model."""
+    cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
+    agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
     return RunRecord(
         **run,
-        eval_set=plan.evalset.display,
-        eval_set_sha256=sha256(plan.evalset.text),
-        seed_sha256=plan.seed.digest,
-        instruction_sha256={a: sha256(AGENTS[a].instruction) for a in agents},
-        tool_schema_sha256=tool_schema_digest(),
-        scorers_sha256=scorers_digest(),
-        git_commit=commit,
-        git_dirty=dirty,
+        **provenance_fields(plan),
         criteria={"threshold": plan.criteria.threshold, "match_type": plan.criteria.match_type},
         repeats=options.repeats,
         concurrency=options.concurrency,
@@ -129,7 +149,7 @@ def _capped(options: RunOptions, parallel: int | None) -> str | None:
     )
 
 
-def _output_path(options: RunOptions, plan: Plan, started: datetime) -> Path:
+def record_path(options: RunOptions, plan: Plan, started: datetime) -> Path:
     """The record's path, refused before any trial runs when it cannot be written."""
     if options.output is None:
         stamp = started.strftime("%Y%m%dT%H%M%SZ")
@@ -138,7 +158,7 @@ def _output_path(options: RunOptions, plan: Plan, started: datetime) -> Path:
     return output_file("--output", options.output)
 
 
-def _check_writable(path: Path, option: str = "--output") -> None:
+def check_writable(path: Path, option: str = "--output") -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         existed = path.exists()
@@ -172,13 +192,13 @@ def execute(
         raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
     trial_timeout("--timeout", options.timeout_s)
     if options.record is not None:
-        _check_writable(output_file("--record", options.record), "--record")
+        check_writable(output_file("--record", options.record), "--record")
     plan = load_plan(options.set_path, options.cases)
     for warning in plan.warnings:
         print(f"warning: {warning}", file=err, flush=True)
     started = datetime.now(UTC)
-    path = _output_path(options, plan, started)
-    _check_writable(path)
+    path = record_path(options, plan, started)
+    check_writable(path)
     say = lambda line: print(line, file=err, flush=True)  # noqa: E731
     settings = current()
     try:
@@ -226,7 +246,7 @@ def execute(
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     except ModelUnavailable as exc:
         raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None
-    record = _record(
+    record = build_record(
         plan,
         trials,
         options,

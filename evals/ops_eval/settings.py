@@ -23,8 +23,9 @@ __all__ = ["EvalSettings", "current", "reload"]
 
 
 class EvalSettings(Settings):
-    """OPS_* variables of the harness, OLLAMA_API_BASE (which model selection probes) and
-    XDG_CACHE_HOME (where the cache goes outside a checkout)."""
+    """OPS_* variables of the harness, OLLAMA_API_BASE (which model selection probes),
+    XDG_CACHE_HOME (where the cache goes outside a checkout), and the MLFLOW_* variables of
+    `ops-eval mlflow` (tracking store, experiment, judge)."""
 
     runs_dir_override: Path | None = env_var("OPS_RUNS_DIR")
     """Where run records go (default: runs/ in the checkout, else in the working folder)."""
@@ -33,6 +34,13 @@ class EvalSettings(Settings):
     ollama_api_base: str | None = env_var("OLLAMA_API_BASE")
     skip_embedded_test: bool = env_var("OPS_SKIP_EMBEDDED_TEST", False)
     xdg_cache_home: Path | None = env_var("XDG_CACHE_HOME")
+    mlflow_tracking_uri: str | None = env_var("MLFLOW_TRACKING_URI")
+    """Where `ops-eval mlflow` logs (default: a SQLite file in the checkout, `tracking.config`)."""
+    mlflow_experiment: str | None = env_var("MLFLOW_EXPERIMENT_NAME")
+    judge_model: str | None = env_var("MLFLOW_JUDGE_MODEL")
+    """The optional judge of `ops-eval mlflow`: on only when all three are set."""
+    judge_base_url: str | None = env_var("MLFLOW_JUDGE_BASE_URL")
+    judge_api_key: str | None = env_var("MLFLOW_JUDGE_API_KEY")
 
     @field_validator("skip_embedded_test", mode="before")
     @classmethod

@@ -1,0 +1,11 @@
+"""`ops-eval mlflow`: every conversation of an eval set as an MLflow GenAI evaluation row, scored
+by MLflow wrappers over the scorer registry, with ADK's traces, the instruction as a prompt
+version and a logged model that ends READY or FAILED -- in a local SQLite store or on a team's
+tracking server.
+
+Modules: `config` (store, experiment, judge trio; no MLflow), `rows` (rows and outputs; no
+MLflow), `scorers` (the wrappers and the judge), `replay` (playing live, or drawing a recorded
+run as spans), `lineage` (prompts, logged model), `evaluation` (the one `mlflow.genai.evaluate`
+call and its verdict), `command` (the CLI). Only `scorers`, `replay`, `lineage` and
+`evaluation` import MLflow, and only when a command runs.
+"""

@@ -1,0 +1,376 @@
+"""`ops-eval mlflow` (`mise run eval:mlflow`) and `ops-eval mlflow-ui` (`mise run mlflow:ui`).
+
+Live, every case x repeat of the eval set is played on the chosen model as one MLflow row, and
+the run record `ops-eval run` would write is written too, so one model run feeds the gate, the
+report and MLflow. With `--from-run RUN` an existing run record is logged instead and no model
+is called: the path the scheduled workflow takes after `ops-eval run`.
+
+Configuration is settled before anything is imported, installed or started: the tracking URI,
+the judge trio, `--from-run` against the live options, an unreachable tracking server. MLflow
+itself is an optional dependency group, installed here on first use.
+
+Exit codes: 0 the course's four metrics all 1.0 (logged model READY); 1 any below 1.0, missing
+or errored (FAILED); 2 bad input or configuration; 3 MLflow, the tracking server or the model
+unavailable, or every conversation errored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError, describe
+
+GROUP = "mlflow"
+MODULES = ("mlflow",)
+WHAT = "MLflow, the optional 'mlflow' dependency group (about 35 packages, 300 MB)"
+LIVE_OPTIONS = ("set", "cases", "repeats", "concurrency", "model", "output", "timeout")
+
+
+def add_parsers(sub: Any) -> None:
+    p = sub.add_parser(
+        "mlflow",
+        help="MLflow GenAI evaluation: every conversation with the deterministic scorers, "
+        "traces, prompt and logged model (optional judge)",
+    )
+    p.add_argument("--from-run", metavar="RUN", help="log this run record (path or run id) "
+                   "instead of calling the model")  # fmt: skip
+    p.add_argument("--set", help="eval set file (default: evals/ops.evalset.json)")
+    p.add_argument("--cases", help="comma-separated eval ids (default: all)")
+    p.add_argument("--repeats", type=int, default=None, help="conversations per case (default 1)")
+    p.add_argument("--concurrency", type=int, default=None, help="conversations at once")
+    p.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    p.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds per conversation")
+    p.set_defaults(handler=main)
+
+    ui = sub.add_parser("mlflow-ui", help="the MLflow UI over the local SQLite store")
+    ui.add_argument("--port", type=int, default=5000)
+    ui.set_defaults(handler=ui_main)
+
+
+def _error(message: object, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def main(args: argparse.Namespace) -> int:
+    from ..exits import unwind_on_signals
+
+    unwind_on_signals()
+    try:
+        return run_mlflow(args)
+    except OpsEvalError as exc:
+        return _error(exc, exc.code)
+
+
+def _say(err: TextIO) -> Callable[[str], None]:
+    return lambda line: print(line, file=err, flush=True)
+
+
+def _ensure_mlflow(say: Callable[[str], None]) -> None:
+    from ..groups import GroupMissing, ensure
+
+    try:
+        ensure(GROUP, MODULES, say, WHAT)
+    except GroupMissing as exc:
+        raise OpsEvalError(EXIT_INFRA, f"MLflow {exc}") from None
+
+
+def _reachable(uri: str) -> None:
+    """A tracking server answers /health, or exit 3 now (MLflow itself retries for minutes)."""
+    if not uri.startswith(("http://", "https://")):
+        return
+    from ..models.choice import probe
+
+    ok, why = probe(uri.rstrip("/") + "/health", timeout=5.0)
+    if not ok:
+        raise OpsEvalError(EXIT_INFRA, f"tracking server {uri} did not answer /health: {why}")
+
+
+def run_mlflow(
+    args: argparse.Namespace,
+    *,
+    chooser: Callable[..., Any] | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """The command; `chooser` replaces model selection (deterministic test models)."""
+    from .config import judge_config, tracking_target
+
+    out, err = out or sys.stdout, err or sys.stderr
+    target = tracking_target()
+    judge = judge_config()
+    if args.from_run is not None:
+        given = [f"--{o}" for o in LIVE_OPTIONS if getattr(args, o) is not None]
+        if given:
+            raise OpsEvalError(
+                EXIT_BAD_INPUT,
+                f"--from-run logs a recorded run as it is: {', '.join(given)} cannot be given "
+                "with it",
+            )
+    for line in target.lines():
+        print(line, file=out, flush=True)
+    if judge is not None:
+        print(f"judge: {judge.model} at {judge.base_url} (evidence, not a gate)", file=out)
+    if args.from_run is not None:
+        code = _from_run(args.from_run, target, judge, out, err)
+    else:
+        code = _live(args, target, judge, chooser, out, err)
+    for line in target.lines():  # again at the end, where a long run's output stops
+        print(line, file=out, flush=True)
+    return code
+
+
+def _exit_code(evaluation: Any, trials: list[Any]) -> int:
+    if trials and all(t.status == "error" for t in trials):
+        return EXIT_INFRA
+    return EXIT_OK if evaluation.ready else EXIT_FAILED
+
+
+def _evaluate(target: Any, **kwargs: Any) -> Any:
+    """`evaluation.evaluate`, with MLflow's own failures (a store that cannot be written, a
+    server that went away) and any other crash as exit 3, one line -- after the logged model
+    was finalised FAILED."""
+    from mlflow.exceptions import MlflowException
+
+    from .evaluation import evaluate
+
+    try:
+        return evaluate(target, **kwargs)
+    except MlflowException as exc:
+        raise OpsEvalError(EXIT_INFRA, f"MLflow ({target.uri}): {describe(exc)}") from None
+    except (OpsEvalError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # the logged model was already finalised FAILED
+        raise OpsEvalError(
+            EXIT_INFRA,
+            f"the evaluation stopped ({describe(exc)}); any logged model it started is FAILED",
+        ) from None
+
+
+def _scorers(book: Any, judge: Any) -> list[Any]:
+    from .scorers import judge_scorer, registry_scorers
+
+    return registry_scorers(book) + ([judge_scorer(judge, book)] if judge else [])
+
+
+def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> int:
+    from ..gate.runs import load, resolve_run
+    from ..settings import current
+    from .evaluation import summary_lines
+    from .lineage import of_record
+    from .replay import draw_trial
+    from .rows import trial_row
+    from .scorers import Book
+
+    path = resolve_run(spec, current().runs_dir)
+    record = load(path, "--from-run")
+    lineage = of_record(record)
+    _reachable(target.uri)
+    _ensure_mlflow(_say(err))
+    book = Book(record.trials)
+    source = f"rebuilt from run record {record.run_id}; the model was not called again"
+
+    def predict(case_id: str, repeat: int, turns: list[str]) -> dict[str, Any]:
+        trial = book.get((case_id, repeat))
+        assert trial is not None  # every row is one of the record's trials
+        return draw_trial(trial, source)
+
+    started = time.perf_counter()
+    evaluation = _evaluate(
+        target,
+        lineage=lineage,
+        rows=[trial_row(t) for t in record.trials],
+        predict=predict,
+        scorers=_scorers(book, judge),
+        run_name=f"run {record.run_id}",
+        params={"ops_run_id": record.run_id, "source": "run record", "record": str(path)},
+        after=lambda: [path],
+    )
+    for line in summary_lines(evaluation):
+        print(line, file=out)
+    print(f"logged run record {path} in {time.perf_counter() - started:.1f} s", file=out)
+    return _exit_code(evaluation, record.trials)
+
+
+def _live(
+    args: argparse.Namespace,
+    target: Any,
+    judge: Any,
+    chooser: Callable[..., Any] | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    from ops_copilot.model import ModelConfigError
+    from ops_copilot.seed import SeedError
+
+    from ..inputs import id_list, output_file, trial_timeout
+    from ..model_logs import model_logs
+    from ..models import ModelUnavailable, choose_model
+    from ..plan import load_plan
+    from ..records import ModelInfo, write_record
+    from ..run import (
+        RunOptions,
+        build_record,
+        check_writable,
+        provenance_fields,
+        record_path,
+        scored_trial,
+    )
+    from ..settings import current
+    from .evaluation import summary_lines
+    from .lineage import of_fields
+    from .replay import LoopThread, pause_spans
+    from .rows import case_row, trial_outputs
+    from .scorers import Book
+
+    options = RunOptions(
+        cases=id_list("--cases", args.cases),
+        repeats=1 if args.repeats is None else args.repeats,
+        concurrency=1 if args.concurrency is None else args.concurrency,
+        model=args.model,
+        output=Path(args.output) if args.output else None,
+        timeout_s=600.0 if args.timeout is None else args.timeout,
+    )
+    if args.set:
+        options.set_path = Path(args.set)
+    if options.repeats < 1 or options.concurrency < 1:
+        raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
+    trial_timeout("--timeout", options.timeout_s)
+    if options.output is not None:
+        output_file("--output", options.output)
+    try:
+        plan = load_plan(options.set_path, options.cases)
+    except SeedError as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+    say = _say(err)
+    for warning in plan.warnings:
+        say(f"warning: {warning}")
+    started = datetime.now(UTC)
+    path = record_path(options, plan, started)
+    check_writable(path)
+    _reachable(target.uri)
+    _ensure_mlflow(say)
+    run_id = uuid.uuid4().hex[:12]
+    book = Book()
+    cases = {c.eval_id: c for c in plan.cases}
+    rows = [case_row(c, r) for c in plan.cases for r in range(1, options.repeats + 1)]
+    try:
+        with (chooser or choose_model)(
+            options.model, say=say, log_dir=current().runs_dir
+        ) as choice:
+            for line in choice.banner():
+                print(line, file=out, flush=True)
+            workers = min(options.concurrency, choice.parallel or options.concurrency)
+            lineage = of_fields(provenance_fields(plan), choice.name, run_id)
+            loop = LoopThread()
+            from ..play import play_trial
+
+            def predict(case_id: str, repeat: int, turns: list[str]) -> dict[str, Any]:
+                case = cases[case_id]
+                view = loop.run(play_trial(plan, case, repeat, choice.model, options.timeout_s))
+                trial = scored_trial(plan, view)
+                book.put(trial)
+                for turn in trial.turns:
+                    pause_spans(turn)
+                say(
+                    f"{case_id} #{repeat} {trial.status}"
+                    + (f" ({trial.error})" if trial.error else "")
+                )
+                return trial_outputs(trial)
+
+            def write() -> list[Path]:
+                keys = [(c.eval_id, r) for c in plan.cases for r in range(1, options.repeats + 1)]
+                trials = [book.get(k) for k in keys]
+                unplayed = [f"{c} #{r}" for (c, r), t in zip(keys, trials, strict=True) if not t]
+                if unplayed:
+                    raise RuntimeError(f"MLflow did not play {', '.join(unplayed[:5])}")
+                record = build_record(
+                    plan,
+                    trials,
+                    replace(options, concurrency=workers),
+                    run_id=run_id,
+                    started_at=started.isoformat(timespec="seconds"),
+                    seconds=(datetime.now(UTC) - started).total_seconds(),
+                    model=ModelInfo(
+                        name=choice.name,
+                        source=choice.source,
+                        reason=choice.reason,
+                        caveat=choice.caveat,
+                        endpoint=choice.endpoint,
+                    ),
+                )
+                write_record(record, path)
+                return [path]
+
+            print(
+                f"playing {len(rows)} conversation(s) from {plan.evalset.display} into MLflow, "
+                f"{workers} at a time",
+                file=out,
+                flush=True,
+            )
+            try:
+                with model_logs():
+                    evaluation = _evaluate(
+                        target,
+                        lineage=lineage,
+                        rows=rows,
+                        predict=predict,
+                        scorers=_scorers(book, judge),
+                        workers=workers,
+                        run_name=f"run {run_id}",
+                        params={"ops_run_id": run_id, "source": "live", "agent_model": choice.name},
+                        after=write,
+                    )
+            finally:
+                loop.close()
+    except ModelConfigError as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+    except ModelUnavailable as exc:
+        raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None
+    for line in summary_lines(evaluation):
+        print(line, file=out)
+    print(f"run record: {path}", file=out)
+    return _exit_code(evaluation, book.trials())
+
+
+def ui_main(args: argparse.Namespace) -> int:
+    """The MLflow UI over the store `ops-eval mlflow` logs to, when that store is SQLite."""
+    import os
+
+    from ..inputs import tcp_port
+    from .config import tracking_target
+
+    try:
+        target = tracking_target()
+        port = tcp_port("--port", args.port)
+        if target.sqlite_file is None:
+            raise OpsEvalError(
+                EXIT_BAD_INPUT,
+                f"MLFLOW_TRACKING_URI is {target.uri}: open that server's own UI in a browser",
+            )
+        if not target.sqlite_file.exists():
+            raise OpsEvalError(
+                EXIT_BAD_INPUT,
+                f"no store at {target.sqlite_file} yet: run `mise run eval:mlflow` first",
+            )
+        _ensure_mlflow(_say(sys.stderr))
+    except OpsEvalError as exc:
+        return _error(exc, exc.code)
+    mlflow = str(Path(sys.executable).with_name("mlflow"))
+    command = [mlflow, "ui", "--backend-store-uri", target.uri, "--host", "127.0.0.1"]
+    command += ["--port", str(port)]
+    if target.artifacts is not None:
+        command += ["--default-artifact-root", str(target.artifacts)]
+    print(f"MLflow UI on http://127.0.0.1:{port} over {target.uri} (Ctrl-C stops it)")
+    os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+    os.execv(mlflow, command)
+    return EXIT_OK  # not reached

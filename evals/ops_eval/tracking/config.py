@@ -1,0 +1,93 @@
+"""Where `ops-eval mlflow` logs, and whether it may call a judge -- settled before MLflow is
+imported or a model is started, so a configuration mistake costs nothing and changes nothing.
+
+The store is MLFLOW_TRACKING_URI, else a SQLite file in the checkout (`mlflow.db`, git-ignored,
+artifacts in `mlruns/` beside it); the experiment is MLFLOW_EXPERIMENT_NAME, else `ops-copilot`.
+The same command logs to a team's tracking server when the URI is `http(s)://...`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..inputs import bad_input
+from ..judge import JudgeConfig
+from ..settings import current
+
+DEFAULT_EXPERIMENT = "ops-copilot"
+DB_FILE = "mlflow.db"
+UI_TASK = "mise run mlflow:ui"
+
+
+@dataclass(frozen=True)
+class TrackingTarget:
+    uri: str
+    experiment: str
+    artifacts: Path | None
+    """Where a new experiment keeps its artifacts, for a local store; None: the server decides."""
+
+    @property
+    def sqlite_file(self) -> Path | None:
+        """The database file of a SQLite store; None for any other store."""
+        if not self.uri.startswith("sqlite:///"):
+            return None
+        return Path(self.uri.removeprefix("sqlite:///"))
+
+    def lines(self) -> list[str]:
+        """What the command prints about the store: always the URI; the local UI only for
+        SQLite (a tracking server has its own UI at its own address)."""
+        shown = [f"tracking: {self.uri} (experiment {self.experiment})"]
+        if self.sqlite_file is not None:
+            shown.append(f"open it: {UI_TASK}  (or: mlflow ui --backend-store-uri {self.uri})")
+        return shown
+
+
+def tracking_target() -> TrackingTarget:
+    """The store and experiment from the environment; exit 2 for a URI MLflow cannot use."""
+    settings = current()
+    experiment = settings.mlflow_experiment or DEFAULT_EXPERIMENT
+    uri = settings.mlflow_tracking_uri
+    if uri is None:
+        folder = settings.source_root or Path.cwd()
+        return TrackingTarget(f"sqlite:///{folder / DB_FILE}", experiment, folder / "mlruns")
+    scheme = uri.split(":", 1)[0].lower() if ":" in uri else ""
+    # A database store: prompts, logged models and traces need one (not MLflow's file store).
+    if scheme not in ("sqlite", "http", "https", "postgresql", "mysql", "mssql"):
+        raise bad_input(
+            f"MLFLOW_TRACKING_URI {uri!r}: expected sqlite:///FILE, a database URI, or "
+            "http(s)://HOST:PORT (a tracking server)"
+        )
+    if scheme == "sqlite":
+        path = uri.removeprefix("sqlite:///")
+        if not uri.startswith("sqlite:///") or path in ("", ":memory:"):
+            raise bad_input(f"MLFLOW_TRACKING_URI {uri!r}: expected sqlite:///FILE")
+        return TrackingTarget(uri, experiment, Path(path).resolve().parent / "mlruns")
+    return TrackingTarget(uri, experiment, None)
+
+
+def judge_config() -> JudgeConfig | None:
+    """The judge when MLFLOW_JUDGE_MODEL, _BASE_URL and _API_KEY are all set; None when none
+    is; exit 2 naming the missing ones when only some are. Never anything from OPENAI_*."""
+    settings = current()
+    trio = {
+        "MLFLOW_JUDGE_MODEL": settings.judge_model,
+        "MLFLOW_JUDGE_BASE_URL": settings.judge_base_url,
+        "MLFLOW_JUDGE_API_KEY": settings.judge_api_key,
+    }
+    unset = [name for name, value in trio.items() if not value]
+    if len(unset) == len(trio):
+        return None
+    if unset:
+        given = [name for name in trio if name not in unset]
+        raise bad_input(
+            f"the judge needs MLFLOW_JUDGE_MODEL, MLFLOW_JUDGE_BASE_URL and MLFLOW_JUDGE_API_KEY "
+            f"together: {', '.join(given)} set, {', '.join(unset)} missing (set all three, or "
+            "none to run without the judge)"
+        )
+    assert settings.judge_model and settings.judge_base_url and settings.judge_api_key
+    return JudgeConfig(
+        model=settings.judge_model,
+        base_url=settings.judge_base_url,
+        api_key=settings.judge_api_key,
+    )

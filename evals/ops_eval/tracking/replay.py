@@ -1,0 +1,114 @@
+"""Playing conversations for MLflow: live on the real agent, or read back from a run record.
+
+Live, each conversation is played by `play.play_trial` (a fresh session and state store, every
+turn, approval pauses as the case says) on one event loop that lives for the whole evaluation --
+as `ops-eval run` plays them -- while MLflow's worker threads wait for it. The caller's context
+travels with each conversation, so ADK's OpenTelemetry spans (agent, model calls, tool calls)
+nest under the MLflow trace of the row that asked for it.
+
+ADK draws no span for an approval pause (it is an event it makes itself), so one is drawn per
+paused write, under the row's trace, from the recognised `originalFunctionCall`.
+
+From a run record, the model is not called: each turn and tool call is drawn as a span from what
+the record kept (arguments, results, the approval pause), marked as rebuilt from the record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import threading
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .rows import trial_outputs
+
+if TYPE_CHECKING:
+    from ..calls import Turn
+    from ..records import TrialRecord
+
+T = TypeVar("T")
+
+
+class LoopThread:
+    """One event loop on its own thread; `run` executes a coroutine there, in the caller's
+    context, and waits for it. LiteLLM's async clients stay on one loop, as in a normal run."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        context = contextvars.copy_context()
+        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def start() -> None:
+            task = self.loop.create_task(coro, context=context)
+
+            def finish(t: asyncio.Task[T]) -> None:
+                if t.cancelled():
+                    done.cancel()
+                elif t.exception() is not None:
+                    done.set_exception(t.exception())  # type: ignore[arg-type]
+                else:
+                    done.set_result(t.result())
+
+            task.add_done_callback(finish)
+
+        self.loop.call_soon_threadsafe(start)
+        return done.result()
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+        if not self.loop.is_running():
+            self.loop.close()
+
+
+def _call_span(name: str, args: dict[str, Any], result: Any, span_type: str) -> None:
+    import mlflow
+
+    with mlflow.start_span(name=name, span_type=span_type) as span:
+        span.set_inputs(args)
+        if result is not None:
+            span.set_outputs(result)
+
+
+def pause_spans(turn: Turn) -> None:
+    """A span per approval pause of `turn`: the write ADK held for a human (its
+    `originalFunctionCall`), and whether it still waits when the turn ended."""
+    from mlflow.entities import SpanType
+
+    for call in turn.paused:
+        _call_span(
+            "adk_request_confirmation",
+            {"turn": turn.index, "originalFunctionCall": {"name": call.name, "args": call.args}},
+            {"still_waiting": call in turn.pending, "approvals_given": list(turn.answered)},
+            SpanType.TOOL,
+        )
+
+
+def draw_trial(trial: TrialRecord, source: str) -> dict[str, Any]:
+    """The recorded conversation as spans under the current trace; its outputs."""
+    import mlflow
+    from mlflow.entities import SpanType
+
+    for turn in trial.turns:
+        with mlflow.start_span(name=f"turn {turn.index}", span_type=SpanType.CHAIN) as span:
+            span.set_inputs({"prompt": turn.prompt})
+            span.set_attributes(
+                {
+                    "ops.seconds": turn.seconds,
+                    "ops.model_calls": turn.model_calls if turn.model_calls is not None else -1,
+                    "ops.prompt_tokens": turn.prompt_tokens,
+                    "ops.output_tokens": turn.output_tokens,
+                }
+            )
+            for call in turn.calls:
+                _call_span(f"execute_tool {call.name}", call.args, call.result, SpanType.TOOL)
+            pause_spans(turn)
+            span.set_outputs({"response": turn.response, "texts": turn.texts})
+    mlflow.update_current_trace(tags={"ops.trace_source": source})
+    return trial_outputs(trial)
