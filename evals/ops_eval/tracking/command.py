@@ -18,11 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-import uuid
 from collections.abc import Callable
-from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -163,6 +159,8 @@ def _scorers(book: Any, judge: Any) -> list[Any]:
 
 
 def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> int:
+    import time
+
     from ..gate.runs import load, resolve_run
     from ..settings import current
     from .evaluation import summary_lines
@@ -209,6 +207,10 @@ def _live(
     out: TextIO,
     err: TextIO,
 ) -> int:
+    import uuid
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
     from ops_copilot.model import ModelConfigError
     from ops_copilot.seed import SeedError
 

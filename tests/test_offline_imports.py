@@ -1,0 +1,50 @@
+"""The offline gates never import MLflow (an optional group, seconds to import): `validate`,
+`redteam`, `report`, `gate` and building the CLI's parser run with it installed and leave it
+out of `sys.modules`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+PROBE = """
+import sys
+from ops_eval.cli import main
+code = main(sys.argv[1:])
+leaked = sorted(m for m in sys.modules if m == "mlflow" or m.startswith("mlflow."))
+print("LEAKED" if leaked else "CLEAN", code, leaked[:3])
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate"],
+        ["redteam", "--attacks", "override-db-log-resolve-inc-002"],
+        ["mlflow", "--from-run", "no-such-run", "--cases", "x"],  # refused before MLflow
+        ["mlflow-ui", "--port", "0"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
+def test_offline_commands_never_import_mlflow(argv, tmp_path):
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "OPS_RUNS_DIR": str(tmp_path),
+        "MLFLOW_TRACKING_URI": f"sqlite:///{tmp_path / 'none.db'}",
+        "HOME": str(tmp_path),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "CLEAN" in done.stdout, done.stdout + done.stderr
+    assert not (tmp_path / "none.db").exists()  # nothing was logged
