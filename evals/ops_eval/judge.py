@@ -68,7 +68,9 @@ class JudgeError(RuntimeError):
 
 def judge_messages(turns: list[dict[str, str]]) -> list[dict[str, str]]:
     """The chat messages for one conversation: `turns` of question, answer and reference."""
+    # `<` and `>` escaped: an answer quoting "</untrusted_data>" cannot close the fence.
     data = json.dumps({"turns": turns}, ensure_ascii=False, indent=1)
+    data = data.replace("<", "\\u003c").replace(">", "\\u003e")
     return [
         {"role": "system", "content": INSTRUCTIONS},
         {"role": "user", "content": f"<untrusted_data>\n{data}\n</untrusted_data>"},

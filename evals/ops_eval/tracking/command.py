@@ -208,47 +208,22 @@ def _live(
     err: TextIO,
 ) -> int:
     import uuid
-    from dataclasses import replace
     from datetime import UTC, datetime
 
     from ops_copilot.model import ModelConfigError
     from ops_copilot.seed import SeedError
 
-    from ..inputs import id_list, output_file, trial_timeout
     from ..model_logs import model_logs
     from ..models import ModelUnavailable, choose_model
     from ..plan import load_plan
-    from ..records import ModelInfo, write_record
-    from ..run import (
-        RunOptions,
-        build_record,
-        check_writable,
-        provenance_fields,
-        record_path,
-        scored_trial,
-    )
+    from ..records import write_record
+    from ..run import check_writable, provenance_fields, record_path
     from ..settings import current
     from .evaluation import summary_lines
     from .lineage import of_fields
-    from .replay import LoopThread, pause_spans
-    from .rows import case_row, trial_outputs
-    from .scorers import Book
+    from .live import LivePlay, live_options
 
-    options = RunOptions(
-        cases=id_list("--cases", args.cases),
-        repeats=1 if args.repeats is None else args.repeats,
-        concurrency=1 if args.concurrency is None else args.concurrency,
-        model=args.model,
-        output=Path(args.output) if args.output else None,
-        timeout_s=600.0 if args.timeout is None else args.timeout,
-    )
-    if args.set:
-        options.set_path = Path(args.set)
-    if options.repeats < 1 or options.concurrency < 1:
-        raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
-    trial_timeout("--timeout", options.timeout_s)
-    if options.output is not None:
-        output_file("--output", options.output)
+    options = live_options(args)
     try:
         plan = load_plan(options.set_path, options.cases)
     except SeedError as exc:
@@ -262,60 +237,24 @@ def _live(
     _reachable(target.uri)
     _ensure_mlflow(say)
     run_id = uuid.uuid4().hex[:12]
-    book = Book()
-    cases = {c.eval_id: c for c in plan.cases}
-    rows = [case_row(c, r) for c in plan.cases for r in range(1, options.repeats + 1)]
+    written: list[Any] = []  # the run record, once written
     try:
         with (chooser or choose_model)(
             options.model, say=say, log_dir=current().runs_dir
         ) as choice:
+            play = LivePlay(plan, options, choice, say, started=started)
             for line in choice.banner():
                 print(line, file=out, flush=True)
             workers = min(options.concurrency, choice.parallel or options.concurrency)
-            lineage = of_fields(provenance_fields(plan), choice.name, run_id)
-            loop = LoopThread()
-            from ..play import play_trial
-
-            def predict(case_id: str, repeat: int, turns: list[str]) -> dict[str, Any]:
-                case = cases[case_id]
-                view = loop.run(play_trial(plan, case, repeat, choice.model, options.timeout_s))
-                trial = scored_trial(plan, view)
-                book.put(trial)
-                for turn in trial.turns:
-                    pause_spans(turn)
-                say(
-                    f"{case_id} #{repeat} {trial.status}"
-                    + (f" ({trial.error})" if trial.error else "")
-                )
-                return trial_outputs(trial)
 
             def write() -> list[Path]:
-                keys = [(c.eval_id, r) for c in plan.cases for r in range(1, options.repeats + 1)]
-                trials = [book.get(k) for k in keys]
-                unplayed = [f"{c} #{r}" for (c, r), t in zip(keys, trials, strict=True) if not t]
-                if unplayed:
-                    raise RuntimeError(f"MLflow did not play {', '.join(unplayed[:5])}")
-                record = build_record(
-                    plan,
-                    trials,
-                    replace(options, concurrency=workers),
-                    run_id=run_id,
-                    started_at=started.isoformat(timespec="seconds"),
-                    seconds=(datetime.now(UTC) - started).total_seconds(),
-                    model=ModelInfo(
-                        name=choice.name,
-                        source=choice.source,
-                        reason=choice.reason,
-                        caveat=choice.caveat,
-                        endpoint=choice.endpoint,
-                    ),
-                )
-                write_record(record, path)
+                written.append(play.record(run_id, workers))
+                write_record(written[0], path)
                 return [path]
 
             print(
-                f"playing {len(rows)} conversation(s) from {plan.evalset.display} into MLflow, "
-                f"{workers} at a time",
+                f"playing {len(play.keys)} conversation(s) from {plan.evalset.display} into "
+                f"MLflow, {workers} at a time",
                 file=out,
                 flush=True,
             )
@@ -323,25 +262,27 @@ def _live(
                 with model_logs():
                     evaluation = _evaluate(
                         target,
-                        lineage=lineage,
-                        rows=rows,
-                        predict=predict,
-                        scorers=_scorers(book, judge),
+                        lineage=of_fields(provenance_fields(plan), choice.name, run_id),
+                        rows=play.rows(),
+                        predict=play.predict,
+                        scorers=_scorers(play.book, judge),
                         workers=workers,
                         run_name=f"run {run_id}",
                         params={"ops_run_id": run_id, "source": "live", "agent_model": choice.name},
                         after=write,
                     )
             finally:
-                loop.close()
+                play.loop.close()
     except ModelConfigError as exc:
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     except ModelUnavailable as exc:
         raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None
     for line in summary_lines(evaluation):
         print(line, file=out)
-    print(f"run record: {path}", file=out)
-    return _exit_code(evaluation, book.trials())
+    gate = "passed" if written and written[0].gate_passed else "failed"
+    print(f"run record: {path} (its own trajectory gate {gate}; `mise run eval:gate` compares "
+          "it with its baseline)", file=out)  # fmt: skip
+    return _exit_code(evaluation, play.book.trials())
 
 
 def ui_main(args: argparse.Namespace) -> int:

@@ -102,6 +102,20 @@ def _experiment(target: TrackingTarget) -> str:
     return experiment_id
 
 
+def _adk_spans_here() -> None:
+    """Point ADK's tracer at the tracer provider this evaluation logs through. ADK's module
+    tracer is an OpenTelemetry ProxyTracer: it resolves the global provider at its first span
+    and keeps it, while MLflow replaces the provider whenever the tracking URI changes -- so a
+    second evaluation in one process, into another store, would send ADK's spans to the first
+    store's retired processors and every row would lose its trace."""
+    from google.adk.telemetry import tracing
+    from mlflow.tracing.provider import provider
+
+    provider.get_or_init_tracer(__name__)  # MLflow's provider for the current store
+    if hasattr(tracing.tracer, "_real_tracer"):  # a ProxyTracer: resolve again at next span
+        tracing.tracer._real_tracer = None
+
+
 def _metric(name: str, frame: Any, means: dict[str, Any]) -> Metric:
     values = frame.get(f"{name}/value")  # a column MLflow leaves out when no row has one
     errors_col = frame.get(f"{name}/error_message")
@@ -146,6 +160,7 @@ def evaluate(
         import mlflow
 
         experiment_id = _experiment(target)
+        _adk_spans_here()
         prompts = register_prompts(lineage)
         model_id = start_logged_model(lineage, prompts)
         ready = False
