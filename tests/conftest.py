@@ -180,17 +180,17 @@ def pytest_collection_modifyitems(config, items):
     """The MLflow tests run last. Once an evaluation has run, MLflow's tracer provider is
     OpenTelemetry's global one for the rest of the process, and ADK's tracer stays bound to it:
     every later ADK span would become an MLflow trace. No other test plays under it."""
-    mlflow_dir = REPO / "tests" / "mlflow"
+    mlflow_dir = REPO / "tests" / "tracking"
     items.sort(key=lambda item: Path(str(item.fspath)).is_relative_to(mlflow_dir))
 
 
-# --- the MLflow tests (tests/mlflow/): a store per test, the command in-process ---
+# --- the MLflow tests (tests/tracking/): a store per test, the command in-process ---
 
 
 @pytest.fixture(scope="session")
 def mlflow_installed():
     """The optional `mlflow` group, installed on first use as the command installs it, so the
-    MLflow tests (tests/mlflow/) never skip on a fresh machine."""
+    MLflow tests (tests/tracking/) never skip on a fresh machine."""
     from ops_eval.groups import ensure
     from ops_eval.tracking.command import GROUP, MODULES, WHAT
 

@@ -24,7 +24,14 @@ class GroupMissing(RuntimeError):
 
 
 def missing(modules: Sequence[str]) -> list[str]:
-    return [m for m in modules if importlib.util.find_spec(m) is None]
+    """The modules not installed. A bare folder of the same name on sys.path (a namespace
+    package, such as a tests/mlflow/ folder) is not the package, and counts as missing."""
+    return [m for m in modules if not _installed(m)]
+
+
+def _installed(module: str) -> bool:
+    spec = importlib.util.find_spec(module)
+    return spec is not None and spec.origin is not None
 
 
 def install(group: str, modules: Sequence[str], say: Say, what: str) -> None:

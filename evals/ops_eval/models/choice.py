@@ -41,9 +41,11 @@ class ModelChoice:
         return lines
 
 
-def probe(url: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
+def probe(
+    url: str, timeout: float = PROBE_TIMEOUT_S, headers: dict[str, str] | None = None
+) -> tuple[bool, str]:
     """(answered with 200, body or the reason it did not)."""
-    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    request = urllib.request.Request(url, headers={"Accept": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
             return response.status == 200, response.read().decode("utf-8", "replace")

@@ -65,6 +65,12 @@ def main(args: argparse.Namespace) -> int:
         return run_mlflow(args)
     except OpsEvalError as exc:
         return _error(exc, exc.code)
+    except KeyboardInterrupt:
+        return _error(
+            "interrupted before the end; any MLflow run and logged model it had started are "
+            "marked FAILED, and no run record was written",
+            EXIT_INFRA,
+        )
 
 
 def _say(err: TextIO) -> Callable[[str], None]:
@@ -80,15 +86,27 @@ def _ensure_mlflow(say: Callable[[str], None]) -> None:
         raise OpsEvalError(EXIT_INFRA, f"MLflow {exc}") from None
 
 
-def _reachable(uri: str) -> None:
-    """A tracking server answers /health, or exit 3 now (MLflow itself retries for minutes)."""
-    if not uri.startswith(("http://", "https://")):
+def _reachable(target: Any) -> None:
+    """A tracking server answers /health, or exit 3 now (MLflow itself retries for minutes).
+    A user and password in the URI are sent as basic authentication, as MLflow sends them."""
+    if target.sqlite_file is not None:
         return
+    import base64
+    from urllib.parse import urlsplit, urlunsplit
+
     from ..models.choice import probe
 
-    ok, why = probe(uri.rstrip("/") + "/health", timeout=5.0)
+    parts = urlsplit(target.uri)
+    headers = {}
+    if parts.username is not None:
+        token = f"{parts.username}:{parts.password or ''}".encode()
+        headers["Authorization"] = "Basic " + base64.b64encode(token).decode()
+        parts = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
+    ok, why = probe(urlunsplit(parts).rstrip("/") + "/health", timeout=5.0, headers=headers)
     if not ok:
-        raise OpsEvalError(EXIT_INFRA, f"tracking server {uri} did not answer /health: {why}")
+        raise OpsEvalError(
+            EXIT_INFRA, f"tracking server {target.shown} did not answer /health: {why}"
+        )
 
 
 def run_mlflow(
@@ -132,24 +150,38 @@ def _exit_code(evaluation: Any, trials: list[Any]) -> int:
 
 
 def _evaluate(target: Any, **kwargs: Any) -> Any:
-    """`evaluation.evaluate`, with MLflow's own failures (a store that cannot be written, a
-    server that went away) and any other crash as exit 3, one line -- after the logged model
-    was finalised FAILED."""
-    from mlflow.exceptions import MlflowException
-
-    from .evaluation import evaluate
+    """`evaluation.evaluate`, with a deleted experiment as exit 2, and MLflow's own failures
+    (a store that cannot be written, a server that went away) and any crash as exit 3, one
+    line saying what became of the logged model (finalised FAILED when one was started)."""
+    from .evaluation import EvaluationFailed, StoreProblem, evaluate
 
     try:
         return evaluate(target, **kwargs)
-    except MlflowException as exc:
-        raise OpsEvalError(EXIT_INFRA, f"MLflow ({target.uri}): {describe(exc)}") from None
-    except (OpsEvalError, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # the logged model was already finalised FAILED
+    except StoreProblem as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+    except EvaluationFailed as exc:
+        kept = (
+            f"logged model {exc.model_id} is FAILED"
+            if exc.model_id
+            else "no logged model was started"
+        )
         raise OpsEvalError(
-            EXIT_INFRA,
-            f"the evaluation stopped ({describe(exc)}); any logged model it started is FAILED",
+            EXIT_INFRA, f"the evaluation in {target.shown} stopped ({exc}); {kept}"
         ) from None
+
+
+def _check_store(target: Any) -> None:
+    """The store answers and the experiment can take runs, before any model starts."""
+    from mlflow.exceptions import MlflowException
+
+    from .evaluation import StoreProblem, open_experiment
+
+    try:
+        open_experiment(target)
+    except StoreProblem as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+    except MlflowException as exc:
+        raise OpsEvalError(EXIT_INFRA, f"MLflow ({target.shown}): {describe(exc)}") from None
 
 
 def _scorers(book: Any, judge: Any) -> list[Any]:
@@ -172,8 +204,11 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
     path = resolve_run(spec, current().runs_dir)
     record = load(path, "--from-run")
     lineage = of_record(record)
-    _reachable(target.uri)
+    if not record.trials:
+        raise OpsEvalError(EXIT_BAD_INPUT, f"--from-run {path}: the run has no trials to log")
+    _reachable(target)
     _ensure_mlflow(_say(err))
+    _check_store(target)
     book = Book(record.trials)
     source = f"rebuilt from run record {record.run_id}; the model was not called again"
 
@@ -233,9 +268,14 @@ def _live(
         say(f"warning: {warning}")
     started = datetime.now(UTC)
     path = record_path(options, plan, started)
+    if target.sqlite_file is not None and path.resolve() == target.sqlite_file.resolve():
+        raise OpsEvalError(EXIT_BAD_INPUT, f"--output {path} is the MLflow store itself")
+    if target.artifacts is not None and path.resolve().is_relative_to(target.artifacts.resolve()):
+        raise OpsEvalError(EXIT_BAD_INPUT, f"--output {path} is inside the store's artifacts")
     check_writable(path)
-    _reachable(target.uri)
+    _reachable(target)
     _ensure_mlflow(say)
+    _check_store(target)
     run_id = uuid.uuid4().hex[:12]
     written: list[Any] = []  # the run record, once written
     try:
@@ -262,7 +302,13 @@ def _live(
                 with model_logs():
                     evaluation = _evaluate(
                         target,
-                        lineage=of_fields(provenance_fields(plan), choice.name, run_id),
+                        lineage=of_fields(
+                            provenance_fields(plan),
+                            choice.name,
+                            run_id,
+                            [c.eval_id for c in plan.cases],
+                            options.repeats,
+                        ),
                         rows=play.rows(),
                         predict=play.predict,
                         scorers=_scorers(play.book, judge),
@@ -298,7 +344,7 @@ def ui_main(args: argparse.Namespace) -> int:
         if target.sqlite_file is None:
             raise OpsEvalError(
                 EXIT_BAD_INPUT,
-                f"MLFLOW_TRACKING_URI is {target.uri}: open that server's own UI in a browser",
+                f"MLFLOW_TRACKING_URI is {target.shown}: open that server's own UI in a browser",
             )
         if not target.sqlite_file.exists():
             raise OpsEvalError(
@@ -313,7 +359,10 @@ def ui_main(args: argparse.Namespace) -> int:
     command += ["--port", str(port)]
     if target.artifacts is not None:
         command += ["--default-artifact-root", str(target.artifacts)]
-    print(f"MLflow UI on http://127.0.0.1:{port} over {target.uri} (Ctrl-C stops it)")
+    print(
+        f"MLflow UI on http://127.0.0.1:{port} over {target.uri}: it answers after about "
+        "30 s (Ctrl-C stops it)"
+    )
     os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
     os.execv(mlflow, command)
     return EXIT_OK  # not reached

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from ..inputs import bad_input
 from ..judge import JudgeConfig
@@ -29,41 +30,81 @@ class TrackingTarget:
 
     @property
     def sqlite_file(self) -> Path | None:
-        """The database file of a SQLite store; None for any other store."""
+        """The database file of a SQLite store; None for a tracking server."""
         if not self.uri.startswith("sqlite:///"):
             return None
         return Path(self.uri.removeprefix("sqlite:///"))
 
+    @property
+    def shown(self) -> str:
+        """The URI as printed: a password in it is masked."""
+        return masked(self.uri)
+
     def lines(self) -> list[str]:
         """What the command prints about the store: always the URI; the local UI only for
         SQLite (a tracking server has its own UI at its own address)."""
-        shown = [f"tracking: {self.uri} (experiment {self.experiment})"]
+        shown = [f"tracking: {self.shown} (experiment {self.experiment})"]
         if self.sqlite_file is not None:
             shown.append(f"open it: {UI_TASK}  (or: mlflow ui --backend-store-uri {self.uri})")
         return shown
 
 
+def masked(uri: str) -> str:
+    """`uri` with the password of its user part, if any, replaced by ***."""
+    parts = urlsplit(uri)
+    if parts.password is None:
+        return uri
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _sqlite_file_problem(path: Path) -> str | None:
+    """Why `path` cannot hold a SQLite store, found before MLflow spends minutes retrying."""
+    if path.is_dir():
+        return f"{path} is a folder"
+    parent = path.resolve().parent
+    if parent.exists() and not parent.is_dir():
+        return f"{parent} is not a folder"
+    if path.is_file() and path.stat().st_size:
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(len(SQLITE_MAGIC))
+        except OSError as exc:
+            return f"{path} cannot be read ({exc.strerror})"
+        if head != SQLITE_MAGIC:
+            return f"{path} is not a SQLite database"
+    return None
+
+
 def tracking_target() -> TrackingTarget:
-    """The store and experiment from the environment; exit 2 for a URI MLflow cannot use."""
+    """The store and experiment from the environment; exit 2 for a URI this command cannot
+    use: a SQLite file (`sqlite:///PATH`) or a tracking server (`http(s)://HOST:PORT`)."""
     settings = current()
     experiment = settings.mlflow_experiment or DEFAULT_EXPERIMENT
     uri = settings.mlflow_tracking_uri
     if uri is None:
         folder = settings.source_root or Path.cwd()
-        return TrackingTarget(f"sqlite:///{folder / DB_FILE}", experiment, folder / "mlruns")
+        uri = f"sqlite:///{folder / DB_FILE}"
     scheme = uri.split(":", 1)[0].lower() if ":" in uri else ""
-    # A database store: prompts, logged models and traces need one (not MLflow's file store).
-    if scheme not in ("sqlite", "http", "https", "postgresql", "mysql", "mssql"):
+    # Prompts, logged models and traces need a database store or a server (not MLflow's file
+    # store); the mlflow group ships the SQLite driver only.
+    if scheme not in ("sqlite", "http", "https"):
         raise bad_input(
-            f"MLFLOW_TRACKING_URI {uri!r}: expected sqlite:///FILE, a database URI, or "
+            f"MLFLOW_TRACKING_URI {masked(uri)!r}: expected sqlite:///FILE or "
             "http(s)://HOST:PORT (a tracking server)"
         )
-    if scheme == "sqlite":
-        path = uri.removeprefix("sqlite:///")
-        if not uri.startswith("sqlite:///") or path in ("", ":memory:"):
-            raise bad_input(f"MLFLOW_TRACKING_URI {uri!r}: expected sqlite:///FILE")
-        return TrackingTarget(uri, experiment, Path(path).resolve().parent / "mlruns")
-    return TrackingTarget(uri, experiment, None)
+    if scheme != "sqlite":
+        return TrackingTarget(uri, experiment, None)
+    path = uri.removeprefix("sqlite:///")
+    if not uri.startswith("sqlite:///") or path in ("", ":memory:"):
+        raise bad_input(f"MLFLOW_TRACKING_URI {uri!r}: expected sqlite:///FILE")
+    problem = _sqlite_file_problem(Path(path))
+    if problem:
+        raise bad_input(f"MLFLOW_TRACKING_URI {uri!r}: {problem}")
+    return TrackingTarget(uri, experiment, Path(path).resolve().parent / "mlruns")
 
 
 def judge_config() -> JudgeConfig | None:

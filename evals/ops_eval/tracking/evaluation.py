@@ -20,9 +20,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..exits import describe
 from .config import TrackingTarget
 from .lineage import Lineage, finish_logged_model, register_prompts, start_logged_model
-from .scorers import COURSE, JUDGE
+from .scorers import COURSE, JUDGE, gating
 
 MLFLOW_ENV = {
     "MLFLOW_GENAI_EVAL_SKIP_TRACE_VALIDATION": "true",
@@ -88,11 +89,24 @@ def mlflow_environment(workers: int) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def _experiment(target: TrackingTarget) -> str:
+class StoreProblem(ValueError):
+    """The store cannot take this evaluation as configured (exit 2): a deleted experiment."""
+
+
+def open_experiment(target: TrackingTarget) -> str:
+    """The experiment's id in the store, created when missing (a local store keeps its
+    artifacts beside the database). Checked before any model starts; StoreProblem when the
+    experiment was deleted (MLflow refuses to log to it)."""
     import mlflow
 
     mlflow.set_tracking_uri(target.uri)
     found = mlflow.get_experiment_by_name(target.experiment)
+    if found is not None and found.lifecycle_stage == "deleted":
+        raise StoreProblem(
+            f"experiment {target.experiment!r} ({found.experiment_id}) was deleted in "
+            f"{target.shown}: restore it (mlflow experiments restore --experiment-id "
+            f"{found.experiment_id}) or set MLFLOW_EXPERIMENT_NAME to another"
+        )
     if found is not None:
         experiment_id = found.experiment_id
     else:
@@ -100,6 +114,15 @@ def _experiment(target: TrackingTarget) -> str:
         experiment_id = mlflow.create_experiment(target.experiment, artifact_location=location)
     mlflow.set_experiment(experiment_id=experiment_id)
     return experiment_id
+
+
+class EvaluationFailed(RuntimeError):
+    """The evaluation stopped before its verdict; `model_id` is the logged model it had
+    started (already finalised FAILED), or None when it had started none."""
+
+    def __init__(self, message: str, model_id: str | None) -> None:
+        super().__init__(message)
+        self.model_id = model_id
 
 
 def _adk_spans_here() -> None:
@@ -127,16 +150,23 @@ def _metric(name: str, frame: Any, means: dict[str, Any]) -> Metric:
 
 
 def _failures(metrics: dict[str, Metric]) -> list[str]:
-    """Why the course's metrics do not all stand at 1.0 with no error."""
+    """Why the logged model is not READY: a course metric below 1.0, without a value, or with
+    an error; or any other scorer that gates a run (`gating`) below 1.0 or with an error --
+    an agent that changed state without approval is not ready whatever the course's four say.
+    Report scorers and the judge never decide it."""
     failing = []
-    for name in COURSE:
-        metric = metrics[name]
+    for name, metric in metrics.items():
+        if name not in COURSE and name not in gating():
+            continue
         if metric.errors:
             failing.append(f"{name}: {metric.errors} row(s) errored")
         elif metric.mean is None:
-            failing.append(f"{name}: no row had a value")
+            if name in COURSE:
+                failing.append(f"{name}: no row had a value")
         elif metric.mean < 1.0:
             failing.append(f"{name}: mean {metric.mean:.3f} < 1.0")
+    missing = [name for name in COURSE if name not in metrics]
+    failing += [f"{name}: not logged" for name in missing]
     return failing
 
 
@@ -154,17 +184,19 @@ def evaluate(
 ) -> Evaluation:
     """Log one evaluation of `rows`, each played by `predict(case_id, repeat, turns)` inside
     its row's trace, scored by `scorers`. `after` runs inside the MLflow run once every row is
-    scored and returns files to attach to it. The logged model ends READY only when every
-    course metric is 1.0 with no error; FAILED otherwise, and on any exception."""
+    scored and returns files to attach to it. The logged model ends READY only when the
+    verdict has no failure (`_failures`); FAILED otherwise, and on any exception, which comes
+    out as EvaluationFailed (or StoreProblem, for a deleted experiment)."""
     with mlflow_environment(workers):
         import mlflow
 
-        experiment_id = _experiment(target)
-        _adk_spans_here()
-        prompts = register_prompts(lineage)
-        model_id = start_logged_model(lineage, prompts)
+        model_id = None
         ready = False
         try:
+            experiment_id = open_experiment(target)
+            _adk_spans_here()
+            prompts = register_prompts(lineage)
+            model_id = start_logged_model(lineage, prompts)
             traced = mlflow.trace(name="conversation", span_type="AGENT")(predict)
             with mlflow.start_run(run_name=run_name) as run:
                 mlflow.log_params(params)
@@ -194,8 +226,13 @@ def evaluate(
             )
             ready = evaluation.ready
             return evaluation
+        except StoreProblem:
+            raise
+        except Exception as exc:  # MLflow's own failures and any crash: no verdict
+            raise EvaluationFailed(describe(exc), model_id) from exc
         finally:
-            finish_logged_model(model_id, ready)
+            if model_id is not None:
+                finish_logged_model(model_id, ready)
 
 
 def summary_lines(evaluation: Evaluation) -> list[str]:

@@ -35,14 +35,22 @@ class Lineage:
     git_commit: str | None
     run_id: str
     """The run record's id (the evaluation's own record, or the one logged with --from-run)."""
+    scope: dict[str, str]
+    """What was run: how many cases (and a hash of their ids), repeats, conversations, and
+    whether the checkout had uncommitted changes -- a READY model of one case is not one of
+    the whole set."""
 
 
 def of_record(record: RunRecord) -> Lineage:
     """The lineage of a recorded run (`--from-run`)."""
-    return of_fields(record.model_dump(), record.model.name, record.run_id)
+    return of_fields(
+        record.model_dump(), record.model.name, record.run_id, record.selected_cases, record.repeats
+    )
 
 
-def of_fields(fields: dict[str, Any], agent_model: str, run_id: str) -> Lineage:
+def of_fields(
+    fields: dict[str, Any], agent_model: str, run_id: str, cases: list[str], repeats: int
+) -> Lineage:
     """The lineage from a run's provenance fields (`run.provenance_fields`, or a record's).
     Instructions are known by their hashes only, so they must be this checkout's: a prompt
     version is never registered for a text the run did not use. Exit 2 when they differ."""
@@ -69,6 +77,13 @@ def of_fields(fields: dict[str, Any], agent_model: str, run_id: str) -> Lineage:
         hashes={k: fields[k] for k in HASHES},
         git_commit=commit,
         run_id=run_id,
+        scope={
+            "cases": str(len(cases)),
+            "cases_sha256": sha256("\n".join(cases)),
+            "repeats": str(repeats),
+            "conversations": str(len(cases) * repeats),
+            "git_dirty": "unknown" if fields.get("git_dirty") is None else str(fields["git_dirty"]),
+        },
     )
 
 
@@ -114,6 +129,7 @@ def start_logged_model(lineage: Lineage, prompts: dict[str, Any]) -> str:
         "ops_run_id": lineage.run_id,
         "git_commit": lineage.git_commit or "unknown",
         **lineage.hashes,
+        **lineage.scope,
     }
     for agent, version in prompts.items():
         params[f"prompt_uri.{agent}"] = version.uri

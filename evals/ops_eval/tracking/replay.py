@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import threading
 from collections.abc import Coroutine
@@ -33,10 +34,15 @@ T = TypeVar("T")
 
 class LoopThread:
     """One event loop on its own thread; `run` executes a coroutine there, in the caller's
-    context, and waits for it. LiteLLM's async clients stay on one loop, as in a normal run."""
+    context, and waits for it. LiteLLM's async clients stay on one loop, as in a normal run.
+
+    `close` cancels whatever still runs there (after Ctrl-C, MLflow's worker threads are still
+    waiting on their conversations: each gets CancelledError and returns) and refuses new work,
+    so the process can exit."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
+        self._closed = threading.Event()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self._thread.start()
 
@@ -45,6 +51,10 @@ class LoopThread:
         done: concurrent.futures.Future[T] = concurrent.futures.Future()
 
         def start() -> None:
+            if self._closed.is_set():
+                done.cancel()
+                coro.close()
+                return
             task = self.loop.create_task(coro, context=context)
 
             def finish(t: asyncio.Task[T]) -> None:
@@ -57,10 +67,27 @@ class LoopThread:
 
             task.add_done_callback(finish)
 
+        if self._closed.is_set():
+            coro.close()
+            raise concurrent.futures.CancelledError("the evaluation was stopped")
         self.loop.call_soon_threadsafe(start)
         return done.result()
 
     def close(self) -> None:
+        """Cancel every conversation still running, wait for them to unwind, stop the loop."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+
+        async def cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        # Stop anyway after that: the loop's thread is a daemon.
+        with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
+            asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(timeout=30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
         if not self.loop.is_running():

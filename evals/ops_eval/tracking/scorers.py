@@ -37,6 +37,11 @@ COURSE = {
 JUDGE = "judge"
 
 
+def gating() -> frozenset[str]:
+    """The MLflow names of the registry scorers that gate a run (all but report scorers)."""
+    return frozenset(mlflow_name(n) for n, entry in registered().items() if entry.gate != "report")
+
+
 def mlflow_name(registry_name: str) -> str:
     return next((k for k, v in COURSE.items() if v == registry_name), registry_name)
 
@@ -80,6 +85,8 @@ def _registry_feedback(book: Book, name: str, inputs: dict[str, Any]) -> Any:
     rationale = score.detail or ("passed" if score.passed else "failed")
     if registered()[name].gate == "all":
         return Feedback(value=score.passed, rationale=rationale)
+    if score.value is None or not 0.0 <= score.value <= 1.0:  # only n/a has no value
+        return Feedback(error=f"{name} {score.outcome} with value {score.value}, not 0 to 1")
     return Feedback(value=score.value, rationale=rationale)
 
 
