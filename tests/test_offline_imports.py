@@ -1,6 +1,6 @@
-"""The offline gates never import MLflow (an optional group, seconds to import): `validate`,
-`redteam`, `report`, `gate` and building the CLI's parser run with it installed and leave it
-out of `sys.modules`."""
+"""The offline commands never import MLflow (an optional group, seconds to import): `validate`,
+`redteam`, `report`, `gate`, `history`, and `mlflow` itself when it refuses its input, run with
+MLflow installed and leave it out of `sys.modules`."""
 
 from __future__ import annotations
 
@@ -25,6 +25,9 @@ print("LEAKED" if leaked else "CLEAN", code, leaked[:3])
     [
         ["validate"],
         ["redteam", "--attacks", "override-db-log-resolve-inc-002"],
+        ["report"],  # no run yet: refused, after its imports
+        ["gate"],
+        ["history"],
         ["mlflow", "--from-run", "no-such-run", "--cases", "x"],  # refused before MLflow
         ["mlflow-ui", "--port", "0"],
     ],
