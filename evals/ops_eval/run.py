@@ -80,8 +80,11 @@ def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
 
 async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float) -> TrialRecord:
     from .play import play_trial
+    from .spans import trial_span
 
-    return scored_trial(plan, await play_trial(plan, case, repeat, model, timeout_s))
+    with trial_span(case.eval_id, repeat):  # ADK's spans of the trial nest under it
+        view = await play_trial(plan, case, repeat, model, timeout_s)
+    return scored_trial(plan, view)
 
 
 async def _trials(
@@ -186,6 +189,7 @@ def execute(
     from .models import ModelUnavailable, choose_model
     from .progress import Progress
     from .report import summary_lines
+    from .spans import recording
 
     out, err = out or sys.stdout, err or sys.stderr
     if options.repeats < 1 or options.concurrency < 1:
@@ -230,7 +234,7 @@ def execute(
 
             t0 = time.perf_counter()
             try:
-                with model_logs(options.verbose):
+                with model_logs(options.verbose), recording() as spans:
                     trials = asyncio.run(_trials(plan, choice.model, options, done))
             finally:
                 progress.close()
@@ -258,6 +262,7 @@ def execute(
     if capped:
         record.notes.append(capped)
     write_record(record, path)
+    spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`
     for line in summary_lines(record):
         print(line, file=out)
     print(f"run record: {path}", file=out)

@@ -619,8 +619,13 @@ def test_from_run_logs_the_records_own_verdicts(track, sabotaged_record):
     assert run.run.data.params["source"] == "run record"
 
 
-def test_from_run_draws_one_rebuilt_trace_per_trial(track, sabotaged_record):
+def test_from_run_replays_the_adk_spans_ops_eval_run_kept(track, sabotaged_record):
+    """`ops-eval run` keeps ADK's spans beside the record; `--from-run` replays them under each
+    row's trace, with their recorded times, and the model is not called again."""
+    from ops_eval.spans import read_spans, spans_path
+
     record = load_record(sabotaged_record)
+    kept = read_spans(spans_path(sabotaged_record), record.run_id)
     run = track(["--from-run", str(sabotaged_record)])
     rows = sorted((t.info.tags["case_id"], int(t.info.tags["repeat"])) for t in run.traces)
     assert rows == sorted((t.case_id, t.repeat) for t in record.trials)
@@ -628,16 +633,49 @@ def test_from_run_draws_one_rebuilt_trace_per_trial(track, sabotaged_record):
     for trial in record.trials:
         trace = run.trace_of(trial.case_id, trial.repeat)
         names = span_names(trace)
-        assert not [n for n in names if n.startswith(("invoke_agent", "call_llm", "generate_"))]
+        assert any(n.startswith("invoke_agent ") for n in names)
+        assert any(n.startswith("generate_content ") for n in names)
+        assert not [n for n in names if n.startswith("turn ")]
+        made = {f"execute_tool {c.name}" for t in trial.turns for c in t.calls}
+        assert {n for n in names if n.startswith("execute_tool ")} == made
+        recorded = kept[(trial.case_id, trial.repeat)]
+        starts = sorted(s.start_time_ns for s in trace.data.spans if s.parent_id is not None)
+        assert starts[0] == min(s.start_ns for s in recorded)  # the recorded times, not now
+        assert "ADK's spans" in trace.info.tags["ops.trace_source"]
+        assert record.run_id in trace.info.tags["ops.trace_source"]
+        assert trace.info.request_metadata.get("mlflow.modelId") == run.model.model_id
+    assert "adk_request_confirmation" in span_names(run.trace_of("restart-needs-approval"))
+    assert run.record_path is None  # nothing new was recorded
+
+
+def test_from_run_without_kept_spans_draws_the_record(track, sabotaged_record, tmp_path):
+    """A record alone (copied without its spans file) is drawn from its turns and calls, and
+    the command says so; a spans file of another run is refused with a warning, not used."""
+    import shutil
+
+    from ops_eval.spans import spans_path
+
+    record = load_record(sabotaged_record)
+    alone = tmp_path / "alone" / "run.json"
+    alone.parent.mkdir()
+    shutil.copy(sabotaged_record, alone)
+    run = track(["--from-run", str(alone)])
+    assert f"no {spans_path(alone).name} beside the record" in run.err
+    for trial in record.trials:
+        names = span_names(run.trace_of(trial.case_id, trial.repeat))
+        assert not [n for n in names if n.startswith(("invoke_agent", "generate_"))]
         assert [n for n in names if n.startswith("turn ")] == [
             f"turn {t.index}" for t in trial.turns
         ]
         made = [f"execute_tool {c.name}" for t in trial.turns for c in t.calls]
         assert [n for n in names if n.startswith("execute_tool ")] == made
-        assert record.run_id in trace.info.tags["ops.trace_source"]
-        assert trace.info.request_metadata.get("mlflow.modelId") == run.model.model_id
-    assert "adk_request_confirmation" in span_names(run.trace_of("restart-needs-approval"))
-    assert run.record_path is None  # nothing new was recorded
+    other = spans_path(alone)
+    other.write_text('{"run_id": "someone-else", "format": 1}\n')
+    run = track(["--from-run", str(alone)])
+    assert "warning:" in run.err and "someone-else" in run.err
+    assert run.code == 1  # the record's own verdicts, as before
+    trace = run.trace_of(record.trials[0].case_id, record.trials[0].repeat)
+    assert "drawn from run record" in trace.info.tags["ops.trace_source"]
 
 
 def test_from_run_with_a_live_option_is_refused_before_anything(mlflow_cli, store):

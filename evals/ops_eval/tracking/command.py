@@ -190,6 +190,26 @@ def _scorers(book: Any, judge: Any) -> list[Any]:
     return registry_scorers(book) + ([judge_scorer(judge, book)] if judge else [])
 
 
+def _kept_spans(path: Path, run_id: str, say: Callable[[str], None]) -> tuple[dict, str]:
+    """ADK's spans `ops-eval run` kept beside the record, and what the traces will say about
+    where their spans come from. Without them (an older record, a file that does not read)
+    the traces are drawn from the record, and the command says why."""
+    from ..spans import SpansError, read_spans, spans_path
+
+    where = spans_path(path)
+    if where.exists():
+        try:
+            return read_spans(where, run_id), (
+                f"ADK's spans as ops-eval run {run_id} recorded them ({where.name}); "
+                "the model was not called again"
+            )
+        except SpansError as exc:
+            say(f"warning: {exc}; the traces are drawn from the run record instead")
+    else:
+        say(f"note: no {where.name} beside the record; the traces are drawn from the record")
+    return {}, f"drawn from run record {run_id}; the model was not called again"
+
+
 def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> int:
     import time
 
@@ -210,12 +230,12 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
     _ensure_mlflow(_say(err))
     _check_store(target)
     book = Book(record.trials)
-    source = f"rebuilt from run record {record.run_id}; the model was not called again"
+    spans, source = _kept_spans(path, record.run_id, _say(err))
 
     def predict(case_id: str, repeat: int, turns: list[str]) -> dict[str, Any]:
         trial = book.get((case_id, repeat))
         assert trial is not None  # every row is one of the record's trials
-        return draw_trial(trial, source)
+        return draw_trial(trial, source, spans.get((case_id, repeat)))
 
     started = time.perf_counter()
     evaluation = _evaluate(

@@ -9,8 +9,10 @@ nest under the MLflow trace of the row that asked for it.
 ADK draws no span for an approval pause (it is an event it makes itself), so one is drawn per
 paused write, under the row's trace, from the recognised `originalFunctionCall`.
 
-From a run record, the model is not called: each turn and tool call is drawn as a span from what
-the record kept (arguments, results, the approval pause), marked as rebuilt from the record.
+From a run record, the model is not called. ADK's spans that `ops-eval run` kept beside the
+record (`spans.py`) are replayed with their own names, attributes, parents and times; a record
+without them gets each turn and tool call drawn as a span from what it kept (arguments, results,
+the approval pause). The trace's `ops.trace_source` tag says which.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import contextvars
+import json
 import threading
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -28,6 +31,7 @@ from .rows import trial_outputs
 if TYPE_CHECKING:
     from ..calls import Turn
     from ..records import TrialRecord
+    from ..spans import KeptSpan
 
 T = TypeVar("T")
 
@@ -117,10 +121,55 @@ def pause_spans(turn: Turn) -> None:
         )
 
 
-def draw_trial(trial: TrialRecord, source: str) -> dict[str, Any]:
-    """The recorded conversation as spans under the current trace; its outputs."""
+def _span_type(name: str) -> str:
+    """MLflow's span type for an ADK span, by the operation its name starts with."""
+    from mlflow.entities import SpanType
+
+    kinds = {
+        "invoke_agent": SpanType.AGENT,
+        "invoke_workflow": SpanType.CHAIN,
+        "call_llm": SpanType.LLM,
+        "generate_content": SpanType.LLM,
+        "execute_tool": SpanType.TOOL,
+    }
+    return kinds.get(name.split(" ", 1)[0], SpanType.UNKNOWN)
+
+
+def replay_spans(spans: list[KeptSpan]) -> None:
+    """ADK's recorded spans under the current span, with their own names, attributes, parents
+    and times (a parent starts before its children, so one pass in start order finds it)."""
+    import mlflow
+
+    root = mlflow.get_current_active_span()
+    live: dict[str, Any] = {}
+    for kept in sorted(spans, key=lambda s: s.start_ns):
+        live[kept.span_id] = mlflow.start_span_no_context(
+            name=kept.name,
+            span_type=_span_type(kept.name),
+            parent_span=live.get(kept.parent_id or "", root),
+            attributes={k: json.dumps(v) if not isinstance(v, str) else v
+                        for k, v in kept.attributes.items()},
+            start_time_ns=kept.start_ns,
+        )  # fmt: skip
+    for kept in sorted(spans, key=lambda s: s.start_ns, reverse=True):  # children end first
+        live[kept.span_id].end(status="ERROR" if kept.status == "ERROR" else "OK",
+                               end_time_ns=kept.end_ns)  # fmt: skip
+
+
+def draw_trial(
+    trial: TrialRecord, source: str, spans: list[KeptSpan] | None = None
+) -> dict[str, Any]:
+    """The recorded conversation under the current trace: ADK's own spans as `ops-eval run`
+    kept them, when given, else spans drawn from the record's turns; its outputs."""
     import mlflow
     from mlflow.entities import SpanType
+
+    if spans:
+        replay_spans(spans)
+        for turn in trial.turns:
+            pause_spans(turn)
+        mlflow.update_current_trace(tags={"ops.trace_source": source})
+        return trial_outputs(trial)
 
     for turn in trial.turns:
         with mlflow.start_span(name=f"turn {turn.index}", span_type=SpanType.CHAIN) as span:
