@@ -22,7 +22,7 @@ from ops_eval import (
     load_record,
     read_evalset,
 )
-from ops_eval.testing import OracleLlm, ReplayLlm, fixed_model
+from ops_eval.testing import OracleLlm, ReplayLlm, Saboteur, fixed_model
 
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = read_evalset(OPS).cases
@@ -37,40 +37,6 @@ def run(tmp_path: Path, model, **options):
     code, record, path = execute(opts, chooser=chooser_for(model))
     assert load_record(path) == record  # what was written is what was returned
     return code, record
-
-
-class Saboteur(OracleLlm):
-    """The oracle, except on chosen prompts: skip a call, or fail every other attempt."""
-
-    skip_first_call_on: set[str] = set()
-    flaky_on: set[str] = set()
-    crash_on: set[str] = set()
-    seen: dict[str, int] = {}
-
-    async def generate_content_async(self, llm_request, stream=False):
-        prompt = next(
-            "".join(p.text or "" for p in c.parts)
-            for c in reversed(llm_request.contents)
-            if c.role == "user" and any(p.text for p in c.parts or [])
-        )
-        if prompt in self.crash_on:
-            raise ConnectionError("model server hung up")
-        calls, reference = self.turns[prompt]
-        fresh = not any(p.function_call for c in llm_request.contents for p in c.parts or [])
-        if fresh:
-            self.seen[prompt] = self.seen.get(prompt, 0) + 1
-        if prompt in self.skip_first_call_on or (
-            prompt in self.flaky_on and self.seen[prompt] % 2 == 1
-        ):
-            self.turns = {**self.turns, prompt: (calls[1:], reference)}
-            try:
-                async for r in super().generate_content_async(llm_request, stream):
-                    yield r
-            finally:
-                self.turns = {**self.turns, prompt: (calls, reference)}
-            return
-        async for r in super().generate_content_async(llm_request, stream):
-            yield r
 
 
 def prompt_of(case_id: str, turn: int = 1) -> str:

@@ -239,13 +239,7 @@ def execute(
             finally:
                 progress.close()
             seconds = time.perf_counter() - t0
-            info = ModelInfo(
-                name=choice.name,
-                source=choice.source,
-                reason=choice.reason,
-                caveat=choice.caveat,
-                endpoint=choice.endpoint,
-            )
+            info = ModelInfo(**choice.described())
     except ModelConfigError as exc:
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     except ModelUnavailable as exc:

@@ -93,11 +93,14 @@ class Recording:
         return path
 
 
-_PROCESSOR: list[Any] = []  # the one span processor of the process, once installed
+_PROCESSOR: list[Any] = []  # the one span processor of the process, once made
+_ON: list[Any] = []  # the provider it was last added to
 
 
 def _processor() -> Any:
     """The one span processor of the process: hands finished spans to the active recording."""
+    if _PROCESSOR:
+        return _PROCESSOR[0]
     from opentelemetry.sdk.trace import SpanProcessor
 
     class Processor(SpanProcessor):
@@ -108,24 +111,38 @@ def _processor() -> Any:
             if recording is not None:
                 recording.keep(span)
 
-    return Processor()
+    _PROCESSOR.append(Processor())
+    return _PROCESSOR[0]
+
+
+def rebind_adk_tracer() -> None:
+    """Make ADK's tracer look up the global provider again at its next span. It is an
+    OpenTelemetry ProxyTracer (ADK's modules import that one object by name), which keeps the
+    first provider it finds, while MLflow replaces the global provider whenever its tracking
+    URI changes. Importing ADK's tracing here, before any provider is set, keeps it a proxy:
+    imported after, it would be bound to that provider for good."""
+    from google.adk.telemetry import tracing
+
+    if hasattr(tracing.tracer, "_real_tracer"):
+        tracing.tracer._real_tracer = None
 
 
 def _install() -> Any:
-    """Our processor on the global SDK provider, installed once (a provider another library set
-    up, MLflow's say, gets it added; else one is made)."""
-    if _PROCESSOR:
-        return _PROCESSOR[0]
+    """Our processor on the global SDK provider (made when there is none; another library's,
+    MLflow's say, gets it added), and ADK's tracer pointed at that provider."""
     from opentelemetry import trace
     from opentelemetry.sdk.trace import TracerProvider
 
+    rebind_adk_tracer()  # imports ADK's tracer while it can still be a proxy
     provider = trace.get_tracer_provider()
     if not isinstance(provider, TracerProvider):
         provider = TracerProvider()
         trace.set_tracer_provider(provider)
     processor = _processor()
-    provider.add_span_processor(processor)
-    _PROCESSOR.append(processor)
+    if not _ON or _ON[0] is not provider:
+        provider.add_span_processor(processor)
+        _ON[:] = [provider]
+        rebind_adk_tracer()
     return processor
 
 

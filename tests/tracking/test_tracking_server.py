@@ -375,7 +375,7 @@ def test_from_run_draws_one_trace_per_recorded_trial(remote, logged):
         names = _span_names(trace)
         assert any(n.startswith("execute_tool ") for n in names), names
         assert "turn 1" in names, names
-        assert trace.info.tags.get("ops.trace_source", "").startswith("rebuilt from run record")
+        assert trace.info.tags.get("ops.trace_source", "").startswith("drawn from run record")
 
 
 def test_the_run_record_is_attached_to_both_runs(remote, logged, tmp_path):

@@ -34,6 +34,16 @@ class ModelChoice:
     """The settings under which the agent package reaches this model by itself (what `adk run`
     and `adk web` are given); None when it cannot (a recording, a test model)."""
 
+    def described(self) -> dict[str, str | None]:
+        """What a run record keeps of the choice (`records.ModelInfo`)."""
+        return {
+            "name": self.name,
+            "source": self.source,
+            "reason": self.reason,
+            "caveat": self.caveat,
+            "endpoint": self.endpoint,
+        }
+
     def banner(self) -> list[str]:
         lines = [f"model: {self.name} ({self.reason})"]
         if self.caveat:

@@ -1,5 +1,6 @@
-"""Deterministic stand-ins for a model: scripted, oracle, obedient attacker, record and replay,
-and a chooser that hands the harness one of them. Test infrastructure, never a product model.
+"""Deterministic stand-ins for a model: scripted, oracle, saboteur, obedient attacker, record
+and replay, and a chooser that hands the harness one of them. Test infrastructure, never a
+product model.
 
 Each name loads its module on first use: a run replaying a recording needs `ReplayLlm` only,
 not the attackers (whose spotlighting tables take a while to build).
@@ -17,6 +18,7 @@ _WHERE = {
     "ReplayLlm": "replay",
     "ReplayMiss": "replay",
     "OracleLlm": "scripted",
+    "Saboteur": "saboteur",
     "ScriptedLlm": "scripted",
     "ScriptExhausted": "scripted",
     "synthetic_record": "synthetic",

@@ -131,12 +131,13 @@ def _adk_spans_here() -> None:
     and keeps it, while MLflow replaces the provider whenever the tracking URI changes -- so a
     second evaluation in one process, into another store, would send ADK's spans to the first
     store's retired processors and every row would lose its trace."""
-    from google.adk.telemetry import tracing
     from mlflow.tracing.provider import provider
 
+    from ..spans import rebind_adk_tracer
+
+    rebind_adk_tracer()  # imported before MLflow sets a provider: ADK's tracer stays a proxy
     provider.get_or_init_tracer(__name__)  # MLflow's provider for the current store
-    if hasattr(tracing.tracer, "_real_tracer"):  # a ProxyTracer: resolve again at next span
-        tracing.tracer._real_tracer = None
+    rebind_adk_tracer()
 
 
 def _metric(name: str, frame: Any, means: dict[str, Any]) -> Metric:

@@ -102,11 +102,5 @@ class LivePlay:
             run_id=run_id,
             started_at=self.started.isoformat(timespec="seconds"),
             seconds=(datetime.now(UTC) - self.started).total_seconds(),
-            model=ModelInfo(
-                name=choice.name,
-                source=choice.source,
-                reason=choice.reason,
-                caveat=choice.caveat,
-                endpoint=choice.endpoint,
-            ),
+            model=ModelInfo(**choice.described()),
         )
