@@ -4,8 +4,9 @@ version and a logged model that ends READY or FAILED -- in a local SQLite store 
 tracking server.
 
 Modules: `config` (store, experiment, judge trio; no MLflow), `rows` (rows and outputs; no
-MLflow), `scorers` (the wrappers and the judge), `replay` (playing live, or drawing a recorded
-run as spans), `lineage` (prompts, logged model), `evaluation` (the one `mlflow.genai.evaluate`
-call and its verdict), `command` (the CLI). Only `scorers`, `replay`, `lineage` and
-`evaluation` import MLflow, and only when a command runs.
+MLflow), `scorers` (the wrappers and the judge), `live` (playing an eval set for MLflow and
+writing its run record), `replay` (the conversations' event loop; a recorded run's spans drawn
+or replayed), `lineage` (prompts, logged model), `evaluation` (the one `mlflow.genai.evaluate`
+call and its verdict), `command` (the CLI). MLflow is imported only inside functions, when a
+command runs.
 """
