@@ -326,7 +326,7 @@ def test_a_password_in_the_tracking_uri_is_masked(ops_env):
 
 
 def test_an_unreachable_server_with_a_password_never_prints_it(mlflow_cli, ops_env, write_record):
-    """Guards `_reachable`'s message: it named the URI with its password."""
+    """Guards `store.reachable`'s message: it named the URI with its password."""
     ops_env.setenv("MLFLOW_TRACKING_URI", f"http://user:{SECRET}@127.0.0.1:{free_port()}")
     code, out, err = mlflow_cli(["--from-run", str(write_record())])
     assert code == 3, out + err
@@ -365,16 +365,16 @@ def auth_server() -> Iterator[int]:
 
 
 def test_the_health_probe_sends_the_uris_credentials(ops_env, auth_server):
-    """Guards `_reachable` sending the URI's user and password as Basic authentication (a
+    """Guards `store.reachable` sending the URI's user and password as Basic authentication (a
     server behind basic auth answered 401, and the command gave up with exit 3)."""
-    from ops_eval.tracking.command import _reachable
+    from ops_eval.tracking.store import reachable
     from ops_eval.tracking.config import tracking_target
 
     ops_env.setenv("MLFLOW_TRACKING_URI", f"http://user:{SECRET}@127.0.0.1:{auth_server}")
-    _reachable(tracking_target())  # no exception: the server answered 200
+    reachable(tracking_target())  # no exception: the server answered 200
     ops_env.setenv("MLFLOW_TRACKING_URI", f"http://user:wrong@127.0.0.1:{auth_server}")
     with pytest.raises(OpsEvalError) as caught:
-        _reachable(tracking_target())
+        reachable(tracking_target())
     assert caught.value.code == 3 and "wrong" not in str(caught.value)
 
 

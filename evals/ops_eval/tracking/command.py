@@ -22,11 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError, describe
+from ..exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
+from .store import check_store, ensure_mlflow, evaluate_or_exit, reachable
 
-GROUP = "mlflow"
-MODULES = ("mlflow",)
-WHAT = "MLflow, the optional 'mlflow' dependency group (about 35 packages, 300 MB)"
 LIVE_OPTIONS = ("set", "cases", "repeats", "concurrency", "model", "output", "timeout")
 
 
@@ -49,7 +47,7 @@ def add_parsers(sub: Any) -> None:
 
     ui = sub.add_parser("mlflow-ui", help="the MLflow UI over the local SQLite store")
     ui.add_argument("--port", type=int, default=5000)
-    ui.set_defaults(handler=ui_main)
+    ui.set_defaults(handler=_ui)
 
 
 def _error(message: object, code: int) -> int:
@@ -75,38 +73,6 @@ def main(args: argparse.Namespace) -> int:
 
 def _say(err: TextIO) -> Callable[[str], None]:
     return lambda line: print(line, file=err, flush=True)
-
-
-def _ensure_mlflow(say: Callable[[str], None]) -> None:
-    from ..groups import GroupMissing, ensure
-
-    try:
-        ensure(GROUP, MODULES, say, WHAT)
-    except GroupMissing as exc:
-        raise OpsEvalError(EXIT_INFRA, f"MLflow {exc}") from None
-
-
-def _reachable(target: Any) -> None:
-    """A tracking server answers /health, or exit 3 now (MLflow itself retries for minutes).
-    A user and password in the URI are sent as basic authentication, as MLflow sends them."""
-    if target.sqlite_file is not None:
-        return
-    import base64
-    from urllib.parse import urlsplit, urlunsplit
-
-    from ..models.choice import probe
-
-    parts = urlsplit(target.uri)
-    headers = {}
-    if parts.username is not None:
-        token = f"{parts.username}:{parts.password or ''}".encode()
-        headers["Authorization"] = "Basic " + base64.b64encode(token).decode()
-        parts = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
-    ok, why = probe(urlunsplit(parts).rstrip("/") + "/health", timeout=5.0, headers=headers)
-    if not ok:
-        raise OpsEvalError(
-            EXIT_INFRA, f"tracking server {target.shown} did not answer /health: {why}"
-        )
 
 
 def run_mlflow(
@@ -147,41 +113,6 @@ def _exit_code(evaluation: Any, trials: list[Any]) -> int:
     if trials and all(t.status == "error" for t in trials):
         return EXIT_INFRA
     return EXIT_OK if evaluation.ready else EXIT_FAILED
-
-
-def _evaluate(target: Any, **kwargs: Any) -> Any:
-    """`evaluation.evaluate`, with a deleted experiment as exit 2, and MLflow's own failures
-    (a store that cannot be written, a server that went away) and any crash as exit 3, one
-    line saying what became of the logged model (finalised FAILED when one was started)."""
-    from .evaluation import EvaluationFailed, StoreProblem, evaluate
-
-    try:
-        return evaluate(target, **kwargs)
-    except StoreProblem as exc:
-        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
-    except EvaluationFailed as exc:
-        kept = (
-            f"logged model {exc.model_id} is FAILED"
-            if exc.model_id
-            else "no logged model was started"
-        )
-        raise OpsEvalError(
-            EXIT_INFRA, f"the evaluation in {target.shown} stopped ({exc}); {kept}"
-        ) from None
-
-
-def _check_store(target: Any) -> None:
-    """The store answers and the experiment can take runs, before any model starts."""
-    from mlflow.exceptions import MlflowException
-
-    from .evaluation import StoreProblem, open_experiment
-
-    try:
-        open_experiment(target)
-    except StoreProblem as exc:
-        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
-    except MlflowException as exc:
-        raise OpsEvalError(EXIT_INFRA, f"MLflow ({target.shown}): {describe(exc)}") from None
 
 
 def _scorers(book: Any, judge: Any) -> list[Any]:
@@ -226,9 +157,9 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
     lineage = of_record(record)
     if not record.trials:
         raise OpsEvalError(EXIT_BAD_INPUT, f"--from-run {path}: the run has no trials to log")
-    _reachable(target)
-    _ensure_mlflow(_say(err))
-    _check_store(target)
+    reachable(target)
+    ensure_mlflow(_say(err))
+    check_store(target)
     book = Book(record.trials)
     spans, source = _kept_spans(path, record.run_id, _say(err))
 
@@ -238,7 +169,7 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
         return draw_trial(trial, source, spans.get((case_id, repeat)))
 
     started = time.perf_counter()
-    evaluation = _evaluate(
+    evaluation = evaluate_or_exit(
         target,
         lineage=lineage,
         rows=[trial_row(t) for t in record.trials],
@@ -293,9 +224,9 @@ def _live(
     if target.artifacts is not None and path.resolve().is_relative_to(target.artifacts.resolve()):
         raise OpsEvalError(EXIT_BAD_INPUT, f"--output {path} is inside the store's artifacts")
     check_writable(path)
-    _reachable(target)
-    _ensure_mlflow(say)
-    _check_store(target)
+    reachable(target)
+    ensure_mlflow(say)
+    check_store(target)
     run_id = uuid.uuid4().hex[:12]
     written: list[Any] = []  # the run record, once written
     try:
@@ -320,7 +251,7 @@ def _live(
             )
             try:
                 with model_logs():
-                    evaluation = _evaluate(
+                    evaluation = evaluate_or_exit(
                         target,
                         lineage=of_fields(
                             provenance_fields(plan),
@@ -351,38 +282,7 @@ def _live(
     return _exit_code(evaluation, play.book.trials())
 
 
-def ui_main(args: argparse.Namespace) -> int:
-    """The MLflow UI over the store `ops-eval mlflow` logs to, when that store is SQLite."""
-    import os
+def _ui(args: argparse.Namespace) -> int:
+    from .ui import ui_main
 
-    from ..inputs import tcp_port
-    from .config import tracking_target
-
-    try:
-        target = tracking_target()
-        port = tcp_port("--port", args.port)
-        if target.sqlite_file is None:
-            raise OpsEvalError(
-                EXIT_BAD_INPUT,
-                f"MLFLOW_TRACKING_URI is {target.shown}: open that server's own UI in a browser",
-            )
-        if not target.sqlite_file.exists():
-            raise OpsEvalError(
-                EXIT_BAD_INPUT,
-                f"no store at {target.sqlite_file} yet: run `mise run eval:mlflow` first",
-            )
-        _ensure_mlflow(_say(sys.stderr))
-    except OpsEvalError as exc:
-        return _error(exc, exc.code)
-    mlflow = str(Path(sys.executable).with_name("mlflow"))
-    command = [mlflow, "ui", "--backend-store-uri", target.uri, "--host", "127.0.0.1"]
-    command += ["--port", str(port)]
-    if target.artifacts is not None:
-        command += ["--default-artifact-root", str(target.artifacts)]
-    print(
-        f"MLflow UI on http://127.0.0.1:{port} over {target.uri}: it answers after about "
-        "30 s (Ctrl-C stops it)"
-    )
-    os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
-    os.execv(mlflow, command)
-    return EXIT_OK  # not reached
+    return ui_main(args)
