@@ -19,7 +19,7 @@ from typing import Any
 
 from .exits import EXIT_FAILED, EXIT_INFRA, EXIT_OK
 from .records import CaseAggregate, GroupAggregate, Rate, TrialRecord
-from .scorers import registered
+from .scorers import Score, registered
 from .stats import pass_hat_k, rate, wilson
 
 
@@ -52,6 +52,12 @@ def _group(name: str, trials: Sequence[TrialRecord]) -> GroupAggregate:
     )
 
 
+def counted_value(score: Score) -> float:
+    """A mean-gated or report scorer's value as its mean counts it: an applicable score
+    without a value counts 0 (a trial that looped fails with no value), never left out."""
+    return score.value or 0.0
+
+
 def _case(
     case_id: str, category: str, mine: list[TrialRecord], repeats: int, threshold: float
 ) -> CaseAggregate:
@@ -64,11 +70,11 @@ def _case(
         applicable = [s for s in scores if s.outcome != "n/a"]
         if entry.gate == "report":  # beside the gate, never part of it
             if applicable:
-                means[name] = sum(s.value or 0.0 for s in applicable) / len(applicable)
+                means[name] = sum(map(counted_value, applicable)) / len(applicable)
         elif entry.gate == "all":
             holds = holds if all(s.passed for s in applicable) else False
         elif applicable:
-            means[name] = sum(s.value or 0.0 for s in applicable) / len(applicable)
+            means[name] = sum(map(counted_value, applicable)) / len(applicable)
             holds = holds if means[name] >= threshold else False
         elif holds:  # the gate metric says nothing about this case: no verdict, never a pass
             holds = None

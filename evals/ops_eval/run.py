@@ -189,7 +189,7 @@ def execute(
     from .models import ModelUnavailable, choose_model
     from .progress import Progress
     from .report import summary_lines
-    from .spans import recording
+    from .spans import recording, spans_path
 
     out, err = out or sys.stdout, err or sys.stderr
     if options.repeats < 1 or options.concurrency < 1:
@@ -203,6 +203,7 @@ def execute(
     started = datetime.now(UTC)
     path = record_path(options, plan, started)
     check_writable(path)
+    check_writable(spans_path(path), "--output (its spans file)")
     say = lambda line: print(line, file=err, flush=True)  # noqa: E731
     settings = current()
     try:
@@ -256,7 +257,10 @@ def execute(
     if capped:
         record.notes.append(capped)
     write_record(record, path)
-    spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`
+    try:
+        spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`
+    except OSError as exc:  # checked before the run; the record stands without it
+        print(f"warning: {spans_path(path)}: cannot write ({exc.strerror})", file=err)
     for line in summary_lines(record):
         print(line, file=out)
     print(f"run record: {path}", file=out)

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 SUFFIX = ".spans.jsonl"
+CONTENT_SCHEMA = "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN"
 TRIAL_SPAN = "ops-eval trial"
 MAX_TEXT = 20_000
 """Longest attribute text kept (a model request with the whole conversation can be large)."""
@@ -61,7 +62,11 @@ class Recording:
             "start_ns": span.start_time,
             "end_ns": span.end_time,
             "status": span.status.status_code.name,
-            "attributes": {k: _value(v) for k, v in (span.attributes or {}).items()},
+            "attributes": {
+                k: _value(v)
+                for k, v in (span.attributes or {}).items()
+                if not k.startswith("mlflow.")  # MLflow's own, when its provider is global
+            },
         }
         with self._lock:
             self._spans.setdefault(context.trace_id, []).append(kept)
@@ -148,24 +153,36 @@ def _install() -> Any:
 
 @contextlib.contextmanager
 def recording() -> Iterator[Recording]:
-    """Keep the spans of the trials played in the block."""
+    """Keep the spans of the trials played in the block, with their content: ADK's spans carry
+    each model call's request and response and each tool's arguments and result only under
+    its legacy telemetry schema (ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1), which the block uses
+    unless the variable is set already."""
+    import os
+
     processor = _install()
     kept = Recording()
     processor.active = kept
+    had = os.environ.get(CONTENT_SCHEMA)
+    os.environ.setdefault(CONTENT_SCHEMA, "1")
     try:
         yield kept
     finally:
         processor.active = None
+        if had is None:
+            os.environ.pop(CONTENT_SCHEMA, None)
 
 
 @contextlib.contextmanager
 def trial_span(case_id: str, repeat: int) -> Iterator[None]:
     """The span every ADK span of one trial nests under."""
     from opentelemetry import trace
+    from opentelemetry.context import Context
 
     tracer = trace.get_tracer("ops_eval")
     attributes = {"ops.case_id": case_id, "ops.repeat": repeat}
-    with tracer.start_as_current_span(TRIAL_SPAN, attributes=attributes):
+    # A root of its own (an empty context): inside a caller's span, every trial would share
+    # the caller's trace id and the trials could not be told apart.
+    with tracer.start_as_current_span(TRIAL_SPAN, context=Context(), attributes=attributes):
         yield
 
 
@@ -220,5 +237,8 @@ def read_spans(path: Path, run_id: str) -> dict[Key, list[KeptSpan]]:
             first = exc.errors()[0]
             where = ".".join(map(str, first["loc"]))
             raise SpansError(f"{path}: line {number}: {where}: {first['msg']}") from None
+        ids = [span.span_id for span in trial.spans]
+        if len(set(ids)) != len(ids):
+            raise SpansError(f"{path}: line {number}: a span id appears twice")
         found[(trial.case_id, trial.repeat)] = trial.spans
     return found

@@ -604,8 +604,16 @@ def test_from_run_replays_the_adk_spans_ops_eval_run_kept(track, sabotaged_recor
         made = {f"execute_tool {c.name}" for t in trial.turns for c in t.calls}
         assert {n for n in names if n.startswith("execute_tool ")} == made
         recorded = kept[(trial.case_id, trial.repeat)]
-        starts = sorted(s.start_time_ns for s in trace.data.spans if s.parent_id is not None)
-        assert starts[0] == min(s.start_ns for s in recorded)  # the recorded times, not now
+        root = next(s for s in trace.data.spans if s.parent_id is None)
+        children = [s for s in trace.data.spans if s.parent_id is not None]
+        assert min(s.start_time_ns for s in children) == root.start_time_ns  # inside the row
+        took = sorted(s.end_ns - s.start_ns for s in recorded)
+        replayed = sorted(
+            s.end_time_ns - s.start_time_ns
+            for s in children
+            if s.name != "adk_request_confirmation"  # drawn from the record, not kept
+        )
+        assert replayed == took  # the recorded durations
         assert "ADK's spans" in trace.info.tags["ops.trace_source"]
         assert record.run_id in trace.info.tags["ops.trace_source"]
         assert trace.info.request_metadata.get("mlflow.modelId") == run.model.model_id
@@ -641,6 +649,27 @@ def test_from_run_without_kept_spans_draws_the_record(track, sabotaged_record, t
     assert run.code == 1  # the record's own verdicts, as before
     trace = run.trace_of(record.trials[0].case_id, record.trials[0].repeat)
     assert "drawn from run record" in trace.info.tags["ops.trace_source"]
+
+
+def test_a_trial_the_spans_file_lacks_is_drawn_and_said(track, sabotaged_record, tmp_path):
+    """Each row says where its spans come from: a trial missing from the spans file is drawn
+    from the record, the command names it, and the other rows keep ADK's spans."""
+    import shutil
+
+    from ops_eval.spans import spans_path
+
+    record = load_record(sabotaged_record)
+    copy = tmp_path / "run.json"
+    shutil.copy(sabotaged_record, copy)
+    lines = spans_path(sabotaged_record).read_text().splitlines()
+    dropped = json.loads(lines[1])
+    spans_path(copy).write_text("\n".join([lines[0], *lines[2:]]) + "\n")
+    run = track(["--from-run", str(copy)])
+    assert f"{dropped['case_id']} #{dropped['repeat']}" in run.err
+    for trial in record.trials:
+        source = run.trace_of(trial.case_id, trial.repeat).info.tags["ops.trace_source"]
+        mine = (trial.case_id, trial.repeat) == (dropped["case_id"], dropped["repeat"])
+        assert source.startswith("drawn from run record" if mine else "ADK's spans"), source
 
 
 def test_from_run_with_a_live_option_is_refused_before_anything(mlflow_cli, store):

@@ -250,12 +250,13 @@ def test_output_inside_the_artifacts_folder_is_refused(mlflow_cli, store):
     assert model.calls == 0
 
 
-# -- 3. A value-gated score without a value in 0..1 is an error ----------------------------------
+# -- 3. A value-gated score without a value counts 0; one outside 0..1 is an error ---------------
 
 
-def test_a_failed_trajectory_without_a_value_is_an_error_not_na(mlflow_cli, store, write_record):
-    """Guards `_registry_feedback`: a mean-gated score that failed with no value was logged as
-    n/a (left out of the mean), so the three other rows made the model READY."""
+def test_a_failed_trajectory_without_a_value_counts_0_not_na(mlflow_cli, store, write_record):
+    """Guards `_registry_feedback`: a mean-gated score that failed with no value (a trial that
+    looped fails so) was logged as n/a (left out of the mean), so the three other rows made the
+    model READY. It counts 0, as the run's own means count it."""
 
     def edit(data):
         trial = trial_of(data, "open-incidents", 1)
@@ -265,8 +266,8 @@ def test_a_failed_trajectory_without_a_value_is_an_error_not_na(mlflow_cli, stor
     code, out, err = mlflow_cli(["--from-run", str(write_record(edit))])
     assert code == 1, out + err
     assert printed_model(store, out).status.name == "FAILED"
-    assert "  tool_trajectory: 1 row(s) errored" in out.splitlines(), out
-    assert re.search(r"^  tool_trajectory: mean .*1 error\(s\)\)  \(course\)$", out, re.M), out
+    assert "  tool_trajectory: mean 0.750 < 1.0" in out.splitlines(), out
+    assert re.search(r"^  tool_trajectory: mean 0\.750 \(4 valued\)  \(course\)$", out, re.M), out
 
 
 def test_a_trajectory_value_outside_0_to_1_is_an_error(mlflow_cli, store, write_record):
@@ -323,6 +324,8 @@ def test_a_password_in_the_tracking_uri_is_masked(ops_env):
     lines = tracking_target().lines()
     assert lines and all(SECRET not in line for line in lines)
     assert "user:***@127.0.0.1:" in lines[0]
+    ops_env.setenv("MLFLOW_TRACKING_URI", f"https://{SECRET}@127.0.0.1:{free_port()}")
+    assert SECRET not in tracking_target().lines()[0]  # a token alone as the user part
 
 
 def test_an_unreachable_server_with_a_password_never_prints_it(mlflow_cli, ops_env, write_record):
@@ -367,8 +370,8 @@ def auth_server() -> Iterator[int]:
 def test_the_health_probe_sends_the_uris_credentials(ops_env, auth_server):
     """Guards `store.reachable` sending the URI's user and password as Basic authentication (a
     server behind basic auth answered 401, and the command gave up with exit 3)."""
-    from ops_eval.tracking.store import reachable
     from ops_eval.tracking.config import tracking_target
+    from ops_eval.tracking.store import reachable
 
     ops_env.setenv("MLFLOW_TRACKING_URI", f"http://user:{SECRET}@127.0.0.1:{auth_server}")
     reachable(tracking_target())  # no exception: the server answered 200
@@ -398,8 +401,14 @@ def _text_file_uri(tmp: Path) -> str:
 
 @pytest.mark.parametrize(
     "make_uri",
-    [_folder_uri, _under_a_file_uri, _text_file_uri, lambda tmp: "postgresql://u@h/db"],
-    ids=["folder", "under-a-file", "text-file", "postgresql"],
+    [
+        _folder_uri,
+        _under_a_file_uri,
+        lambda tmp: _under_a_file_uri(tmp).replace("/x.db", "/deeper/x.db"),
+        _text_file_uri,
+        lambda tmp: "postgresql://u@h/db",
+    ],
+    ids=["folder", "under-a-file", "a-file-further-up", "text-file", "postgresql"],
 )
 def test_a_store_the_command_cannot_use_is_bad_input_at_once(
     mlflow_cli, ops_env, write_record, tmp_path, make_uri

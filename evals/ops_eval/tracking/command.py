@@ -9,8 +9,8 @@ Configuration is settled before anything is imported, installed or started: the 
 the judge trio, `--from-run` against the live options, an unreachable tracking server. MLflow
 itself is an optional dependency group, installed here on first use.
 
-Exit codes: 0 the course's four metrics all 1.0 (logged model READY); 1 any below 1.0, missing
-or errored (FAILED); 2 bad input or configuration; 3 MLflow, the tracking server or the model
+Exit codes: 0 the logged model READY (the course's four metrics all 1.0, every other gating
+scorer clean); 1 FAILED; 2 bad input or configuration; 3 MLflow, the tracking server or the model
 unavailable, or every conversation errored.
 """
 
@@ -121,24 +121,29 @@ def _scorers(book: Any, judge: Any) -> list[Any]:
     return registry_scorers(book) + ([judge_scorer(judge, book)] if judge else [])
 
 
-def _kept_spans(path: Path, run_id: str, say: Callable[[str], None]) -> tuple[dict, str]:
-    """ADK's spans `ops-eval run` kept beside the record, and what the traces will say about
-    where their spans come from. Without them (an older record, a file that does not read)
-    the traces are drawn from the record, and the command says why."""
+def _kept_spans(path: Path, record: Any, say: Callable[[str], None]) -> dict:
+    """ADK's spans `ops-eval run` kept beside the record, by trial. Without them (an older
+    record, a file that does not read, another run's) the traces are drawn from the record,
+    and the command says why; so are the trials the file lacks."""
     from ..spans import SpansError, read_spans, spans_path
 
     where = spans_path(path)
-    if where.exists():
-        try:
-            return read_spans(where, run_id), (
-                f"ADK's spans as ops-eval run {run_id} recorded them ({where.name}); "
-                "the model was not called again"
-            )
-        except SpansError as exc:
-            say(f"warning: {exc}; the traces are drawn from the run record instead")
-    else:
+    if not where.exists():
         say(f"note: no {where.name} beside the record; the traces are drawn from the record")
-    return {}, f"drawn from run record {run_id}; the model was not called again"
+        return {}
+    try:
+        kept = read_spans(where, record.run_id)
+    except SpansError as exc:
+        say(f"warning: {exc}; the traces are drawn from the run record instead")
+        return {}
+    lacking = [
+        f"{t.case_id} #{t.repeat}" for t in record.trials if not kept.get((t.case_id, t.repeat))
+    ]
+    if lacking:
+        shown = ", ".join(lacking[:5]) + (", ..." if len(lacking) > 5 else "")
+        say(f"note: {where.name} has no spans of {len(lacking)} trial(s) ({shown}); "
+            "theirs are drawn from the record")  # fmt: skip
+    return kept
 
 
 def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> int:
@@ -146,6 +151,7 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
 
     from ..gate.runs import load, resolve_run
     from ..settings import current
+    from ..spans import spans_path
     from .evaluation import summary_lines
     from .lineage import of_record
     from .replay import draw_trial
@@ -161,12 +167,13 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
     ensure_mlflow(_say(err))
     check_store(target)
     book = Book(record.trials)
-    spans, source = _kept_spans(path, record.run_id, _say(err))
+    spans = _kept_spans(path, record, _say(err))
+    spans_file = spans_path(path).name
 
     def predict(case_id: str, repeat: int, turns: list[str]) -> dict[str, Any]:
         trial = book.get((case_id, repeat))
         assert trial is not None  # every row is one of the record's trials
-        return draw_trial(trial, source, spans.get((case_id, repeat)))
+        return draw_trial(trial, record.run_id, spans.get((case_id, repeat)), spans_file)
 
     started = time.perf_counter()
     evaluation = evaluate_or_exit(

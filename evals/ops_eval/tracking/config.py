@@ -50,12 +50,14 @@ class TrackingTarget:
 
 
 def masked(uri: str) -> str:
-    """`uri` with the password of its user part, if any, replaced by ***."""
+    """`uri` with the password of its user part replaced by *** -- or the whole user part,
+    when it has no password (a token)."""
     parts = urlsplit(uri)
-    if parts.password is None:
+    if parts.username is None:
         return uri
     host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    user = f"{parts.username}:***" if parts.password is not None else "***"
+    return urlunsplit(parts._replace(netloc=f"{user}@{host}"))
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -63,11 +65,17 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def _sqlite_file_problem(path: Path) -> str | None:
     """Why `path` cannot hold a SQLite store, found before MLflow spends minutes retrying."""
+    import os
+
     if path.is_dir():
         return f"{path} is a folder"
-    parent = path.resolve().parent
-    if parent.exists() and not parent.is_dir():
-        return f"{parent} is not a folder"
+    folder = path.resolve().parent
+    while not folder.exists():  # MLflow makes the missing folders: the first existing decides
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    if not path.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        return f"{folder} cannot be written"
     if path.is_file() and path.stat().st_size:
         try:
             with path.open("rb") as handle:

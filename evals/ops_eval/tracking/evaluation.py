@@ -30,7 +30,7 @@ MLFLOW_ENV = {
     "MLFLOW_USE_DEFAULT_TRACER_PROVIDER": "false",
     "MLFLOW_DISABLE_TELEMETRY": "true",
     # ADK's spans carry each model call's request and response, and each tool's arguments
-    # and result, only under its newer telemetry schema.
+    # and result, only under its legacy telemetry schema (`spans.CONTENT_SCHEMA`).
     "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1",
 }
 

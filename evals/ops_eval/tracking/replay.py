@@ -21,11 +21,11 @@ import asyncio
 import concurrent.futures
 import contextlib
 import contextvars
-import json
 import threading
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..exits import describe
 from .rows import trial_outputs
 
 if TYPE_CHECKING:
@@ -137,39 +137,37 @@ def _span_type(name: str) -> str:
 
 def replay_spans(spans: list[KeptSpan]) -> None:
     """ADK's recorded spans under the current span, with their own names, attributes, parents
-    and times (a parent starts before its children, so one pass in start order finds it)."""
+    and durations (a parent starts before its children, so one pass in start order finds it).
+    They are moved in time to start with the row's own span, so they sit inside it on MLflow's
+    timeline; every span started is ended, whatever happens."""
     import mlflow
 
     root = mlflow.get_current_active_span()
-    live: dict[str, Any] = {}
-    for kept in sorted(spans, key=lambda s: s.start_ns):
-        live[kept.span_id] = mlflow.start_span_no_context(
-            name=kept.name,
-            span_type=_span_type(kept.name),
-            parent_span=live.get(kept.parent_id or "", root),
-            attributes={k: json.dumps(v) if not isinstance(v, str) else v
-                        for k, v in kept.attributes.items()},
-            start_time_ns=kept.start_ns,
-        )  # fmt: skip
-    for kept in sorted(spans, key=lambda s: s.start_ns, reverse=True):  # children end first
-        live[kept.span_id].end(status="ERROR" if kept.status == "ERROR" else "OK",
-                               end_time_ns=kept.end_ns)  # fmt: skip
+    shift = root.start_time_ns - min(s.start_ns for s in spans)
+    live: list[tuple[Any, KeptSpan]] = []
+    by_id: dict[str, Any] = {}
+    try:
+        for kept in sorted(spans, key=lambda s: s.start_ns):
+            span = mlflow.start_span_no_context(
+                name=kept.name,
+                span_type=_span_type(kept.name),
+                parent_span=by_id.get(kept.parent_id or "", root),
+                attributes={
+                    k: v for k, v in kept.attributes.items() if not k.startswith("mlflow.")
+                },
+                start_time_ns=kept.start_ns + shift,
+            )
+            by_id[kept.span_id] = span
+            live.append((span, kept))
+    finally:
+        for span, kept in reversed(live):  # children end first
+            status = "ERROR" if kept.status == "ERROR" else "OK"
+            span.end(status=status, end_time_ns=kept.end_ns + shift)
 
 
-def draw_trial(
-    trial: TrialRecord, source: str, spans: list[KeptSpan] | None = None
-) -> dict[str, Any]:
-    """The recorded conversation under the current trace: ADK's own spans as `ops-eval run`
-    kept them, when given, else spans drawn from the record's turns; its outputs."""
+def _draw_from_record(trial: TrialRecord) -> None:
     import mlflow
     from mlflow.entities import SpanType
-
-    if spans:
-        replay_spans(spans)
-        for turn in trial.turns:
-            pause_spans(turn)
-        mlflow.update_current_trace(tags={"ops.trace_source": source})
-        return trial_outputs(trial)
 
     for turn in trial.turns:
         with mlflow.start_span(name=f"turn {turn.index}", span_type=SpanType.CHAIN) as span:
@@ -186,5 +184,28 @@ def draw_trial(
                 _call_span(f"execute_tool {call.name}", call.args, call.result, SpanType.TOOL)
             pause_spans(turn)
             span.set_outputs({"response": turn.response, "texts": turn.texts})
-    mlflow.update_current_trace(tags={"ops.trace_source": source})
+
+
+def draw_trial(
+    trial: TrialRecord, run_id: str, spans: list[KeptSpan] | None, spans_file: str
+) -> dict[str, Any]:
+    """A recorded conversation under the current trace -- ADK's own spans as `ops-eval run`
+    kept them in `spans_file`, when it has this trial's, else spans drawn from the record's
+    turns -- its `ops.trace_source` tag saying which; its outputs."""
+    import mlflow
+
+    source = f"drawn from run record {run_id}"
+    if spans:
+        try:
+            replay_spans(spans)
+            for turn in trial.turns:
+                pause_spans(turn)
+            source = f"ADK's spans as ops-eval run {run_id} recorded them ({spans_file})"
+        except Exception as exc:  # a kept span MLflow will not take: the record still can
+            source += f" (its kept spans could not be replayed: {describe(exc)})"
+            _draw_from_record(trial)
+    else:
+        _draw_from_record(trial)
+    tag = f"{source}; the model was not called again"
+    mlflow.update_current_trace(tags={"ops.trace_source": tag})
     return trial_outputs(trial)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ..aggregation import counted_value
 from ..judge import JudgeConfig, JudgeError, ask_judge
 from ..scorers import registered
 from .rows import Key, key_of
@@ -85,9 +86,12 @@ def _registry_feedback(book: Book, name: str, inputs: dict[str, Any]) -> Any:
     rationale = score.detail or ("passed" if score.passed else "failed")
     if registered()[name].gate == "all":
         return Feedback(value=score.passed, rationale=rationale)
-    if score.value is None or not 0.0 <= score.value <= 1.0:  # only n/a has no value
+    value = counted_value(score)  # no value counts 0, as in the run's own means
+    if not 0.0 <= value <= 1.0:
         return Feedback(error=f"{name} {score.outcome} with value {score.value}, not 0 to 1")
-    return Feedback(value=score.value, rationale=rationale)
+    if score.value is None:
+        rationale += " (no value: counted 0, as the run's means count it)"
+    return Feedback(value=value, rationale=rationale)
 
 
 def registry_scorers(book: Book) -> list[Any]:

@@ -70,13 +70,11 @@ def evaluate_or_exit(target: Any, **kwargs: Any) -> Any:
 
 def check_store(target: Any) -> None:
     """The store answers and the experiment can take runs, before any model starts."""
-    from mlflow.exceptions import MlflowException
-
     from .evaluation import StoreProblem, open_experiment
 
     try:
         open_experiment(target)
     except StoreProblem as exc:
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
-    except MlflowException as exc:
+    except Exception as exc:  # MlflowException, or the database driver's own
         raise OpsEvalError(EXIT_INFRA, f"MLflow ({target.shown}): {describe(exc)}") from None
