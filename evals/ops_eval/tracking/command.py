@@ -83,7 +83,7 @@ def run_mlflow(
     err: TextIO | None = None,
 ) -> int:
     """The command; `chooser` replaces model selection (deterministic test models)."""
-    from .config import judge_config, tracking_target
+    from .config import judge_config, masked, tracking_target
 
     out, err = out or sys.stdout, err or sys.stderr
     target = tracking_target()
@@ -99,7 +99,8 @@ def run_mlflow(
     for line in target.lines():
         print(line, file=out, flush=True)
     if judge is not None:
-        print(f"judge: {judge.model} at {judge.base_url} (evidence, not a gate)", file=out)
+        shown = masked(judge.base_url)
+        print(f"judge: {judge.model} at {shown} (evidence, not a gate)", file=out)
     if args.from_run is not None:
         code = _from_run(args.from_run, target, judge, out, err)
     else:
