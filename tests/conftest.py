@@ -191,10 +191,9 @@ def pytest_collection_modifyitems(config, items):
 def mlflow_installed():
     """The optional `mlflow` group, installed on first use as the command installs it, so the
     MLflow tests (tests/tracking/) never skip on a fresh machine."""
-    from ops_eval.groups import ensure
-    from ops_eval.tracking.store import GROUP, MODULES, WHAT
+    from ops_eval.tracking.store import ensure_mlflow
 
-    ensure(GROUP, MODULES, print, WHAT)
+    ensure_mlflow(print)
 
 
 @pytest.fixture

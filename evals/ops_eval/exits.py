@@ -21,6 +21,14 @@ def one_line(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def first_error(exc: Exception) -> str:
+    """A pydantic ValidationError's first error as one line: `where: what`, or `what` alone
+    when it is about the whole value. (Duck-typed: pydantic is not imported here.)"""
+    first = exc.errors()[0]  # type: ignore[attr-defined]
+    where = ".".join(map(str, first["loc"]))
+    return one_line(f"{where}: {first['msg']}" if where else first["msg"])
+
+
 class OpsEvalError(Exception):
     """A precise, one-message failure with the exit code it means; never shown as a traceback."""
 

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
-from .exits import describe, one_line
+from .exits import describe, first_error, one_line
 
 JUDGE_PROMPT_VERSION = "1"
 """Bumped whenever the instructions below change: verdicts of two versions do not compare."""
@@ -86,11 +86,10 @@ def parse_verdict(text: str) -> JudgeVerdict:
     try:
         return JudgeVerdict.model_validate_json(body)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"]))
-        said = f"{where}: {first['msg']}" if where else first["msg"]
         raise JudgeError(
-            one_line(f"the judge's reply is not a valid verdict ({said}): {body[:120]!r}")
+            one_line(
+                f"the judge's reply is not a valid verdict ({first_error(exc)}): {body[:120]!r}"
+            )
         ) from None
 
 

@@ -36,7 +36,7 @@ from pydantic_core import PydanticCustomError
 
 from .calls import Turn
 from .criteria import MatchType
-from .exits import one_line
+from .exits import first_error
 from .scorers.base import Score
 
 SCHEMA_VERSION = 2  # what this version writes
@@ -287,11 +287,7 @@ def load_record(path: Path) -> RunRecord:
     try:  # from the text, strictly: JSON's own types, no "12.5" read as a number
         return RunRecord.model_validate_json(text, strict=True)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"]))
-        said = f"{where}: {first['msg']}" if where else first["msg"]
-        said = one_line(said)
-        raise RecordError(f"not a run record ({said})") from None
+        raise RecordError(f"not a run record ({first_error(exc)})") from None
 
 
 def write_record(record: RunRecord, path: Path) -> None:

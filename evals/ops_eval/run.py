@@ -152,6 +152,14 @@ def _capped(options: RunOptions, parallel: int | None) -> str | None:
     )
 
 
+def check_options(options: RunOptions) -> None:
+    """Repeats, concurrency and the trial timeout, refused (exit 2) before anything runs --
+    for `ops-eval run` and `ops-eval mlflow` alike."""
+    if options.repeats < 1 or options.concurrency < 1:
+        raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
+    trial_timeout("--timeout", options.timeout_s)
+
+
 def record_path(options: RunOptions, plan: Plan, started: datetime) -> Path:
     """The record's path, refused before any trial runs when it cannot be written."""
     if options.output is None:
@@ -192,9 +200,7 @@ def execute(
     from .spans import recording, spans_path
 
     out, err = out or sys.stdout, err or sys.stderr
-    if options.repeats < 1 or options.concurrency < 1:
-        raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
-    trial_timeout("--timeout", options.timeout_s)
+    check_options(options)
     if options.record is not None:
         check_writable(output_file("--record", options.record), "--record")
     plan = load_plan(options.set_path, options.cases)

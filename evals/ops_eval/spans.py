@@ -23,6 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .exits import first_error
+
 SUFFIX = ".spans.jsonl"
 CONTENT_SCHEMA = "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN"
 TRIAL_SPAN = "ops-eval trial"
@@ -234,9 +236,7 @@ def read_spans(path: Path, run_id: str) -> dict[Key, list[KeptSpan]]:
         try:
             trial = KeptTrial.model_validate_json(line)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(map(str, first["loc"]))
-            raise SpansError(f"{path}: line {number}: {where}: {first['msg']}") from None
+            raise SpansError(f"{path}: line {number}: {first_error(exc)}") from None
         ids = [span.span_id for span in trial.spans]
         if len(set(ids)) != len(ids):
             raise SpansError(f"{path}: line {number}: a span id appears twice")

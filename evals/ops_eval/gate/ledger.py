@@ -31,7 +31,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, one_line
+from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, first_error
 from .entries import ENTRY_ADAPTER, AnyEntry, E, OverrideEntry, PinEntry, VerdictEntry
 
 LEDGER_FILE = "gate-ledger.jsonl"
@@ -74,10 +74,7 @@ def _line(entry: AnyEntry, prev: str) -> bytes:
 
 
 def _problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    said = f"{where}: {first['msg']}" if where else first["msg"]
-    return one_line(said)[:300]
+    return first_error(exc)[:300]
 
 
 def verify(data: bytes, path: Path) -> tuple[list[AnyEntry], str]:

@@ -111,7 +111,9 @@ def run_mlflow(
 
 
 def _exit_code(evaluation: Any, trials: list[Any]) -> int:
-    if trials and all(t.status == "error" for t in trials):
+    from ..aggregation import no_verdict
+
+    if no_verdict(trials):  # as for `ops-eval run`: no trial had a verdict
         return EXIT_INFRA
     return EXIT_OK if evaluation.ready else EXIT_FAILED
 

@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..exits import EXIT_BAD_INPUT, OpsEvalError
 from .replay import LoopThread, pause_spans
 from .rows import case_row, trial_outputs
 from .scorers import Book
@@ -27,9 +26,10 @@ if TYPE_CHECKING:
 
 
 def live_options(args: argparse.Namespace) -> RunOptions:
-    """The run options of `ops-eval mlflow` (those of `ops-eval run` it shares), checked."""
-    from ..inputs import id_list, output_file, trial_timeout
-    from ..run import RunOptions
+    """The run options of `ops-eval mlflow` (those of `ops-eval run` it shares), checked as
+    `ops-eval run` checks them (`--output` is checked where its path is made, `record_path`)."""
+    from ..inputs import id_list
+    from ..run import RunOptions, check_options
 
     options = RunOptions(
         cases=id_list("--cases", args.cases),
@@ -41,11 +41,7 @@ def live_options(args: argparse.Namespace) -> RunOptions:
     )
     if args.set:
         options.set_path = Path(args.set)
-    if options.repeats < 1 or options.concurrency < 1:
-        raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
-    trial_timeout("--timeout", options.timeout_s)
-    if options.output is not None:
-        output_file("--output", options.output)
+    check_options(options)
     return options
 
 
