@@ -128,3 +128,28 @@ def test_calls_per_answer_are_bounded(llama_tools):
     llama = ScriptedLlama(*texts)
     out = llama_tools.handler(llama, [{"role": "user", "content": "x"}], tools=TOOLS)
     assert len(out["choices"][0]["message"]["tool_calls"]) == llama_tools.MAX_CALLS_PER_TURN
+
+
+def test_an_answer_asked_as_json_with_a_schema_is_constrained_by_it(llama_tools):
+    """The judge's route: no tools, `response_format` in llama-cpp-python's form. A schema
+    becomes a grammar; plain `json_object` any JSON; no response_format no grammar at all."""
+    schema = {"type": "object", "properties": {"analysis": {"type": "string"},
+              "passed": {"type": "boolean"}}, "required": ["analysis", "passed"]}  # fmt: skip
+    asked = [
+        {"type": "json_object", "schema": schema},
+        {"type": "json_object"},
+        None,
+    ]
+    grammars = []
+    for response_format in asked:
+        llama = ScriptedLlama('{"analysis": "a", "passed": true}')
+        out = llama_tools.handler(
+            llama, [{"role": "user", "content": "Grade."}], response_format=response_format
+        )
+        assert out["choices"][0]["message"]["content"] == '{"analysis": "a", "passed": true}'
+        grammars.append(llama.grammars[0])
+    assert grammars[2] is None
+    schema_rules, any_json = grammars[0]._grammar, grammars[1]._grammar
+    assert '"\\"analysis\\""' in schema_rules  # the schema's own field names, in its order
+    assert schema_rules.index("analysis") < schema_rules.index("passed")
+    assert "analysis" not in any_json and "object" in any_json

@@ -37,6 +37,7 @@ from pydantic_core import PydanticCustomError
 from .calls import Turn
 from .criteria import MatchType
 from .exits import first_error
+from .judge.client import JudgeUse
 from .scorers.base import Score
 
 SCHEMA_VERSION = 2  # what this version writes
@@ -188,6 +189,9 @@ class RunRecord(_Rec):
     gate_passed: bool
     exit_code: int
     notes: list[str] = Field(default_factory=list)
+    judge: JudgeUse | None = None
+    """What the run's judge did (its pin, prompt versions, calls, cache hits, tokens, budget);
+    None when the run had no judge configured."""
 
     @field_validator("run_id")
     @classmethod

@@ -41,6 +41,17 @@ class EvalSettings(Settings):
     """The optional judge of `ops-eval mlflow`: on only when all three are set."""
     judge_base_url: str | None = env_var("MLFLOW_JUDGE_BASE_URL")
     judge_api_key: str | None = env_var("MLFLOW_JUDGE_API_KEY")
+    ops_judge_model: str | None = env_var("OPS_JUDGE_MODEL")
+    """The judge of the `llm_judge` scorer, `ops-eval calibrate` and `ops-eval ab`: a LiteLLM
+    model string, a model name served at OPS_JUDGE_BASE_URL, or `embedded`. Unset: no judge."""
+    ops_judge_base_url: str | None = env_var("OPS_JUDGE_BASE_URL")
+    ops_judge_api_key: str | None = env_var("OPS_JUDGE_API_KEY")
+    ops_judge_pin: str | None = env_var("OPS_JUDGE_PIN")
+    """A digest or version naming the judge's exact weights, kept with its verdicts."""
+    ops_judge_schema: str | None = env_var("OPS_JUDGE_SCHEMA")
+    """How the reply is constrained: json_schema, llama_cpp or none (default by route)."""
+    calibration_reports_override: Path | None = env_var("OPS_CALIBRATION_REPORTS")
+    """Where calibration reports are appended (default: evals/calibration/reports.jsonl)."""
 
     @field_validator("skip_embedded_test", mode="before")
     @classmethod
@@ -64,6 +75,10 @@ class EvalSettings(Settings):
         if self.runs_dir_override:
             return self.runs_dir_override
         return (self.source_root or Path.cwd()) / "runs"
+
+    @property
+    def calibration_reports(self) -> Path:
+        return self.calibration_reports_override or self.evals_dir / "calibration" / "reports.jsonl"
 
     @property
     def cache_dir(self) -> Path:

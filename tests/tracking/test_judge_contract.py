@@ -1,5 +1,6 @@
 """The judge's contract, without MLflow or a model: a verdict counts only as a strict JSON object
-(`passed` a boolean, a non-empty `rationale`, nothing else); what it grades goes to it as data in
+(an `analysis` first, `passed` a boolean, a non-empty `rationale`, nothing else; the analysis is
+discarded); what it grades goes to it as data in
 a fence it is told not to obey; it never grades text the harness wrote; and it calls only the
 endpoint and key it was given."""
 
@@ -13,32 +14,34 @@ from types import SimpleNamespace
 import pytest
 
 from ops_eval.judge import (
-    INSTRUCTIONS,
+    CONVERSATIONS,
     JudgeConfig,
     JudgeError,
     JudgeVerdict,
+    Verdict,
     ask_judge,
     judge_messages,
     parse_verdict,
 )
 
 FENCE = re.compile(r"\A<untrusted_data>\n(?P<data>.*)\n</untrusted_data>\Z", re.DOTALL)
-VALID = '{"passed": true, "rationale": "x"}'
+VALID = '{"analysis": "a", "passed": true, "rationale": "x"}'
+INSTRUCTIONS = CONVERSATIONS.instructions
 
 
 # -- parse_verdict ------------------------------------------------------------------------------
 
 
-def test_a_strict_json_object_is_a_verdict():
-    assert parse_verdict(VALID) == JudgeVerdict(passed=True, rationale="x")
-    assert parse_verdict('  {"passed": false, "rationale": "wrong owner"}\n') == JudgeVerdict(
-        passed=False, rationale="wrong owner"
-    )
+def test_a_strict_json_object_is_a_verdict_and_its_analysis_is_discarded():
+    assert parse_verdict(VALID) == JudgeVerdict(analysis="a", passed=True, rationale="x")
+    reply = '  {"analysis": "owner differs", "passed": false, "rationale": "wrong owner"}\n'
+    assert parse_verdict(reply).kept() == Verdict(passed=False, rationale="wrong owner")
+    assert "analysis" not in parse_verdict(reply).kept().model_dump()
 
 
 def test_a_single_json_fenced_block_is_unwrapped():
     fenced = f"```json\n{VALID}\n```"
-    assert parse_verdict(fenced) == JudgeVerdict(passed=True, rationale="x")
+    assert parse_verdict(fenced) == JudgeVerdict(analysis="a", passed=True, rationale="x")
 
 
 @pytest.mark.parametrize(
@@ -57,6 +60,9 @@ def test_a_single_json_fenced_block_is_unwrapped():
         '{"passed": true, "rationale": "  \\n\\t "}',
         '{"passed": true, "rationale": 5}',
         '{"passed": true, "rationale": "x", "score": 1.0}',
+        '{"passed": true, "rationale": "x"}',  # no analysis: the verdict came unreasoned
+        '{"analysis": "", "passed": true, "rationale": "x"}',
+        '{"analysis": "a", "passed": "true", "rationale": "x"}',
         VALID + VALID,
         VALID + "\n" + '{"passed": false, "rationale": "y"}',
         f"[{VALID}]",
@@ -207,7 +213,7 @@ def test_the_judge_call_uses_only_the_given_endpoint_and_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8/v1")
     calls = fake_litellm(monkeypatch, reply=f"```json\n{VALID}\n```")
-    assert ask_judge(CONFIG, TURNS) == JudgeVerdict(passed=True, rationale="x")
+    assert ask_judge(CONFIG, TURNS) == Verdict(passed=True, rationale="x")
     (call,) = calls
     assert call["model"] == "openai/judge-7b"
     assert call["api_base"] == "http://127.0.0.1:9/v1" and call["api_key"] == "sk-judge"
@@ -221,7 +227,7 @@ def test_the_judge_call_uses_only_the_given_endpoint_and_key(monkeypatch):
         ({"raises": ConnectionError("refused")}, "the judge call failed: ConnectionError: refused"),
         ({"reply": None}, "the judge replied with no text"),
         ({"reply": "  "}, "the judge replied with no text"),
-        ({"reply": '{"passed": "yes", "rationale": "x"}'}, "not a valid verdict"),
+        ({"reply": '{"passed": "yes", "rationale": "x"}'}, "not a valid JudgeVerdict"),
     ],
 )
 def test_no_valid_reply_is_a_judge_error(monkeypatch, kwargs, said):

@@ -34,7 +34,7 @@ TURNS = [
         "one unresolved incident, INC-002 (SEV1, open).",
     }
 ]
-INVALID = ("the judge's reply is not a valid verdict", "the judge replied with no text")
+INVALID = ("the judge's reply is not a valid JudgeVerdict", "the judge replied with no text")
 
 
 @pytest.fixture(scope="module")
@@ -84,14 +84,14 @@ def _config(embedded, base_url: str | None = None):
 
 
 def _outcome(config) -> tuple[str, object]:
-    """("verdict", JudgeVerdict) or ("error", message) -- nothing else may come out."""
-    from ops_eval.judge import JudgeError, JudgeVerdict, ask_judge
+    """("verdict", Verdict) or ("error", message) -- nothing else may come out."""
+    from ops_eval.judge import JudgeError, Verdict, ask_judge
 
     try:
         verdict = ask_judge(config, TURNS)
     except JudgeError as exc:
         return "error", str(exc)
-    assert isinstance(verdict, JudgeVerdict)
+    assert isinstance(verdict, Verdict)
     return "verdict", verdict
 
 
@@ -124,13 +124,13 @@ def test_what_ask_judge_returns_is_exactly_the_servers_reply_validated(embedded)
     (exchange,) = [x for x in exchanges if x["path"].endswith("/chat/completions")]
     request = exchange["request"]
     assert request["model"] == embedded.alias
-    assert request["temperature"] == 0.0 and request["max_tokens"] == 256
+    assert request["temperature"] == 0.0 and request["max_tokens"] == 512
     assert request["messages"] == judge_messages(TURNS)
     assert exchange["status"] == 200
     reply = exchange["response"]["choices"][0]["message"]["content"]
     print(f"the server replied: {reply!r}")
     if kind == "verdict":
-        assert got == parse_verdict(reply)
+        assert got == parse_verdict(reply).kept()
     elif not (reply or "").strip():
         assert got == "the judge replied with no text"
     else:

@@ -44,6 +44,9 @@ class GateConfig(BaseModel):
     can fail is in one list or the other, so a new scorer never silently stays out."""
     required_cases: dict[str, list[str]] = {}
     """Eval set file name -> cases that must pass in every trial (an error trial counts against)."""
+    judge_budget_tokens: int | None = Field(default=None, ge=1)
+    """The most tokens one command's judge calls may cost (`judge.budget`). A policy that does
+    not say leaves no budget: no judge call is made."""
 
     @field_validator("gating_scorers", "not_gating")
     @classmethod

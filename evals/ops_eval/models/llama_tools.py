@@ -109,6 +109,17 @@ def choice_rule(names: list[str], allow_message: bool, allow_end: bool) -> str:
     return f"root ::= ({' | '.join(options)})" + ("?" if allow_end else "") + "\n"
 
 
+def _answer_grammar(response_format: Any) -> Any:
+    """The grammar of a JSON answer the request asks for; None for free text. The schema's
+    property order is kept, so a reply schema can make the model write one field first."""
+    if not isinstance(response_format, dict) or response_format.get("type") != "json_object":
+        return None
+    schema = response_format.get("schema")
+    if isinstance(schema, dict):
+        return llama_grammar.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    return _grammar(llama_grammar.JSON_GBNF)
+
+
 def _args_grammar(schema: dict[str, Any]) -> Any:
     try:
         return llama_grammar.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
@@ -128,9 +139,12 @@ def handler(
     stream: bool = False,
     stop: Any = None,
     seed: int | None = None,
+    response_format: Any = None,
     **sampling: Any,
 ) -> Any:
-    """llama-cpp-python's chat handler signature; returns an OpenAI chat completion."""
+    """llama-cpp-python's chat handler signature; returns an OpenAI chat completion. A request
+    without tools may constrain its answer with llama-cpp-python's `response_format`:
+    `{"type": "json_object"}` for any JSON object, with a `schema` for that schema."""
     if functions and not tools:  # the legacy form
         tools = [{"type": "function", "function": f} for f in functions]
         tool_choice = function_call
@@ -173,7 +187,7 @@ def handler(
             raise ValueError(f"tool_choice names {name!r}, which is not among the tools")
         allowed = [name]
     if tool_choice == "none" or not allowed:
-        text = count(complete(prompt))
+        text = count(complete(prompt, _answer_grammar(response_format)))
         return _response(llama, text.strip(), [], usage, stream)
 
     calls: list[dict[str, Any]] = []

@@ -135,8 +135,9 @@ def judge_config() -> JudgeConfig | None:
             "none to run without the judge)"
         )
     assert settings.judge_model and settings.judge_base_url and settings.judge_api_key
+    model = settings.judge_model
     return JudgeConfig(
-        model=settings.judge_model,
+        model=model if model.startswith("openai/") else f"openai/{model}",
         base_url=settings.judge_base_url,
         api_key=settings.judge_api_key,
     )

@@ -1,0 +1,144 @@
+"""Which judge a command gets, from OPS_JUDGE_*: none, a model LiteLLM reaches, or the embedded
+llama.cpp server started here and stopped on every way out.
+
+No judge is not an error: the `llm_judge` scorer is then `skipped`, saying why, and the gate
+says so as a declared warning. A judge on a hosted route whose credential is missing (LiteLLM
+names the variable) is treated the same way -- skipped and declared, never a silent pass and
+never a run that dies at its first judged answer. A setting that cannot mean anything (a base
+URL with no model, an unknown schema mode) is bad configuration, exit 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, cast, get_args
+
+from ..exits import EXIT_BAD_INPUT, OpsEvalError
+from ..models.choice import Say
+from ..settings import current
+from .budget import Budget
+from .cache import VerdictCache
+from .client import Judge, JudgeConfig, SchemaMode
+
+EMBEDDED = "embedded"
+
+
+@dataclass(frozen=True)
+class NoJudge:
+    """Why there is no judge: `unconfigured` (OPS_JUDGE_MODEL unset) or `no_credential`."""
+
+    reason: str
+    kind: Literal["unconfigured", "no_credential"] = "unconfigured"
+
+
+def _schema_mode(model: str) -> SchemaMode:
+    chosen = current().ops_judge_schema
+    if chosen is not None:
+        if chosen not in get_args(SchemaMode):
+            raise OpsEvalError(
+                EXIT_BAD_INPUT,
+                f"OPS_JUDGE_SCHEMA {chosen!r}: expected one of {', '.join(get_args(SchemaMode))}",
+            )
+        return cast(SchemaMode, chosen)
+    if model == EMBEDDED:
+        return "llama_cpp"
+    return "json_schema" if model.startswith(("ollama/", "ollama_chat/")) else "none"
+
+
+def configured() -> JudgeConfig | NoJudge:
+    """The judge OPS_JUDGE_* describe (the embedded one is started by `open_judge`)."""
+    settings = current()
+    model = settings.ops_judge_model
+    if not model:
+        if settings.ops_judge_base_url:
+            raise OpsEvalError(
+                EXIT_BAD_INPUT,
+                "OPS_JUDGE_BASE_URL is set but OPS_JUDGE_MODEL is not: name the model the server "
+                "serves",
+            )
+        return NoJudge("no judge configured (OPS_JUDGE_MODEL is unset)")
+    mode = _schema_mode(model)
+    if model == EMBEDDED:
+        return JudgeConfig(model=EMBEDDED, schema_mode=mode)
+    base = settings.ops_judge_base_url
+    config = JudgeConfig(
+        model=model,
+        base_url=base,
+        # A local OpenAI-compatible server ignores the key, but LiteLLM requires one.
+        api_key=settings.ops_judge_api_key or ("no-key" if base else None),
+        pin=f"{model}@{settings.ops_judge_pin}" if settings.ops_judge_pin else model,
+        schema_mode=mode,
+    )
+    if base or model.startswith(("ollama/", "ollama_chat/")):
+        return config
+    missing = _missing_credentials(config)
+    if missing:
+        return NoJudge(
+            f"judge credential missing: {', '.join(missing)} unset for {model}",
+            kind="no_credential",
+        )
+    return config
+
+
+def _missing_credentials(config: JudgeConfig) -> list[str]:
+    """The variables LiteLLM says the hosted model needs and the environment lacks."""
+    if config.api_key:
+        return []
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    try:
+        found = litellm.validate_environment(model=config.model)
+    except Exception:  # a model LiteLLM cannot place: its call will say why
+        return []
+    return list(found.get("missing_keys") or [])
+
+
+def embedded_pin(gguf: Path) -> str:
+    from ..models.embedded import EMBEDDED_ALIAS
+
+    digest = hashlib.sha256(gguf.read_bytes()).hexdigest()
+    return f"embedded/{EMBEDDED_ALIAS}@sha256:{digest[:16]}"
+
+
+@contextlib.contextmanager
+def open_judge(
+    say: Say, log_dir: Path, budget: Budget | None, cache: bool = True
+) -> Iterator[Judge | NoJudge]:
+    """The configured judge with its cache and `budget`, or NoJudge saying why. The embedded
+    judge's server lives exactly as long as the block."""
+    config = configured()
+    if isinstance(config, NoJudge):
+        yield config
+        return
+    verdicts = VerdictCache(current().cache_dir / "judge-verdicts.sqlite") if cache else None
+    if config.model != EMBEDDED:
+        yield Judge(config, verdicts, budget)
+        return
+    from ..models import local_deps
+    from ..models.embedded import EMBEDDED_ALIAS, EmbeddedServer, embedded_gguf
+
+    local_deps.ensure(say)
+    gguf = embedded_gguf()
+    server = EmbeddedServer(gguf, log_dir / "embedded-judge-server.log")
+    say(f"starting the embedded judge ({gguf.name}) on 127.0.0.1:{server.port}")
+    try:
+        server.start()
+        yield Judge(
+            JudgeConfig(
+                model=EMBEDDED_ALIAS,
+                base_url=server.base_url,
+                api_key=EMBEDDED,
+                pin=embedded_pin(gguf),
+                schema_mode=config.schema_mode,
+            ),
+            verdicts,
+            budget,
+        )
+    finally:
+        server.stop()

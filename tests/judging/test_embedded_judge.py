@@ -1,0 +1,67 @@
+"""The embedded model as the judge, through its HTTP server: `OPS_JUDGE_MODEL=embedded` starts
+llama.cpp's server, pins the judge to its weights, and constrains the reply by the verdict's JSON
+schema (llama-cpp-python's `response_format`), so even a 135M model's reply validates as a
+verdict -- unconstrained, it never produced one (issue 13). Whether the verdict is right is what
+calibration measures, not this test.
+
+Only OPS_SKIP_EMBEDDED_TEST=1 with the `local` group missing skips this, and the skip says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ops_eval.judge import Verdict
+from ops_eval.judge.budget import Budget
+from ops_eval.judge.setup import open_judge
+
+ANSWERS = (
+    "The inventory service is down; INC-002 (SEV1) is open.",
+    "Inventory is healthy and there are no open incidents.",
+)
+
+
+@pytest.fixture
+def local_group():
+    from ops_eval.models import local_deps
+    from ops_eval.settings import current
+
+    if local_deps.missing() and current().skip_embedded_test:
+        pytest.skip("OPS_SKIP_EMBEDDED_TEST=1 and the embedded model's `local` group is missing")
+    local_deps.ensure(print)
+
+
+def test_the_embedded_judge_replies_with_valid_verdicts_and_caches_them(
+    local_group, ops_env, tmp_path: Path
+):
+    ops_env.setenv("OPS_JUDGE_MODEL", "embedded")
+    ops_env.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+    budget = Budget(limit=100_000, source="test")
+    with open_judge(print, tmp_path, budget) as judge:
+        assert judge.pin.startswith("embedded/smollm2-135m-instruct@sha256:")
+        assert judge.config.schema_mode == "llama_cpp"
+        asked = [
+            judge.grade(
+                rubric="Says inventory is down and names INC-002.",
+                question="What is the status of the inventory service?",
+                response=answer,
+                reference="inventory is down; INC-002 (SEV1) is open",
+            )
+            for answer in ANSWERS
+        ]
+        again = judge.grade(
+            rubric="Says inventory is down and names INC-002.",
+            question="What is the status of the inventory service?",
+            response=ANSWERS[0],
+            reference="inventory is down; INC-002 (SEV1) is open",
+        )
+    for one in asked:
+        print(one)
+        assert isinstance(one.kept, Verdict) and not one.cached and one.tokens > 0
+    assert again.cached and again.kept == asked[0].kept
+    use = judge.use()
+    assert (use.calls, use.cache_hits, use.errors) == (2, 1, 0)
+    assert 0 < use.tokens == budget.spent <= budget.limit
+    assert "embedded-judge-server.log" in {p.name for p in tmp_path.iterdir()}
