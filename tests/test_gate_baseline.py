@@ -319,8 +319,8 @@ def test_a_change_of_what_is_tested_is_no_reason_to_pass_a_run_over(runs):
         ),
         (
             all_not_applicable,
-            "its run spoilt000001: no gating scorer applied to any trial (all n/a); there is "
-            "no verdict to gate on",
+            "its run spoilt000001: no gating scorer applied to any trial (all n/a or "
+            "skipped); there is no verdict to gate on",
         ),
     ],
     ids=["scorer-missing", "all-n/a"],

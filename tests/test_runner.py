@@ -22,6 +22,7 @@ from ops_eval import (
     load_record,
     read_evalset,
 )
+from ops_eval.scorers import registered
 from ops_eval.testing import OracleLlm, ReplayLlm, Saboteur, fixed_model
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -47,7 +48,8 @@ def test_gate_passes_with_a_perfect_agent(tmp_path):
     code, record = run(tmp_path, OracleLlm.from_cases(CASES))
     assert code == 0 and record.gate_passed
     assert record.total.rate.passed == len(CASES) and record.total.errors == 0
-    assert {s.name for s in record.scorers} == {
+    assert {s.name for s in record.scorers} == set(registered())
+    assert set(registered()) >= {
         "budget",
         "call_order",
         "forbidden_calls",
@@ -61,7 +63,7 @@ def test_gate_passes_with_a_perfect_agent(tmp_path):
         "partial_credit",
     }
     assert record.seed_sha256 and record.tool_schema_sha256 and record.instruction_sha256
-    assert record.schema_version == 2 and record.git_commit
+    assert record.schema_version == 3 and record.git_commit
 
 
 def test_gate_fails_when_a_call_is_missing(tmp_path):

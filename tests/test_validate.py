@@ -337,8 +337,15 @@ def test_triage_reference_must_be_a_report_that_agrees_with_the_seed(evals, caps
         "TriageReport severity 'SEV3' disagrees with the seed's 'SEV1' for INC-002"
     )
     assert out[1].startswith(
-        "evals/triage-report.evalset.json: case triage-inc-009, turn 1, final_response: "
-        "reference is not a TriageReport"
+        "evals/triage-report.evalset.json: case triage-inc-002, turn 1, meta.response[3]: the "
+        "case's own reference response fails regex"
+    )  # the case's response checks hold its reference too (tests/test_validate_response.py)
+    assert any(
+        ln.startswith(
+            "evals/triage-report.evalset.json: case triage-inc-009, turn 1, final_response: "
+            "reference is not a TriageReport"
+        )
+        for ln in out
     )
 
 

@@ -4,7 +4,9 @@ The gate is decided per case as ADK decides it, over the case's valid trials: a 
 scorer (ADK's trajectory metric) needs the mean of its values to reach the threshold, every
 other scorer must pass in every trial where it applies -- except a `report` scorer, whose mean
 is kept beside the gate and never decides it. Error trials are left out of every rate
-and pass^k; `n/a` scores are left out of their scorer's rate.
+and pass^k; `n/a` and `skipped` scores are left out of their scorer's rate, while an `error`
+score (a scorer that applies but reached no verdict) counts as not passing: it fails its
+case's `all` gate and counts 0 in a mean (`Score.counted`).
 
 A run's exit code follows from its cases' verdicts (`run_exit_code`): 3 when no trial ran or
 every trial errored, else 1 when any case's gate is False, else 3 when any case has no verdict,
@@ -54,7 +56,8 @@ def _group(name: str, trials: Sequence[TrialRecord]) -> GroupAggregate:
 
 def counted_value(score: Score) -> float:
     """A mean-gated or report scorer's value as its mean counts it: an applicable score
-    without a value counts 0 (a trial that looped fails with no value), never left out."""
+    without a value counts 0 (a trial that looped fails with no value, an error has none),
+    never left out."""
     return score.value or 0.0
 
 
@@ -67,7 +70,7 @@ def _case(
     holds: bool | None = True
     for name, entry in registered().items():
         scores = [t.scores[name] for t in valid if name in t.scores]
-        applicable = [s for s in scores if s.outcome != "n/a"]
+        applicable = [s for s in scores if s.counted]
         if entry.gate == "report":  # beside the gate, never part of it
             if applicable:
                 means[name] = sum(map(counted_value, applicable)) / len(applicable)
@@ -105,7 +108,7 @@ def aggregate(
     valid = [t for t in trials if t.status != "error"]
     scorers = []
     for name in registered():
-        applicable = [t.scores[name] for t in valid if t.scores[name].outcome != "n/a"]
+        applicable = [t.scores[name] for t in valid if t.scores[name].counted]
         scorers.append(
             GroupAggregate(
                 name=name,

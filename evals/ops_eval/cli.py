@@ -282,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .history import add_parser as add_history
 
     add_history(sub)
+    from .ab import add_parser as add_ab
+
+    add_ab(sub)
     from .tracking.command import add_parsers as add_mlflow
 
     add_mlflow(sub)

@@ -2,8 +2,8 @@
 
 Eval sets are ADK EvalSet JSON, unchanged, so `adk eval` runs them as they are. What ADK has no
 field for -- a case's category, whether it is held out from tuning, the approval decision a
-runner should give, the agent it targets -- lives in one extra key of each case, `meta`,
-validated by `CaseMeta` (ADK's EvalCase keeps extra keys and ignores them).
+runner should give, the agent it targets, checks of its answers -- lives in one extra key of
+each case, `meta`, validated by `CaseMeta` (ADK's EvalCase keeps extra keys and ignores them).
 
 Reading here is deliberately light (json + pydantic, no ADK import) so the validator starts fast;
 conformance to ADK's own models is checked separately (`validation.adk`).
@@ -27,6 +27,7 @@ from ops_copilot.textfiles import TextFileError, read_text
 from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
 from .contracts import Contracts, FileError, SetContracts, read_set_contracts
+from .response_checks import ResponseCheck
 
 META_KEY = "meta"
 _EVAL_ID_KEY = re.compile(r'"(?:eval_id|evalId)"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -78,6 +79,9 @@ class CaseMeta(BaseModel):
     contracts: Contracts = Field(default_factory=Contracts)
     """Trajectory contracts (argument matchers, forbidden calls, order rules, a second match
     mode, budgets, tool faults): `contracts.py`."""
+    response: list[ResponseCheck] = []
+    """Checks of the agent's answers (contains, regex, JSON, a model, a judge's rubric), each
+    applied by the scorer of its name: `response_checks.py`."""
 
 
 class MalformedInput(Exception):

@@ -65,14 +65,15 @@ class HistoryRow:
 
 
 def trajectory_mean(record: RunRecord) -> float | None:
-    """Mean trajectory score over valid trials whose trajectory score applies and has a value;
-    None when no trial has one (an errored trial is counted apart, never as a 0)."""
+    """Mean trajectory score over valid trials whose trajectory score counts (not n/a or
+    skipped) and has a value; None when no trial has one (an errored trial is counted apart,
+    never as a 0)."""
     values = [
         score.value
         for t in record.trials
         if t.status != "error"
         and (score := t.scores.get(TRAJECTORY)) is not None
-        and score.outcome != "n/a"
+        and score.counted
         and score.value is not None
     ]
     return sum(values) / len(values) if values else None

@@ -33,6 +33,15 @@ class Plan:
     seed: Seed
     warnings: list[str] = field(default_factory=list)  # the validator's (a context fallback)
     set_contracts: SetContracts | None = None  # the set's `contracts.yaml`, if any
+    judge: Any = None
+    """The run's judge for `llm_judge` checks (a `judge.Judge`, or a `judge.setup.NoJudge`
+    saying why there is none); None when the run opened none."""
+
+    def declares(self, kind: str) -> bool:
+        """Whether any case to run declares a response check of `kind`."""
+        from .response_checks import checks_of
+
+        return any(checks_of(case, kind) for case in self.cases)
 
     def contracts(self, case: Case) -> Contracts:
         """The case's contracts over the set's."""

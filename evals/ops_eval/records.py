@@ -4,7 +4,10 @@ commit, every trial's turns (calls with their results, responses), scores, timin
 and the aggregates. Reports, and whatever compares runs, read runs only through `load_record`.
 
 Version 2: a turn's calls carry their results (version 1 kept results in a separate list),
-scores say pass, fail or n/a, and the scorer set is recorded.
+scores say pass, fail or n/a, and the scorer set is recorded. Version 3: a score may also be
+`error` (it applies, no verdict: counted as not passing) or `skipped` (it applies, was not run,
+saying why: left out like n/a), and `judge` says what the run's LLM judge did. A version 2
+record is read as it is (it holds neither).
 
 Every field a reader uses is typed, and read strictly (JSON types as written, no coercion):
 whatever loads can be reported -- the reports index and format these fields without checking
@@ -40,7 +43,7 @@ from .exits import first_error
 from .judge.client import JudgeUse
 from .scorers.base import Score
 
-SCHEMA_VERSION = 2  # what this version writes
+SCHEMA_VERSION = 3  # what this version writes
 MIN_SCHEMA_VERSION = 2  # the oldest it reads (version 1 kept results apart from their calls)
 
 

@@ -10,10 +10,11 @@ exit code, never a traceback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,7 +54,9 @@ class RunOptions:
 
 def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
     """A played trial, scored by the registry, as the run record keeps it. A scorer that
-    crashes leaves the trial without a verdict (an error), but what was played is kept."""
+    crashes leaves the trial without a verdict (an error), but what was played is kept. A
+    trial fails when any score fails or errs: an `error` score (a scorer that applies but
+    reached no verdict) fails closed, never passes."""
     from .scorers import ScorerCrashed, score_trial
 
     try:
@@ -64,7 +67,8 @@ def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
     if view.error:
         status = "error"
     else:
-        status = "passed" if all(s.outcome != "fail" for s in scores.values()) else "failed"
+        failing = ("fail", "error")
+        status = "passed" if all(s.outcome not in failing for s in scores.values()) else "failed"
     return TrialRecord(
         case_id=view.case.eval_id,
         category=meta.category if meta else "?",
@@ -84,7 +88,10 @@ async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: flo
 
     with trial_span(case.eval_id, repeat):  # ADK's spans of the trial nest under it
         view = await play_trial(plan, case, repeat, model, timeout_s)
-    return scored_trial(plan, view)
+    if plan.judge is None:
+        return scored_trial(plan, view)
+    # A judge call blocks for seconds: scored off the loop, other trials keep playing.
+    return await asyncio.to_thread(scored_trial, plan, view)
 
 
 async def _trials(
@@ -100,6 +107,36 @@ async def _trials(
 
     jobs = [one(case, r) for case in plan.cases for r in range(1, options.repeats + 1)]
     return list(await asyncio.gather(*jobs))
+
+
+@contextlib.contextmanager
+def judged(plan: Plan, say: Callable[[str], None], out: TextIO, log_dir: Path) -> Iterator[None]:
+    """The run's judge in `plan.judge` for the block, opened only when a case to run declares
+    an `llm_judge` check: its cache, and the budget of the gate's policy, shared by every trial.
+    None configured is said here, and each such check is `skipped` saying why."""
+    if not plan.declares("llm_judge"):
+        yield
+        return
+    from .judge import GRADING
+    from .judge.budget import gate_budget
+    from .judge.setup import NoJudge, open_judge
+
+    budget = gate_budget()
+    with open_judge(say, log_dir, budget) as judge:
+        plan.judge = judge
+        if isinstance(judge, NoJudge):
+            print(f"judge: none; llm_judge checks are skipped: {judge.reason}", file=out)
+        else:
+            limit = budget.problem or f"{budget.limit} tokens ({budget.source})"
+            print(f"judge: {judge.pin}, prompt {GRADING.version}; budget: {limit}", file=out)
+        yield
+
+
+def judge_use(plan: Plan) -> Any:
+    """What the run's judge did, for the record; None when the run had no judge."""
+    from .judge import Judge
+
+    return plan.judge.use() if isinstance(plan.judge, Judge) else None
 
 
 def provenance_fields(plan: Plan) -> dict[str, Any]:
@@ -241,7 +278,11 @@ def execute(
 
             t0 = time.perf_counter()
             try:
-                with model_logs(options.verbose), recording() as spans:
+                with (
+                    judged(plan, say, out, settings.runs_dir),
+                    model_logs(options.verbose),
+                    recording() as spans,
+                ):
                     trials = asyncio.run(_trials(plan, choice.model, options, done))
             finally:
                 progress.close()
@@ -259,9 +300,16 @@ def execute(
         started_at=started.isoformat(timespec="seconds"),
         seconds=seconds,
         model=info,
+        judge=judge_use(plan),
     )
     if capped:
         record.notes.append(capped)
+    if record.judge is not None and record.judge.budget_blocked:
+        record.notes.append(
+            f"budget_blocked: {record.judge.budget_blocked} judge call(s) were refused before "
+            f"they were made ({record.judge.budget_problem or record.judge.budget_source}); "
+            "their checks are errors, which fail their trials"
+        )
     write_record(record, path)
     try:
         spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`

@@ -21,8 +21,19 @@ def test_every_scorer_module_registers_itself():
         "facts",
         "tool_policy",
         "trajectory",
+        # response checks, one scorer per declared kind (`response_checks.py`)
+        "exact",
+        "contains",
+        "not_contains",
+        "regex",
+        "json_valid",
+        "json_equal",
+        "numeric_range",
+        "pydantic",
+        "llm_judge",
     }
     assert all(s.passes_when and s.needs for s in registered().values())
+    assert [n for n, s in registered().items() if s.uses_judge] == ["llm_judge"]
     assert markdown_table().count("\n") == len(registered()) + 1
 
 

@@ -77,7 +77,11 @@ def case_flips(
         failing = next(t for t, v in (c if b_pass else b) if not v)
         other = (b if b_pass else c)[0][0]
         b_trial, c_trial = (other, failing) if b_pass else (failing, other)
-        failed = [s for s in scorers if s in failing.scores and failing.scores[s].outcome == "fail"]
+        failed = [
+            s if failing.scores[s].outcome == "fail" else f"{s} ({failing.scores[s].outcome})"
+            for s in scorers
+            if s in failing.scores and failing.scores[s].outcome in ("fail", "error")
+        ]
         side = "candidate" if b_pass else "baseline"
         flips.append(
             Flip(

@@ -1,9 +1,11 @@
 """A trial's verdict as the gate reads it, from the scores the run recorded, and the tallies of
 a run, a category or a case built from it.
 
-A trial passes when no gating scorer (`evals/gate.yaml`) failed it. An error trial has no
-verdict, and neither has a trial where no gating scorer applied (every one n/a): both are left
-out of a comparison's rates and counted beside them. The candidate's own suite threshold counts
+A trial passes when every gating scorer (`evals/gate.yaml`) that counts passed it: a `fail` or
+an `error` score (a scorer that applies but reached no verdict) fails it, fail-closed; `n/a` and
+`skipped` scores do not count. An error trial has no verdict, and neither has a trial where no
+gating scorer counted (every one n/a or skipped): both are left out of a comparison's rates and
+counted beside them. The candidate's own suite threshold counts
 its error trials as not passing, so an error never helps a run through; a run with no trial
 that has a verdict is not gated at all (`judgeable`).
 """
@@ -21,8 +23,8 @@ from ..stats import wilson
 
 @dataclass(frozen=True)
 class Tally:
-    """k passing of n trials with a verdict; `errors` and `silent` (every gating scorer n/a)
-    trials have none."""
+    """k passing of n trials with a verdict; `errors` and `silent` (every gating scorer n/a or
+    skipped) trials have none."""
 
     k: int = 0
     n: int = 0
@@ -55,12 +57,11 @@ class Tally:
 
 
 def trial_verdict(trial: TrialRecord, scorers: Sequence[str]) -> bool | None:
-    """True pass, False fail, None no verdict (error, or no gating scorer applied)."""
+    """True pass, False fail (a gating score failed or erred), None no verdict (an error
+    trial, or no gating scorer counted: every one n/a or skipped)."""
     if trial.status == "error":
         return None
-    applied = [
-        trial.scores[s] for s in scorers if s in trial.scores and trial.scores[s].outcome != "n/a"
-    ]
+    applied = [trial.scores[s] for s in scorers if s in trial.scores and trial.scores[s].counted]
     if not applied:
         return None
     return all(s.outcome == "pass" for s in applied)
@@ -101,6 +102,7 @@ def judgeable(record: RunRecord, scorers: Sequence[str], label: str) -> None:
     if tally(record.trials, scorers).n == 0:
         raise OpsEvalError(
             EXIT_BAD_INPUT,
-            f"{label} run {record.run_id}: no gating scorer applied to any trial (all n/a); "
+            f"{label} run {record.run_id}: no gating scorer applied to any trial (all n/a or "
+            "skipped); "
             "there is no verdict to gate on",
         )

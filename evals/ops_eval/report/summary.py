@@ -56,6 +56,13 @@ def summary_lines(record: RunRecord) -> list[str]:
         f"{'PASSED' if record.gate_passed else 'FAILED'}"
         + (f" -- {'; '.join(detail)}" if detail else "")
     )
+    if record.judge is not None:
+        j = record.judge
+        budget = f" of {j.budget_tokens}" if j.budget_tokens else ""
+        lines.append(
+            f"judge: {j.pin}: {j.calls} call(s), {j.cache_hits} cache hit(s), {j.errors} "
+            f"error(s), {j.tokens}{budget} tokens, {j.budget_blocked} blocked by the budget"
+        )
     lines += [f"note: {n}" for n in record.notes]
     if record.model.caveat:
         lines.append(f"note: {record.model.caveat}")

@@ -1,5 +1,16 @@
 """What a scorer is: declared once with its name, what it needs and what it promises, returning
-a `Score` -- pass, fail or not applicable, with a detail.
+a `Score` -- pass, fail, error, skipped or not applicable, with a detail.
+
+The five outcomes, and how every count reads them (`Score.counted`):
+
+- `pass` / `fail`: a verdict;
+- `error`: the scorer applies but reached no verdict (its judge failed, its budget blocked it, an
+  expectation is invalid at run time). Fail-closed: it counts in every denominator as not
+  passing, fails its trial and its case's `all` gate -- an error never helps anything through;
+- `skipped`: the scorer applies but was deliberately not run (no judge configured), with why;
+- `n/a`: nothing to score (the case declares nothing of its kind).
+
+`skipped` and `n/a` are left out of every denominator; both say why in their detail.
 
 `@scorer(...)` registers a function `(trial, plan) -> Score`. Everything that lists scorers --
 the runner, aggregation, the reports, the README table -- reads `registered()`, which finds every
@@ -15,19 +26,22 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 if TYPE_CHECKING:
     from ..calls import TrialView
     from ..plan import Plan
 
-Outcome = Literal["pass", "fail", "n/a"]
+Outcome = Literal["pass", "fail", "error", "skipped", "n/a"]
+UNCOUNTED: frozenset[str] = frozenset({"skipped", "n/a"})
+"""Outcomes left out of every denominator."""
 Need = Literal["turns", "events", "state"]
 Gate = Literal["all", "mean", "report"]
 
 
 class Score(BaseModel):
-    """One scorer's verdict on one trial. `n/a` is left out of every denominator."""
+    """One scorer's verdict on one trial. `n/a` and `skipped` are left out of every
+    denominator; `error` counts as not passing. `error` and `skipped` must say why."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -38,13 +52,35 @@ class Score(BaseModel):
     figures: dict[str, float] | None = None
     """Named figures beside `value` that the reports aggregate (a report scorer's)."""
 
+    @model_validator(mode="after")
+    def _says_why(self) -> Score:
+        if self.outcome in ("error", "skipped") and not self.detail.strip():
+            raise ValueError(f"a {self.outcome} score must say why in its detail")
+        return self
+
     @property
     def passed(self) -> bool:
         return self.outcome == "pass"
 
+    @property
+    def counted(self) -> bool:
+        """Whether the score is in its denominators: pass, fail and error are; skipped and n/a
+        are not."""
+        return self.outcome not in UNCOUNTED
+
     @classmethod
     def of(cls, passed: bool, detail: str = "", **extra: object) -> Score:
         return cls(outcome="pass" if passed else "fail", detail=detail, **extra)  # type: ignore[arg-type]
+
+    @classmethod
+    def error(cls, detail: str) -> Score:
+        """The scorer applies but reached no verdict: counted, as not passing."""
+        return cls(outcome="error", detail=detail)
+
+    @classmethod
+    def skipped(cls, detail: str) -> Score:
+        """The scorer applies but was not run, and `detail` says why: not counted."""
+        return cls(outcome="skipped", detail=detail)
 
 
 ScoreFn = Callable[["TrialView", "Plan"], Score]
@@ -62,6 +98,9 @@ class Scorer:
     """How it gates a case over its trials: `all` pass, or (ADK's rule for its trajectory
     metric) the `mean` of their values reaches the criteria's threshold; a `report` scorer never
     gates (it only informs, beside the gate) and never returns `fail`."""
+    uses_judge: bool = False
+    """Its verdicts come from the LLM judge: the gate accepts them only from a judge calibrated
+    against human labels (`ops-eval calibrate`), and says so when they were skipped."""
 
 
 _REGISTRY: dict[str, Scorer] = {}
@@ -69,14 +108,19 @@ _LOADED: list[bool] = []  # non-empty once every module of the package was impor
 
 
 def scorer(
-    *, name: str, needs: tuple[Need, ...], passes_when: str, gate: Gate = "all"
+    *,
+    name: str,
+    needs: tuple[Need, ...],
+    passes_when: str,
+    gate: Gate = "all",
+    uses_judge: bool = False,
 ) -> Callable[[ScoreFn], ScoreFn]:
     """Register a scorer function under `name`."""
 
     def register(func: ScoreFn) -> ScoreFn:
         if name in _REGISTRY:
             raise TypeError(f"scorer {name!r} declared twice")
-        _REGISTRY[name] = Scorer(name, func, frozenset(needs), passes_when, gate)
+        _REGISTRY[name] = Scorer(name, func, frozenset(needs), passes_when, gate, uses_judge)
         return func
 
     return register
@@ -88,7 +132,7 @@ def registered() -> Mapping[str, Scorer]:
     if not _LOADED:
         package = __name__.rsplit(".", 1)[0]
         for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
-            if module.name != "base":
+            if module.name != "base" and not module.name.startswith("_"):  # helpers
                 importlib.import_module(f"{package}.{module.name}")
         _LOADED.append(True)
     order = sorted(_REGISTRY.items(), key=lambda item: (item[1].gate != "mean", item[0]))

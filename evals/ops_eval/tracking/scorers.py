@@ -8,6 +8,10 @@ hands MLflow its registry scorer's verdict for the row as a `Feedback`:
 - the mean-gated trajectory scorer and the report scorers: the registry's value (ADK's per-trial
   trajectory score, partial credit, ...);
 - `n/a`: no value, with the reason -- MLflow leaves it out of the mean, never a pass;
+- `skipped` (the scorer applies but was not run, e.g. no judge configured): no value, the
+  rationale "skipped: <why>" -- left out of the mean like n/a;
+- an `error` score (the scorer applies but reached no verdict): an error with its detail, which
+  fails a gating metric as the run's own gate counts it against the trial;
 - a trial that errored (model down, timeout, a scorer crash): an error, never a value.
 
 The four scorers of the course are logged under the course's names (`COURSE`); the others under
@@ -81,6 +85,10 @@ def _registry_feedback(book: Book, name: str, inputs: dict[str, Any]) -> Any:
     score = trial.scores.get(name)
     if score is None:
         return Feedback(error=f"the registry gave no {name} score for this trial")
+    if score.outcome == "error":
+        return Feedback(error=score.detail)
+    if score.outcome == "skipped":
+        return Feedback(value=None, rationale=f"skipped: {score.detail}")
     if score.outcome == "n/a":
         return Feedback(value=None, rationale=f"not applicable: {score.detail}")
     rationale = score.detail or ("passed" if score.passed else "failed")

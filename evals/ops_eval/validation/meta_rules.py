@@ -18,6 +18,7 @@ from ops_copilot.approval import normalise_text, visible_chars
 from ..evalset import META_KEY, Case, CaseMeta, Category
 from .context import Context, Site
 from .problems import Problem, json_type
+from .response_rules import meta_error
 
 _PLACEHOLDER: Category = "happy"  # stands in for an unknown category; never read as one
 APPROVAL_SHAPE = (
@@ -59,6 +60,19 @@ def _message(err: Any) -> str:
     return str(err["msg"]).removeprefix("Value error, ")
 
 
+def meta_field(loc: tuple[Any, ...]) -> str:
+    """`meta` and an error's location, a list index in brackets: `meta.response[2].pattern`."""
+    return META_KEY + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+
+
+def _located(err: Any) -> tuple[str, str]:
+    """(field, message) of one validation error of `meta`."""
+    said = meta_error(err)  # a response check's, worded for its kind
+    if said is not None:
+        return meta_field(said[0]), said[1]
+    return meta_field(tuple(err["loc"])), _message(err)
+
+
 def meta_problems(case: Case) -> list[tuple[str, str]]:
     """(field, message) for each way the case's meta is invalid; none when it is valid."""
     if case.meta is not None:
@@ -71,7 +85,7 @@ def meta_problems(case: Case) -> list[tuple[str, str]]:
     try:
         CaseMeta.model_validate(raw)
     except ValidationError as exc:
-        found = [(".".join(map(str, (META_KEY, *e["loc"]))), _message(e)) for e in exc.errors()]
+        found = [_located(e) for e in exc.errors()]
         return list(dict.fromkeys(found))
     return []
 

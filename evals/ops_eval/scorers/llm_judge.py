@@ -1,0 +1,81 @@
+"""`llm_judge` response checks: a judge model grades the agent's answer against the case's
+rubric, with the turn's question and reference -- fail-closed.
+
+- No check declared: `n/a`.
+- No judge (OPS_JUDGE_MODEL unset, or a hosted judge's credential missing): `skipped`, saying
+  why. Never a pass: the gate turns it into a declared warning.
+- A judge that gives no valid verdict for a check -- unreachable, a reply that does not validate
+  as a `JudgeVerdict`, or a call the token budget refused (`budget_blocked`): `error`, which
+  counts as not passing. Errors are never cached.
+- A turn the agent gave no answer of its own (never reached, the harness wrote it at an approval
+  pause, empty): that check fails -- the judge never grades text the harness wrote.
+- Else the check passes when the judge passes it; a verdict from the cache says so.
+
+The judge is the run's (`plan.judge`, opened by the runner with its cache and budget), so every
+trial's calls count against one budget.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..response_checks import describe, positioned, revalidated, turn_of
+from ._response import answer_at
+from .base import Score, scorer
+
+if TYPE_CHECKING:
+    from ..calls import TrialView
+    from ..plan import Plan
+
+NO_JUDGE = "no judge configured (OPS_JUDGE_MODEL is unset)"
+
+
+@scorer(
+    name="llm_judge",
+    needs=("turns",),
+    uses_judge=True,
+    passes_when="each declared `llm_judge` check: the judge passes the answer of its turn against "
+    "the rubric (skipped, saying why, without a judge; an error when the judge gives no valid "
+    "verdict or the budget refuses the call)",
+)
+def llm_judge(trial: TrialView, plan: Plan) -> Score:
+    from ..judge import JudgeError
+    from ..judge.setup import NoJudge
+
+    case = trial.case
+    checks = positioned(case, "llm_judge")
+    if not checks:
+        return Score(outcome="n/a", detail="no llm_judge check declared")
+    judge = plan.judge
+    if judge is None or isinstance(judge, NoJudge):
+        return Score.skipped(judge.reason if judge is not None else NO_JUDGE)
+    errors, failing, said = [], [], []
+    for position, declared in checks:
+        check = revalidated(case, declared)
+        where = f"response[{position}]"
+        if isinstance(check, str):
+            errors.append(f"{where} {describe(declared)}: invalid, no verdict: {check}")
+            continue
+        index = turn_of(case, check)
+        turn, why = answer_at(trial, index)
+        if turn is None:
+            failing.append(f"turn {index}: {where}: {why}")
+            continue
+        try:
+            asked = judge.grade(
+                rubric=check.rubric,  # type: ignore[attr-defined]
+                question=turn.prompt,
+                response=turn.response,
+                reference=turn.reference or None,
+            )
+        except JudgeError as exc:
+            errors.append(f"turn {index}: {where}: {exc}")
+            continue
+        cached = " (cached verdict)" if asked.cached else ""
+        line = f"turn {index}: {where}{cached}: {asked.kept.rationale}"
+        (said if asked.kept.passed else failing).append(line)  # type: ignore[union-attr]
+    if errors:
+        return Score.error("; ".join(errors + failing))
+    if failing:
+        return Score.of(False, "; ".join(failing))
+    return Score.of(True, "; ".join(said))
