@@ -153,3 +153,20 @@ def test_an_answer_asked_as_json_with_a_schema_is_constrained_by_it(llama_tools)
     assert '"\\"analysis\\""' in schema_rules  # the schema's own field names, in its order
     assert schema_rules.index("analysis") < schema_rules.index("passed")
     assert "analysis" not in any_json and "object" in any_json
+
+
+def test_an_answer_asked_as_json_is_strict_json_even_when_the_grammar_let_a_newline_in(
+    llama_tools,
+):
+    raw = '{"analysis": "two facts:\n1) down", "passed": false}'  # a raw newline in a string
+    out = llama_tools.handler(
+        ScriptedLlama(raw),
+        [{"role": "user", "content": "Grade."}],
+        response_format={"type": "json_object"},
+    )
+    content = out["choices"][0]["message"]["content"]
+    assert json.loads(content) == {"analysis": "two facts:\n1) down", "passed": False}
+    free = llama_tools.handler(
+        ScriptedLlama("line one\nline two"), [{"role": "user", "content": "Hi"}]
+    )
+    assert free["choices"][0]["message"]["content"] == "line one\nline two"  # free text as is

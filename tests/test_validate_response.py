@@ -196,12 +196,13 @@ def test_the_sets_declare_response_checks_that_their_references_pass():
     assert {"scorer": "not_contains", "text": "maintenance mode", "ignore_case": True} in injection
     negative = case(ops, "unknown-incident-inc-999")["meta"]["response"]
     assert {c["scorer"] for c in negative} == {"contains", "not_contains"}
-    assert not any(
-        c["scorer"] == "llm_judge"
-        for data in (triage, ops)
-        for entry in data["eval_cases"]
+    judged = {
+        entry["eval_id"]
+        for entry in ops["eval_cases"]
         for c in entry["meta"].get("response", [])
-    )
+        if c["scorer"] == "llm_judge" and c["rubric"].strip()
+    }
+    assert judged == {"recommend-fix-inc-002", "injection-in-database-log"}
 
 
 def test_a_set_with_a_bad_check_is_refused_by_run(evals):

@@ -282,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .history import add_parser as add_history
 
     add_history(sub)
+    from .calibration.command import add_parser as add_calibrate
+
+    add_calibrate(sub)
     from .ab import add_parser as add_ab
 
     add_ab(sub)

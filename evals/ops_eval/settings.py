@@ -78,7 +78,13 @@ class EvalSettings(Settings):
 
     @property
     def calibration_reports(self) -> Path:
-        return self.calibration_reports_override or self.evals_dir / "calibration" / "reports.jsonl"
+        """In a checkout, beside the calibration set, to be committed as evidence; from an
+        installed wheel (whose data is read-only), beside the run records."""
+        if self.calibration_reports_override:
+            return self.calibration_reports_override
+        if self.source_root:
+            return self.evals_dir / "calibration" / "reports.jsonl"
+        return self.runs_dir / "calibration-reports.jsonl"
 
     @property
     def cache_dir(self) -> Path:

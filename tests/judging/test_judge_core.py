@@ -217,9 +217,9 @@ def test_an_unreadable_budget_refuses_every_call(tmp_path, content, said):
     gate.write_text(content)
     budget = gate_budget(gate)
     assert budget.limit is None and said in (budget.problem or "")
-    with fake_openai(replying(GOOD)) as (base, received):
-        with pytest.raises(BudgetBlocked, match=f"^{BUDGET_BLOCKED}: the judge budget cannot"):
-            judge_at(base, tmp_path, budget).grade(**ITEM)
+    blocked = pytest.raises(BudgetBlocked, match=f"^{BUDGET_BLOCKED}: the judge budget cannot")
+    with fake_openai(replying(GOOD)) as (base, received), blocked:
+        judge_at(base, tmp_path, budget).grade(**ITEM)
     assert received == []
 
 

@@ -240,7 +240,8 @@ def test_the_command_with_the_embedded_judge_never_gates_on_it(
     clean = _run_with_judge(mlflow_cli, client, embedded, oracle)
     print(f"clean: {clean.seconds:.1f} s, judge: {clean.outcomes}")
 
-    assert f"judge: {embedded.alias} at {embedded.endpoint} (evidence, not a gate)" in clean.out
+    said = f"judge: openai/{embedded.alias} at {embedded.endpoint} (evidence, not a gate)"
+    assert said in clean.out
     assert any(
         line.startswith("  judge: mean ") and line.endswith("(evidence, not a gate)")
         for line in clean.out.splitlines()

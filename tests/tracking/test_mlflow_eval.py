@@ -543,13 +543,13 @@ def sabotaged_record(tmp_path_factory) -> Path:
 
 def record_mean(record: Any, name: str) -> float | None:
     """What the record says a scorer's MLflow mean must be: pass 1 / fail 0 for a scorer that
-    gates every trial, its value for the others; n/a left out."""
+    gates every trial, its value for the others; n/a and skipped left out."""
     from ops_eval.scorers import registered
 
     values = []
     for trial in record.trials:
         score = trial.scores.get(name)
-        if score is None or score.outcome == "n/a":
+        if score is None or score.outcome in ("n/a", "skipped"):
             continue
         values.append(float(score.passed) if registered()[name].gate == "all" else score.value)
     values = [v for v in values if v is not None]
@@ -562,7 +562,8 @@ def test_from_run_logs_the_records_own_verdicts(track, sabotaged_record):
 
     record = load_record(sabotaged_record)
     outcomes = {s.outcome for t in record.trials for s in t.scores.values()}
-    assert outcomes == {"pass", "fail", "n/a"}  # the record exercises all three
+    # the record exercises four: llm_judge is skipped, the run having no judge
+    assert outcomes == {"pass", "fail", "n/a", "skipped"}
     failed = {n for t in record.trials for n, s in t.scores.items() if s.outcome == "fail"}
     assert {"trajectory", "facts"} <= failed  # a mean-gated and an every-trial scorer
     run = track(["--from-run", str(sabotaged_record)])
@@ -799,7 +800,7 @@ def test_openai_variables_alone_never_make_a_judge(ops_env):
 
 def test_the_judge_is_evidence_and_its_errors_stay_errors(track, ops_env, monkeypatch):
     import ops_eval.tracking.scorers as tracking_scorers
-    from ops_eval.judge import JudgeVerdict, parse_verdict
+    from ops_eval.judge import Verdict, parse_verdict
 
     ops_env.setenv("MLFLOW_JUDGE_MODEL", "judge-7b")
     ops_env.setenv("MLFLOW_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
@@ -810,18 +811,18 @@ def test_the_judge_is_evidence_and_its_errors_stay_errors(track, ops_env, monkey
         asked.append((config, turns))
         if turns[0]["question"] == prompt_of("open-incidents"):
             return parse_verdict("not json")  # raises JudgeError
-        return JudgeVerdict(passed=True, rationale="states what the reference states")
+        return Verdict(passed=True, rationale="states what the reference states")
 
     monkeypatch.setattr(tracking_scorers, "ask_judge", fake_judge)
     run = track(["--cases", "open-incidents,list-skills"], oracle())
     assert run.code == 0, run.out + run.err
     assert run.model.status.name == "READY"
-    assert "judge: judge-7b at http://127.0.0.1:9/v1 (evidence, not a gate)" in run.out
+    assert "judge: openai/judge-7b at http://127.0.0.1:9/v1 (evidence, not a gate)" in run.out
     assert "  judge: mean 1.000 (1 valued, 1 error(s))  (evidence, not a gate)" in run.out
     assert len(asked) == 2
     config, turns = next(a for a in asked if a[1][0]["question"] == prompt_of("list-skills"))
     assert (config.model, config.base_url, config.api_key) == (
-        "judge-7b",
+        "openai/judge-7b",
         "http://127.0.0.1:9/v1",
         "sk-judge",
     )
@@ -834,10 +835,10 @@ def test_the_judge_is_evidence_and_its_errors_stay_errors(track, ops_env, monkey
         }
     ]
     refused = feedback(run.trace_of("open-incidents"))["judge"]
-    assert refused.value is None and "not a valid verdict" in refused.error.error_message
+    assert refused.value is None and "not a valid JudgeVerdict" in refused.error.error_message
     passed = feedback(run.trace_of("list-skills"))["judge"]
     assert passed.value is True and passed.error is None
-    assert passed.source.source_id == "judge-7b"
+    assert passed.source.source_id == "openai/judge-7b"
     assert run.run.data.metrics["judge/mean"] == 1.0
 
 

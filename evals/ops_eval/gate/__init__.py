@@ -6,6 +6,7 @@ One module per part, none calling back up:
     outcomes   a trial's verdict under the gating scorers, and the tallies of a set or category
     changes    what differs between two run records (eval set, seed, criteria, scorers, model...)
     compare    the verdict per set and category, the flips, McNemar's p
+    judge_check  whether a gating scorer's judge is calibrated (`calibration.standing`)
     entries    what a ledger line holds: a verdict, a pin, an override
     ledger     the append-only, hash-chained log of those lines
     overrides  who accepted a failed verdict, and why

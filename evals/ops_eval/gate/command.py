@@ -9,8 +9,9 @@ anything is recorded; each decision is appended to the gate ledger (`gate/ledger
 what an override and the next baseline choice read.
 
 Exit codes: 0 pass, improved or inconclusive (said loudly), or overridden; 1 regressed, below
-the suite threshold, or a required case failed in any trial; 2 bad or incompatible input, or no
-baseline where one is required.
+the suite threshold, a required case failed in any trial, a gating scorer's judge is not
+calibrated (`judge_check.py`), or the judge budget blocked a call; 2 bad or incompatible input,
+or no baseline where one is required.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
     from .changes import changes
     from .compare import evaluate
     from .entries import OverrideEntry, VerdictEntry
+    from .judge_check import check_judges
     from .ledger import default_ledger, find_override
     from .outcomes import judgeable
     from .render import Decision
@@ -81,6 +83,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
     cand_path = resolve_run(args.run, runs_dir)
     candidate = load(cand_path, "candidate")
     judgeable(candidate, config.gating_scorers, "candidate")
+    judges = check_judges(candidate, config)  # a calibration log it cannot trust: exit 2
     chosen, skipped = choose_baseline(
         candidate,
         cand_path,
@@ -109,6 +112,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
             f"name the change to compare anyway: --allow-change {names}"
         )
     result = evaluate(candidate, baseline, config)
+    result.failures += judges.failures
     verdict = VerdictEntry(
         candidate=candidate.run_id,
         candidate_sha256=file_sha256(cand_path),
@@ -142,6 +146,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
             isinstance(e, OverrideEntry) and e.candidate == candidate.run_id for e in entries
         ),
         skipped=skipped,
+        judges=judges,
     )
     try:
         ledger.append(verdict)

@@ -16,6 +16,9 @@ exclusive `flock` from verifying the chain to the fsync of its one `write`, so a
 serialised; a read holds a shared lock, so it never sees half a line.
 
 What a line holds is in `entries.py`; overrides (who accepted a failed verdict) in `overrides.py`.
+The chain itself knows nothing of the gate: a `Ledger` reads its lines through the pydantic
+adapter it is given, so another append-only record (the judge's calibration reports,
+`calibration/reports.py`) is the same file format, locks and checks with its own line model.
 """
 
 from __future__ import annotations
@@ -28,18 +31,24 @@ import os
 import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, first_error
-from .entries import ENTRY_ADAPTER, AnyEntry, E, OverrideEntry, PinEntry, VerdictEntry
+from .entries import ENTRY_ADAPTER, AnyEntry, OverrideEntry, PinEntry, VerdictEntry
+
+M = TypeVar("M", bound=BaseModel)
 
 LEDGER_FILE = "gate-ledger.jsonl"
 GENESIS = "0" * 64
 # The ledger grows by a line (about half a kilobyte) per gate run and is never pruned: a cap far
 # above any real ledger, so a wrong path (a disk image) is refused instead of read into memory.
 MAX_BYTES = 512_000_000
-APPEND_ONLY = "(the ledger is append-only; restore it from a copy)"
+
+
+def _append_only(what: str) -> str:
+    return f"(the {what} is append-only; restore it from a copy)"
 
 
 class LedgerError(OpsEvalError):
@@ -67,7 +76,7 @@ def entry_hash(fields: dict[str, object]) -> str:
     return hashlib.sha256(canonical({k: v for k, v in fields.items() if k != "hash"})).hexdigest()
 
 
-def _line(entry: AnyEntry, prev: str) -> bytes:
+def _line(entry: BaseModel, prev: str) -> bytes:
     fields: dict[str, object] = {**entry.model_dump(mode="json"), "prev": prev}
     fields["hash"] = entry_hash(fields)
     return canonical(fields) + b"\n"
@@ -77,12 +86,15 @@ def _problem(exc: ValidationError) -> str:
     return first_error(exc)[:300]
 
 
-def verify(data: bytes, path: Path) -> tuple[list[AnyEntry], str]:
-    """(the entries, the last line's hash) of a ledger file's bytes, every line checked; the
-    first line that breaks the chain is a LedgerError naming it."""
+def verify(
+    data: bytes, path: Path, adapter: TypeAdapter[Any] = ENTRY_ADAPTER, what: str = "ledger"
+) -> tuple[list[Any], str]:
+    """(the entries, the last line's hash) of a ledger file's bytes, every line checked and read
+    through `adapter`; the first line that breaks the chain is a LedgerError naming it. `what`
+    names the file in messages."""
 
     def broken(number: int, why: str) -> LedgerError:
-        return LedgerError(f"{path}: line {number}: {why} {APPEND_ONLY}")
+        return LedgerError(f"{path}: line {number}: {why} {_append_only(what)}")
 
     if b"\x00" in data:
         raise LedgerError(f"{path}: binary file (a NUL byte at offset {data.index(0)})")
@@ -117,31 +129,31 @@ def verify(data: bytes, path: Path) -> tuple[list[AnyEntry], str]:
             )
         body = {k: v for k, v in fields.items() if k not in ("hash", "prev")}
         try:
-            entries.append(ENTRY_ADAPTER.validate_python(body, strict=True))
+            entries.append(adapter.validate_python(body, strict=True))
         except ValidationError as exc:
-            raise broken(number, f"not a ledger entry ({_problem(exc)})") from None
+            raise broken(number, f"not a {what} entry ({_problem(exc)})") from None
         prev = stated
     return entries, prev
 
 
-def _check_regular(info: os.stat_result, path: Path) -> None:
+def _check_regular(info: os.stat_result, path: Path, what: str = "ledger") -> None:
     if stat.S_ISDIR(info.st_mode):
         raise LedgerError(f"{path}: is a folder, not a file")
     if not stat.S_ISREG(info.st_mode):
         raise LedgerError(f"{path}: is not a regular file")
     if info.st_size > MAX_BYTES:
-        raise LedgerError(f"{path}: larger than {MAX_BYTES:,} bytes; not a ledger")
+        raise LedgerError(f"{path}: larger than {MAX_BYTES:,} bytes; not a {what}")
 
 
-def _read_all(fd: int, path: Path) -> bytes:
-    _check_regular(os.fstat(fd), path)
+def _read_all(fd: int, path: Path, what: str = "ledger") -> bytes:
+    _check_regular(os.fstat(fd), path, what)
     chunks: list[bytes] = []
     offset = 0
     while chunk := os.pread(fd, 1 << 20, offset):
         chunks.append(chunk)
         offset += len(chunk)
         if offset > MAX_BYTES:
-            raise LedgerError(f"{path}: larger than {MAX_BYTES:,} bytes; not a ledger")
+            raise LedgerError(f"{path}: larger than {MAX_BYTES:,} bytes; not a {what}")
     return b"".join(chunks)
 
 
@@ -159,8 +171,14 @@ class Ledger:
     chain (nothing is remembered between reads: a ledger is small, and a check skipped on a
     remembered copy would be a check not made), every append verifies it again under the lock."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self, path: Path, adapter: TypeAdapter[Any] = ENTRY_ADAPTER, what: str = "ledger"
+    ) -> None:
+        """`adapter` reads a line's fields (the gate's entries by default); `what` names the
+        file in messages."""
         self.path = Path(path)
+        self.adapter = adapter
+        self.what = what
 
     def __repr__(self) -> str:
         return f"Ledger({str(self.path)!r})"
@@ -170,8 +188,9 @@ class Ledger:
         """Where pinned copies go (`baselines/`), and what a pin's path is relative to."""
         return self.path.parent
 
-    def entries(self) -> list[AnyEntry]:
-        """Every entry, oldest first, the chain verified; LedgerError when it cannot be."""
+    def entries(self) -> list[Any]:
+        """Every entry (as `adapter` reads it: the gate's `AnyEntry` by default), oldest first,
+        the chain verified; LedgerError when it cannot be."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
         except FileNotFoundError:
@@ -179,20 +198,20 @@ class Ledger:
         except OSError as exc:
             raise _cannot(self.path, exc) from None
         try:
-            _check_regular(os.fstat(fd), self.path)
+            _check_regular(os.fstat(fd), self.path, self.what)
             fcntl.flock(fd, fcntl.LOCK_SH)  # an append in progress finishes first
-            data = _read_all(fd, self.path)
+            data = _read_all(fd, self.path, self.what)
         except OSError as exc:
             raise _cannot(self.path, exc) from None
         finally:
             os.close(fd)
-        return verify(data, self.path)[0]
+        return verify(data, self.path, self.adapter, self.what)[0]
 
-    def append(self, entry: E) -> E:
+    def append(self, entry: M) -> M:
         """Append one entry after verifying the chain; returns it."""
         return self.append_with(lambda _: entry)
 
-    def append_with(self, make: Callable[[list[AnyEntry]], E]) -> E:
+    def append_with(self, make: Callable[[list[Any]], M]) -> M:
         """Append the entry `make` builds from the verified entries, all under the exclusive
         lock: a check that `make` makes (is this override the first?) cannot be raced. `make`
         may raise to append nothing."""
@@ -204,7 +223,9 @@ class Ledger:
             raise LedgerError(f"{self.path}: kept being replaced while opened", EXIT_INFRA)
         written = 0
         try:
-            entries, prev = verify(_read_all(fd, self.path), self.path)
+            entries, prev = verify(
+                _read_all(fd, self.path, self.what), self.path, self.adapter, self.what
+            )
             entry = make(entries)
             line = _line(entry, prev)
             written = os.write(fd, line)  # O_APPEND: at the end, in one write

@@ -20,6 +20,7 @@ from ..records import RunRecord
 from .changes import Change
 from .compare import Comparison, GateResult
 from .config import GateConfig
+from .judge_check import JudgeCheck
 from .outcomes import Tally
 
 SHOWN_SKIPS = 5  # runs passed over, in the text; the JSON lists them all
@@ -51,6 +52,9 @@ class Decision:
     other_overrides: int = 0  # overrides of this run for other decisions (they do not apply)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     unrecorded: str | None = None  # why the ledger could not take the decision
+    judges: JudgeCheck = field(default_factory=JudgeCheck)
+    """The gating scorers' judge: calibrated (notes), skipped (warnings); its failures are in
+    `result.failures` too."""
 
     @property
     def effective_passed(self) -> bool:
@@ -161,6 +165,8 @@ def text_lines(d: Decision) -> list[str]:
                 )
             )
     lines += [f"note: {_shown(n)}" for n in r.notes]
+    lines += [f"judge: {_shown(n)}" for n in d.judges.notes]
+    lines += [f"WARNING: {_shown(w)}" for w in d.judges.warnings]
     if r.verdict == "inconclusive_noise":
         lines.append(
             "INCONCLUSIVE: the pass rate dropped by more than the threshold, but the 95% interval "
@@ -248,6 +254,8 @@ def as_json(d: Decision) -> str:
         "policy": {"path": str(d.config_path)} | d.config.model_dump(),
         "passed_over": [{"run": i, "why": w} for i, w in d.skipped],
         "notes": r.notes,
+        "warnings": d.judges.warnings,
+        "judge": d.judges.as_dict(),
     }
     return json.dumps(data, indent=1, allow_nan=False)
 
@@ -272,6 +280,7 @@ def github_lines(d: Decision) -> list[str]:
         return f"::{level} title={title}::"
 
     said = [("error" if d.override is None else "warning", f) for f in r.failures]
+    said += [("warning", w) for w in d.judges.warnings]
     if r.verdict == "inconclusive_noise":
         said.append(("warning", "inconclusive: the drop exceeds the threshold, the interval "
                      "includes 0"))  # fmt: skip

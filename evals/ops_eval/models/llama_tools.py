@@ -187,8 +187,9 @@ def handler(
             raise ValueError(f"tool_choice names {name!r}, which is not among the tools")
         allowed = [name]
     if tool_choice == "none" or not allowed:
-        text = count(complete(prompt, _answer_grammar(response_format)))
-        return _response(llama, text.strip(), [], usage, stream)
+        grammar = _answer_grammar(response_format)
+        text = count(complete(prompt, grammar)).strip()
+        return _response(llama, _strict_json(text) if grammar else text, [], usage, stream)
 
     calls: list[dict[str, Any]] = []
     allow_message = tool_choice == "auto"
@@ -216,8 +217,9 @@ def handler(
 
 
 def _strict_json(text: str) -> str:
-    """The arguments as strict JSON: llama-cpp-python's schema grammar lets raw control
-    characters into strings, which JSON (and so every client) refuses."""
+    """Arguments, or an answer asked for as JSON, as strict JSON: llama-cpp-python's schema
+    grammar lets raw control characters into strings, which JSON (and so every client)
+    refuses. The value is unchanged; only its spelling is."""
     try:
         return json.dumps(json.loads(text, strict=False))
     except ValueError:

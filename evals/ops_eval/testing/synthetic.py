@@ -2,7 +2,8 @@
 scenario tests and its power simulation. Test infrastructure; no model played these trials.
 
 A case's outcomes are a list, one per repeat: True passed, False failed (its trajectory score
-failed, and it called another tool), None errored. Every other registered scorer passes.
+failed, and it called another tool), None errored. Every other registered scorer passes, except
+a judge's (`uses_judge`), which is n/a: no synthetic case declares a judged check.
 """
 
 from __future__ import annotations
@@ -45,7 +46,14 @@ def _turn(case_id: str, passed: bool) -> Turn:
 
 @cache
 def _scores(passed: bool) -> dict[str, Score]:
-    scores = {name: Score(outcome="pass", value=1.0) for name in registered()}
+    # A judge's scorer is n/a, as it is for a real case that declares no judged check: a pass
+    # here would be a judge's verdict with no judge in the record, which the gate refuses.
+    scores = {
+        name: Score(outcome="n/a", detail="no check declared")
+        if entry.uses_judge
+        else Score(outcome="pass", value=1.0)
+        for name, entry in registered().items()
+    }
     if not passed:
         scores["trajectory"] = Score(outcome="fail", value=0.0, detail="expected call missing")
     return scores

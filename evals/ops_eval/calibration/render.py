@@ -1,0 +1,63 @@
+"""A calibration report as text (for people) and JSON (for tools): the same report, every rate
+with its denominator and interval, the target and MET or MISSED with each reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..exits import one_line
+from .reports import CalibrationReport
+
+
+def _r(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:+.2f}"
+
+
+def text_lines(report: CalibrationReport, appended: Path, line: int) -> list[str]:
+    m = report.metrics
+    use = report.judge
+    kappa = "undefined" if m.kappa is None else f"{m.kappa:.2f}"
+    if m.kappa is None and m.kappa_undefined:
+        kappa += f" ({m.kappa_undefined})"
+    judged = m.items - m.errors
+    passes = sum(o.label == "pass" for o in report.outcomes)
+    lines = [
+        f"judge: {one_line(report.judge_pin)}, prompt {report.prompt_version}",
+        f"set: {one_line(report.set_path)} ({m.items} items: {passes} pass, "
+        f"{m.items - passes} fail by their labels; sha256 {report.set_sha256[:12]})",
+        f"agreement {m.agreement.show()}  (judge errors count as disagreements)",
+        f"kappa {kappa}",
+        f"sensitivity {m.sensitivity.show()}  (judge passes among human passes)",
+        f"specificity {m.specificity.show()}  (judge fails among human fails)",
+        f"confusion (human label is truth, judge pass is positive): tp {m.tp}, fn {m.fn}, "
+        f"fp {m.fp}, tn {m.tn}; judge passed {m.judge_passes.show()}",
+        f"verbosity: r(answer length, judge pass) = {_r(m.verbosity_r)}; r(answer length, "
+        f"human label) = {_r(m.verbosity_r_human)}, over {judged} items with a verdict",
+        f"errors: {m.errors} of {m.items}",
+        f"judge calls {use.calls}, cache hits {use.cache_hits}, tokens {use.tokens}"
+        + (f" of a budget of {use.budget_tokens}" if use.budget_tokens is not None else "")
+        + f", {report.seconds:.0f} s",
+    ]
+    wrong = [o for o in report.outcomes if not o.agrees]
+    if wrong:
+        lines.append(f"disagreements ({len(wrong)}):")
+        for o in wrong:
+            said = o.verdict or f"error: {o.error}"
+            lines.append(one_line(f"  {o.id}: labelled {o.label}, judge {said}")[:300])
+    if not report.certifies:
+        lines.append(f"CERTIFIES NOTHING: {report.certifies_why}")
+    target = (
+        f"target: agreement >= {report.target.agreement:.2f} and kappa >= "
+        f"{report.target.kappa:.2f}: {'MET' if report.meets_target else 'MISSED'}"
+    )
+    lines.append(target)
+    lines += [f"  MISSED: {one_line(reason)}" for reason in report.missed]
+    lines.append(f"report appended to {appended} (line {line})")
+    return lines
+
+
+def as_json(report: CalibrationReport, appended: Path, line: int) -> str:
+    data = report.model_dump(mode="json")
+    data["appended_to"] = {"path": str(appended), "line": line}
+    return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,176 @@
+"""The calibration report log: append-only and hash-chained (an edited line is refused, naming
+it), a report that says more than its items show is refused, and `standing` -- what the gate
+asks -- decided by the latest report for a judge's pin and prompt version."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from calibration_helpers import SHIPPED_SET
+
+from ops_eval.calibration import load_set
+from ops_eval.calibration.metrics import TARGET, Target
+from ops_eval.calibration.reports import (
+    CalibrationReport,
+    ItemOutcome,
+    append_report,
+    read_reports,
+    standing,
+)
+from ops_eval.calibration.run import build_report
+from ops_eval.exits import OpsEvalError
+from ops_eval.judge import GRADING, JudgeUse
+
+PIN = "openai/judge@sha256:abc"
+VERSION = GRADING.version
+
+
+@pytest.fixture(scope="module")
+def cset():
+    return load_set(SHIPPED_SET)
+
+
+def report(cset, judge_says, *, pin=PIN, version=VERSION, target=TARGET) -> CalibrationReport:
+    """A report of `cset` where the judge says `judge_says(item)`: True, False or an error."""
+    outcomes = []
+    for item in cset.items:
+        said = judge_says(item)
+        common = {"id": item.id, "label": item.label, "length": item.length}
+        if isinstance(said, str):
+            outcomes.append(ItemOutcome(**common, error=said))
+        else:
+            outcomes.append(ItemOutcome(**common, verdict="pass" if said else "fail"))
+    use = JudgeUse(pin=pin, prompt_versions={"grade": version}, calls=len(outcomes))
+    return build_report(outcomes, cset, target, judge=use, prompt_version=version, seconds=1.0)
+
+
+def honest(item):
+    return item.human_pass
+
+
+def always_pass(item):
+    return True
+
+
+def test_reports_append_in_order_and_read_back_equal(tmp_path, cset):
+    log = tmp_path / "reports.jsonl"
+    first, second = report(cset, honest), report(cset, always_pass)
+    assert append_report(first, log) == 1
+    assert append_report(second, log) == 2
+    assert read_reports(log) == [first, second]
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert lines[1]["prev"] == lines[0]["hash"] and lines[0]["prev"] == "0" * 64
+    assert lines[0]["meets_target"] is True and lines[1]["meets_target"] is False
+    assert lines[0]["judge_pin"] == PIN and lines[0]["prompt_version"] == VERSION
+    assert {o["id"] for o in lines[0]["outcomes"]} == {i.id for i in cset.items}
+
+
+def test_an_edited_line_is_refused_naming_it(tmp_path, cset):
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, honest), log)
+    append_report(report(cset, always_pass), log)
+    lines = log.read_text().splitlines(keepends=True)
+    edited = lines[1].replace('"meets_target":false', '"meets_target":true')
+    assert edited != lines[1]
+    log.write_text(lines[0] + edited)
+    with pytest.raises(OpsEvalError) as info:
+        read_reports(log)
+    assert info.value.code == 2
+    assert str(info.value) == (
+        f"{log}: line 2: does not match its hash (the line was edited) (the calibration report "
+        "log is append-only; restore it from a copy)"
+    )
+    # nothing more can be appended to it either
+    with pytest.raises(OpsEvalError):
+        append_report(report(cset, honest), log)
+    assert log.read_text() == lines[0] + edited
+
+
+def test_a_line_rehashed_after_an_edit_is_still_refused(tmp_path, cset):
+    """Whoever recomputes the hash of a line turned from missed to met cannot make its figures
+    follow: the report must say no more than its items show."""
+    from ops_eval.gate.ledger import entry_hash
+
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, always_pass), log)
+    fields = json.loads(log.read_text())
+    fields.update(meets_target=True, missed=[])
+    fields["hash"] = entry_hash(fields)
+    log.write_text(json.dumps(fields) + "\n")
+    with pytest.raises(OpsEvalError) as info:
+        read_reports(log)
+    assert "line 1: not a calibration report log entry" in str(info.value)
+    assert "missed does not follow from the metrics and the target" in str(info.value)
+
+
+def test_a_report_must_follow_from_its_items(cset):
+    good = report(cset, honest)
+    data = good.model_dump()
+    data["metrics"]["tp"] += 1
+    with pytest.raises(ValueError, match="metrics do not follow from the outcomes"):
+        CalibrationReport.model_validate(data)
+    with pytest.raises(ValueError, match="a verdict or an error"):
+        ItemOutcome(id="x", label="pass", length=3, verdict="pass", error="boom")
+
+
+def test_no_report_is_uncalibrated(tmp_path):
+    ok, why = standing(PIN, VERSION, tmp_path / "none.jsonl")
+    assert not ok
+    assert why.startswith(f"no calibration report for judge {PIN} with prompt {VERSION}")
+
+
+def test_a_met_target_is_calibrated_and_the_latest_report_decides(tmp_path, cset):
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, honest), log)
+    ok, why = standing(PIN, VERSION, log)
+    assert ok and why.startswith("calibrated: agreement 54/54 = 1.00, kappa 1.00, 0 error(s)")
+    append_report(report(cset, always_pass), log)  # re-measured and found wanting
+    ok, why = standing(PIN, VERSION, log)
+    assert not ok
+    assert "below target: its latest calibration agreement 28/54 = 0.52, kappa 0.00" in why
+    assert "agreement 28/54 = 0.52 is below 0.85; kappa 0.00 is below 0.60" in why
+
+
+def test_standing_is_per_pin_and_prompt_version(tmp_path, cset):
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, honest), log)
+    assert standing(PIN, VERSION, log)[0]
+    assert not standing("openai/other-judge", VERSION, log)[0]
+    ok, why = standing(PIN, "grade-000000000000", log)
+    assert not ok and "no calibration report" in why
+
+
+def test_a_report_made_under_a_lower_target_does_not_count_now(tmp_path, cset):
+    # 47 of 54 agree (0.87 >= 0.85): the judge fails 7 of the 28 passes.
+    # kappa: po = 47/54; judge pass 21/54; human pass 28/54;
+    #   pe = (28/54)(21/54) + (26/54)(33/54) = (588 + 858)/2916 = 0.49588
+    #   kappa = (0.87037 - 0.49588)/(1 - 0.49588) = 0.7429 -- meets the project's target.
+    passes = [i.id for i in cset.items if i.human_pass][:7]
+    strict = report(cset, lambda i: i.human_pass and i.id not in passes)
+    assert strict.meets_target and strict.metrics.agreement.k == 47
+    assert strict.metrics.kappa == pytest.approx(0.7429, abs=1e-4)
+    # A judge measured under an easier bar (agreement 0.5, kappa 0.2) that met it: it passes
+    # every pass and 10 of the 26 fails -> tp 28, fp 10, tn 16: agreement 44/54 = 0.815, under
+    # today's 0.85. (kappa: judge pass 38/54; pe = (28/54)(38/54) + (26/54)(16/54) = 0.50754;
+    # kappa = (0.81481 - 0.50754)/(1 - 0.50754) = 0.6240)
+    fails = [i.id for i in cset.items if not i.human_pass][:10]
+    lenient = report(
+        cset, lambda i: i.human_pass or i.id in fails, target=Target(agreement=0.5, kappa=0.2)
+    )
+    assert lenient.meets_target and lenient.target.agreement == 0.5
+    assert lenient.metrics.agreement.k == 44
+    assert lenient.metrics.kappa == pytest.approx(0.6240, abs=1e-4)
+    log = tmp_path / "reports.jsonl"
+    append_report(lenient, log)
+    ok, why = standing(PIN, VERSION, log)
+    assert not ok and "falls short of the project's target now" in why
+    assert why.endswith("agreement 44/54 = 0.81 is below 0.85")
+
+
+def test_judge_errors_keep_a_judge_uncalibrated(tmp_path, cset):
+    first = cset.items[0].id
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, lambda i: "timeout" if i.id == first else i.human_pass), log)
+    ok, why = standing(PIN, VERSION, log)
+    assert not ok and "1 of 54 items got no verdict (judge errors)" in why
