@@ -25,8 +25,11 @@ def text(content: str) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def fake_openai(reply: Reply) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """(base URL, the requests received); `reply(request)` gives each answer's message."""
+def fake_openai(
+    reply: Reply, usage: int | None | str = "default"
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """(base URL, the requests received); `reply(request)` gives each answer's message.
+    `usage`: the total tokens each answer reports (None: no usage at all; default 2)."""
     received: list[dict[str, Any]] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -46,12 +49,17 @@ def fake_openai(reply: Reply) -> Iterator[tuple[str, list[dict[str, Any]]]]:
             received.append(request)
             message = reply(request)
             finish = "tool_calls" if message.get("tool_calls") else "stop"
-            self._send({
+            body = {
                 "id": f"chatcmpl-{len(received)}", "object": "chat.completion", "created": 0,
                 "model": request.get("model", "fake"),
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            })  # fmt: skip
+            }  # fmt: skip
+            if usage is None:
+                del body["usage"]
+            elif usage != "default":
+                body["usage"] = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": usage}
+            self._send(body)
 
         def log_message(self, *args: Any) -> None:
             pass

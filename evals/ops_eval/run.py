@@ -123,12 +123,20 @@ def judged(plan: Plan, say: Callable[[str], None], out: TextIO, log_dir: Path) -
 
     budget = gate_budget()
     with open_judge(say, log_dir, budget) as judge:
-        plan.judge = judge
         if isinstance(judge, NoJudge):
             print(f"judge: none; llm_judge checks are skipped: {judge.reason}", file=out)
+        elif budget.problem:  # no judge call could be made: refused before any trial
+            raise OpsEvalError(
+                EXIT_BAD_INPUT,
+                f"the judge budget cannot be read, so no judge call may be made: {budget.problem}",
+            )
         else:
-            limit = budget.problem or f"{budget.limit} tokens ({budget.source})"
-            print(f"judge: {judge.pin}, prompt {GRADING.version}; budget: {limit}", file=out)
+            print(
+                f"judge: {judge.pin}, prompt {GRADING.version}; budget: {budget.limit} tokens "
+                f"({budget.source})",
+                file=out,
+            )
+        plan.judge = judge
         yield
 
 

@@ -23,6 +23,7 @@ from ops_eval.judge.setup import NoJudge, configured
 
 GOOD = {"analysis": "The answer names INC-002 as the rubric asks.", "passed": True,
         "rationale": "names the incident"}  # fmt: skip
+FAIL_REPLY = {"analysis": "It names no incident.", "passed": False, "rationale": "no id"}
 ITEM = {"rubric": "Names INC-002.", "question": "Which incident?", "response": "INC-002."}
 
 
@@ -145,6 +146,25 @@ def test_an_unreachable_judge_is_an_error_and_nothing_is_cached(tmp_path):
     assert len(VerdictCache(tmp_path / "verdicts.sqlite")) == 0
 
 
+def test_a_row_another_judge_or_prompt_wrote_is_not_served(tmp_path):
+    """The key is a hash of pin, prompt version and content; the row also says which pin and
+    version wrote it, and a row that does not match -- or does not validate -- is a miss."""
+    with fake_openai(replying(GOOD, FAIL_REPLY)) as (base, received):
+        judge = judge_at(base, tmp_path)
+        judge.grade(**ITEM)
+        cache = VerdictCache(tmp_path / "verdicts.sqlite")
+        with cache._connect() as db:
+            db.execute("UPDATE verdicts SET pin = 'someone-else'")
+        assert judge.grade(**ITEM).cached is False
+        with cache._connect() as db:
+            db.execute("""UPDATE verdicts SET kept = '{"passed": "yes", "rationale": "r"}'""")
+        assert judge.grade(**ITEM).cached is False
+        with cache._connect() as db:
+            db.execute("UPDATE verdicts SET kept = 'not json'")
+        asked = judge.grade(**ITEM)
+    assert asked.cached is False and len(received) == 4  # the first call, then three misses
+
+
 # -- the budget -----------------------------------------------------------------------------------
 
 
@@ -169,6 +189,20 @@ def test_a_call_that_could_pass_the_limit_is_never_made(tmp_path):
             judge.grade(**ITEM)
     assert received == [] and budget.spent == 0 and budget.blocked == 1
     assert judge.use().budget_blocked == 1
+
+
+@pytest.mark.parametrize("usage", [0, -5, None])
+def test_a_server_that_reports_no_usage_is_charged_the_whole_bound(tmp_path, usage):
+    reply = {"role": "assistant", "content": json.dumps(GOOD)}
+
+    def respond(request):
+        return reply
+
+    with fake_openai(respond, usage=usage) as (base, _):
+        budget = Budget(limit=10 * bound_of_item(), source="test")
+        judge = judge_at(base, tmp_path, budget)
+        asked = judge.grade(**ITEM)
+    assert asked.tokens == bound_of_item() == budget.spent == judge.use().tokens
 
 
 def test_spend_adds_up_until_the_next_call_cannot_fit(tmp_path):
@@ -263,7 +297,55 @@ def test_a_served_model_is_routed_openai_compatible_with_its_pin(ops_env):
     ops_env.setenv("OPS_JUDGE_PIN", "sha256:abc")
     found = configured()
     assert isinstance(found, JudgeConfig)
-    assert found.litellm_model == "openai/qwen3:4b" and found.identity == "qwen3:4b@sha256:abc"
+    assert found.litellm_model == "openai/qwen3:4b" and found.identity == "qwen3:4b@sha256:abc#none"
+
+
+def test_an_unpinned_served_model_is_pinned_to_its_server_and_its_schema_mode(ops_env):
+    """The same name at another server may be other weights, and a judge asked with another
+    reply constraint answers differently: neither may reuse the other's verdicts or
+    calibration."""
+    ops_env.setenv("OPS_JUDGE_MODEL", "qwen3:4b")
+    ops_env.setenv("OPS_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
+    first = configured()
+    ops_env.setenv("OPS_JUDGE_BASE_URL", "http://127.0.0.1:10/v1")
+    second = configured()
+    ops_env.setenv("OPS_JUDGE_SCHEMA", "json_schema")
+    third = configured()
+    pins = [c.identity for c in (first, second, third)]  # type: ignore[union-attr]
+    assert pins == [
+        "qwen3:4b@http://127.0.0.1:9/v1#none",
+        "qwen3:4b@http://127.0.0.1:10/v1#none",
+        "qwen3:4b@http://127.0.0.1:10/v1#json_schema",
+    ]
+
+
+def test_an_ollama_judge_is_pinned_to_the_digest_ollama_reports(ops_env):
+    """A tag is mutable (`ollama pull` replaces the weights under it): the digest is the pin."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    digest = "a" * 64
+    body = json.dumps({"models": [{"name": "qwen3:4b-instruct", "digest": digest}]}).encode()
+
+    class Tags(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Tags)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        ops_env.setenv("OPS_JUDGE_MODEL", "ollama_chat/qwen3:4b-instruct")
+        ops_env.setenv("OPS_JUDGE_BASE_URL", f"http://127.0.0.1:{server.server_port}")
+        found = configured()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert found.identity == "ollama_chat/qwen3:4b-instruct@sha256:aaaaaaaaaaaaaaaa#json_schema"
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ import pytest
 
 from fake_openai import fake_openai, text
 from ops_eval import RunOptions, execute, load_record, read_evalset
+from ops_eval.exits import EXIT_BAD_INPUT, OpsEvalError
 from ops_eval.judge import budget as budget_module
 from ops_eval.judge.budget import Budget
 from ops_eval.testing import OracleLlm, fixed_model
@@ -85,8 +86,8 @@ def test_a_passing_judge_passes_and_a_rerun_is_answered_from_the_cache(
     assert RUBRIC in fenced and "INC-002" in fenced  # the rubric and the agent's answer
     assert (record.judge.calls, record.judge.cache_hits) == (1, 0)
     assert (again.judge.calls, again.judge.cache_hits, again.judge.tokens) == (0, 1, 0)
-    assert record.judge.pin == "fake-judge" and record.judge.tokens == 2
-    assert "judge: fake-judge: 1 call(s), 0 cache hit(s)" in capsys.readouterr().out
+    assert record.judge.pin == f"fake-judge@{base}#none" and record.judge.tokens == 2
+    assert f"judge: fake-judge@{base}#none: 1 call(s), 0 cache hit(s)" in capsys.readouterr().out
 
 
 def test_a_judge_that_fails_the_answer_fails_the_trial_and_the_run(judged_set, tmp_path, ops_env):
@@ -139,15 +140,26 @@ def test_a_call_over_the_budget_is_never_made_and_the_run_fails(
     assert any(note.startswith("budget_blocked: 1 judge call") for note in record.notes)
 
 
-def test_an_unreadable_budget_refuses_the_spend(judged_set, tmp_path, ops_env, monkeypatch):
+def test_an_unreadable_budget_refuses_the_spend_before_any_trial(
+    judged_set, tmp_path, ops_env, monkeypatch
+):
     broken = tmp_path / "gate.yaml"
     broken.write_text("judge_budget_tokens: [\n")
     real = budget_module.gate_budget
     monkeypatch.setattr(budget_module, "gate_budget", lambda: real(broken))
     with fake_openai(lambda request: text(json.dumps(PASS))) as (base, received):
         use_judge(ops_env, tmp_path, base)
-        code, record = run(judged_set, tmp_path)
-    score = scores(record)[1]
-    assert received == [] and code == 1
-    assert score.outcome == "error" and "the judge budget cannot be read" in score.detail
-    assert record.judge.budget_problem and record.judge.budget_tokens is None
+        with pytest.raises(OpsEvalError) as refused:
+            run(judged_set, tmp_path)
+    assert refused.value.code == EXIT_BAD_INPUT and received == []
+    assert "the judge budget cannot be read" in str(refused.value)
+    assert not (tmp_path / "run.json").exists()
+
+
+def test_without_a_judge_an_unreadable_budget_changes_nothing(
+    judged_set, tmp_path, ops_env, monkeypatch
+):
+    monkeypatch.setattr(budget_module, "gate_budget", lambda: Budget(None, "x", problem="gone"))
+    ops_env.delenv("OPS_JUDGE_MODEL")
+    code, record = run(judged_set, tmp_path)
+    assert code == 0 and scores(record)[1].outcome == "skipped"

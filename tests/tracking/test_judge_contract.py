@@ -63,6 +63,11 @@ def test_a_single_json_fenced_block_is_unwrapped():
         '{"passed": true, "rationale": "x"}',  # no analysis: the verdict came unreasoned
         '{"analysis": "", "passed": true, "rationale": "x"}',
         '{"analysis": "a", "passed": "true", "rationale": "x"}',
+        # the verdict before its reasons, whatever the server allowed
+        '{"passed": true, "rationale": "ok", "analysis": "written after"}',
+        # which `passed` counts would be the parser's accident
+        '{"analysis": "a", "passed": false, "passed": true, "rationale": "x"}',
+        '{"analysis": "a", "analysis": "b", "passed": true, "rationale": "x"}',
         VALID + VALID,
         VALID + "\n" + '{"passed": false, "rationale": "y"}',
         f"[{VALID}]",

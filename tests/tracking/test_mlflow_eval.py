@@ -842,6 +842,30 @@ def test_the_judge_is_evidence_and_its_errors_stay_errors(track, ops_env, monkey
     assert run.run.data.metrics["judge/mean"] == 1.0
 
 
+def test_a_live_evaluation_grades_llm_judge_checks_with_the_configured_judge(
+    track, ops_env, tmp_path
+):
+    """`ops-eval mlflow` opens the run's judge as `ops-eval run` does: the case's llm_judge
+    check is graded (not skipped), MLflow gets the verdict, and the record says what the judge
+    did."""
+    from fake_openai import fake_openai, text
+
+    verdict = {"analysis": "cause, fix, approval", "passed": True, "rationale": "all three"}
+    with fake_openai(lambda request: text(json.dumps(verdict))) as (base, received):
+        ops_env.setenv("OPS_JUDGE_MODEL", "fake-judge")
+        ops_env.setenv("OPS_JUDGE_BASE_URL", base)
+        ops_env.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+        run = track(["--cases", "recommend-fix-inc-002"], oracle())
+    assert run.code == 0, run.out + run.err
+    assert len(received) == 1
+    assert f"judge: fake-judge@{base}#none" in run.out
+    score = run.record.trials[0].scores["llm_judge"]
+    assert score.outcome == "pass" and "all three" in score.detail
+    assert run.record.judge is not None and run.record.judge.calls == 1
+    logged = feedback(run.trace_of("recommend-fix-inc-002"))["llm_judge"]
+    assert logged.value is True
+
+
 # -- last: two stores in one process -------------------------------------------------------------
 
 

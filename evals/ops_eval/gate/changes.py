@@ -1,7 +1,9 @@
 """What differs between two run records, each with the value or hash on both sides.
 
 A change of what is measured -- the eval set, the cases selected from it, the seed, the
-criteria, the scorer set -- makes two pass rates incomparable: the gate refuses it unless the
+criteria, the scorer set, the LLM judge that grades `llm_judge` checks (its pin and grading
+prompt, or whether there was one: a run whose judged checks were skipped is not better than
+one whose judge failed them) -- makes two pass rates incomparable: the gate refuses it unless the
 user names it (`--allow-change`). A change of what is being tested -- the model, the agent's
 instruction, its tool schema -- is what a comparison is for, and is only reported.
 """
@@ -23,6 +25,7 @@ KINDS: dict[str, tuple[str, bool]] = {
     "seed": ("seed (sha256)", True),
     "criteria": ("trajectory criteria", True),
     "scorers": ("scorer set (sha256)", True),
+    "judge": ("LLM judge (pin, grading prompt version)", True),
     "model": ("model", False),
     "instruction": ("agent instruction (sha256 per agent)", False),
     "tool_schema": ("tool schema (sha256)", False),
@@ -63,10 +66,18 @@ def fingerprint(record: RunRecord) -> dict[str, str]:
         "seed": record.seed_sha256,
         "criteria": f"{criteria.match_type} threshold {criteria.threshold:g}",
         "scorers": record.scorers_sha256,
+        "judge": _judge(record),
         "model": record.model.name,
         "instruction": ", ".join(f"{a} {h}" for a, h in sorted(record.instruction_sha256.items())),
         "tool_schema": record.tool_schema_sha256,
     }
+
+
+def _judge(record: RunRecord) -> str:
+    use = record.judge
+    if use is None:
+        return "none"
+    return f"{use.pin} {use.prompt_versions.get('grade', '?')}"
 
 
 def changes(baseline: RunRecord, candidate: RunRecord) -> list[Change]:

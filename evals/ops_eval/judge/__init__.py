@@ -15,7 +15,15 @@ from __future__ import annotations
 
 from .client import Asked, Judge, JudgeConfig, JudgeUse
 from .prompts import CONVERSATIONS, GRADING, PAIRING
-from .verdicts import JudgeError, JudgeVerdict, PairVerdict, Preference, Verdict, parse_verdict
+from .verdicts import (
+    JudgeError,
+    JudgeUnreachable,
+    JudgeVerdict,
+    PairVerdict,
+    Preference,
+    Verdict,
+    parse_verdict,
+)
 
 JUDGE_PROMPT_VERSION = CONVERSATIONS.version
 """The version of the MLflow judge's prompt (derived from its text)."""
@@ -41,6 +49,7 @@ __all__ = [
     "Judge",
     "JudgeConfig",
     "JudgeError",
+    "JudgeUnreachable",
     "JudgeUse",
     "JudgeVerdict",
     "PairVerdict",

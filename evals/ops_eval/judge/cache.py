@@ -46,18 +46,37 @@ class VerdictCache:
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30)
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        with self._connect() as db:
-            row = db.execute("SELECT kept FROM verdicts WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+    def get(self, key: str, pin: str, prompt_version: str) -> dict[str, Any] | None:
+        """The kept verdict stored under `key` for this pin and prompt version; None -- a miss,
+        asked again -- for anything else: no row, a row another judge or prompt wrote, a row
+        that is not JSON, a file that stopped being a readable cache. A cache is a convenience,
+        never a source of verdicts it cannot vouch for (calibration never reads it)."""
+        try:
+            with self._connect() as db:
+                row = db.execute(
+                    "SELECT kept, pin, prompt_version FROM verdicts WHERE key = ?", (key,)
+                ).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None or (row[1], row[2]) != (pin, prompt_version):
+            return None
+        try:
+            kept = json.loads(row[0])
+        except (TypeError, ValueError):
+            return None
+        return kept if isinstance(kept, dict) else None
 
     def put(self, key: str, pin: str, prompt_version: str, kept: dict[str, Any], tokens: int):
-        with self._connect() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO verdicts (key, pin, prompt_version, kept, tokens) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (key, pin, prompt_version, json.dumps(kept, sort_keys=True), tokens),
-            )
+        """Remember a valid verdict; a cache that cannot be written is skipped, not fatal."""
+        try:
+            with self._connect() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO verdicts (key, pin, prompt_version, kept, tokens) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (key, pin, prompt_version, json.dumps(kept, sort_keys=True), tokens),
+                )
+        except sqlite3.Error:
+            pass
 
     def __len__(self) -> int:
         with self._connect() as db:

@@ -1,12 +1,13 @@
 """One configured judge: how it is reached, what identifies it, and every call it makes -- the
 cache first, then the budget, then the model, then the reply's schema.
 
-Only the given endpoint and key are used: LiteLLM gets both explicitly, so nothing falls back to
-OPENAI_API_KEY or OPENAI_BASE_URL. Temperature 0, no retries (a retry would spend twice for one
-verdict). Where the server supports it the reply is constrained by its JSON schema:
-`json_schema` is OpenAI's structured output (Ollama, vLLM, llama.cpp's own server),
-`llama_cpp` is llama-cpp-python's `json_object` with a `schema` (the embedded server), `none`
-leaves it to the prompt -- the reply is validated either way.
+A judge with a base URL uses only that endpoint and its key: LiteLLM gets both explicitly, so
+nothing falls back to OPENAI_API_KEY or OPENAI_BASE_URL. A hosted judge (no base URL) is reached
+as LiteLLM reaches its provider, with the provider's own variables. Temperature 0, no retries
+(a retry would spend twice for one verdict). Where the server supports it the reply is
+constrained by its JSON schema: `json_schema` is OpenAI's structured output (Ollama, vLLM,
+llama.cpp's own server), `llama_cpp` is llama-cpp-python's `json_object` with a `schema` (the
+embedded server), `none` leaves it to the prompt -- the reply is validated either way.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..exits import describe
 from .budget import Budget, BudgetBlocked, call_bound
 from .cache import VerdictCache, cache_key
 from .prompts import CONVERSATIONS, GRADING, PAIRING, Prompt
-from .verdicts import JudgeError, Preference, Verdict, parse_reply
+from .verdicts import JudgeError, JudgeUnreachable, Preference, Verdict, parse_reply
 
 SchemaMode = Literal["json_schema", "llama_cpp", "none"]
 
@@ -131,11 +132,11 @@ class Judge:
         messages = prompt.messages(data)
         key = cache_key(self.pin, prompt.version, messages)
         if self.cache is not None:
-            hit = self.cache.get(key)
+            hit = self._cached(key, prompt)
             if hit is not None:
                 with self._lock:
                     self.hits += 1
-                return Asked(prompt.reply.KEPT.model_validate(hit), cached=True, tokens=0)
+                return Asked(hit, cached=True, tokens=0)
         try:
             reply, used = self._call(prompt, messages)
         except JudgeError:
@@ -146,6 +147,17 @@ class Judge:
         if self.cache is not None:
             self.cache.put(key, self.pin, prompt.version, kept_reply.model_dump(), used)
         return Asked(kept_reply, cached=False, tokens=used)
+
+    def _cached(self, key: str, prompt: Prompt) -> Verdict | Preference | None:
+        """A stored verdict that still validates as what this prompt keeps; else a miss."""
+        assert self.cache is not None
+        stored = self.cache.get(key, self.pin, prompt.version)
+        if stored is None:
+            return None
+        try:
+            return prompt.reply.KEPT.model_validate(stored)
+        except ValidationError:
+            return None
 
     def _call(self, prompt: Prompt, messages: list[dict[str, str]]) -> tuple[Any, int]:
         bound = call_bound(messages, self.config.max_tokens)
@@ -162,9 +174,10 @@ class Judge:
             with self._lock:
                 self.tokens += bound
             raise
+        # A server that reports no usage, or none at all, is charged the whole bound.
+        charged = used if used is not None and used > 0 else bound
         if self.budget is not None:
-            self.budget.settle(bound, used)
-        charged = bound if used is None else used
+            self.budget.settle(bound, charged)
         with self._lock:
             self.tokens += charged
         return parse_reply(text, prompt.reply), charged
@@ -197,7 +210,7 @@ class Judge:
             usage = getattr(response, "usage", None)
             used = getattr(usage, "total_tokens", None)
         except Exception as exc:  # unreachable, refused, malformed response: no verdict
-            raise JudgeError(f"the judge call failed: {describe(exc)}") from None
+            raise JudgeUnreachable(f"the judge call failed: {describe(exc)}") from None
         if not isinstance(text, str) or not text.strip():
             raise JudgeError("the judge replied with no text")
         return text, used if isinstance(used, int) else None

@@ -66,12 +66,13 @@ def configured() -> JudgeConfig | NoJudge:
     if model == EMBEDDED:
         return JudgeConfig(model=EMBEDDED, schema_mode=mode)
     base = settings.ops_judge_base_url
+    weights = settings.ops_judge_pin or _ollama_digest(model, base) or base
     config = JudgeConfig(
         model=model,
         base_url=base,
         # A local OpenAI-compatible server ignores the key, but LiteLLM requires one.
         api_key=settings.ops_judge_api_key or ("no-key" if base else None),
-        pin=f"{model}@{settings.ops_judge_pin}" if settings.ops_judge_pin else model,
+        pin=pin_of(model, weights, mode),
         schema_mode=mode,
     )
     if base or model.startswith(("ollama/", "ollama_chat/")):
@@ -83,6 +84,40 @@ def configured() -> JudgeConfig | NoJudge:
             kind="no_credential",
         )
     return config
+
+
+def pin_of(model: str, weights: str | None, mode: SchemaMode) -> str:
+    """A judge's identity, for its cached verdicts and its calibration reports: the model, the
+    weights it runs (OPS_JUDGE_PIN when given; else the GGUF's or Ollama's digest; else, for a
+    served model, the server it is served at -- the same name elsewhere may be other weights),
+    and how its reply is constrained (`#json_schema`, `#llama_cpp`, `#none`): a judge asked
+    differently is judged differently. A hosted model is pinned by its name alone."""
+    return f"{model}{f'@{weights}' if weights else ''}#{mode}"
+
+
+def _ollama_digest(model: str, base: str | None) -> str | None:
+    """The digest Ollama reports for a model on an Ollama route (a tag is mutable: `ollama
+    pull` replaces the weights under it); None off Ollama or when Ollama does not say."""
+    import json
+
+    from ..models.choice import probe
+    from ..models.selection import _ollama_base
+
+    if not model.startswith(("ollama/", "ollama_chat/")):
+        return None
+    name = model.split("/", 1)[1]
+    ok, body = probe(f"{_ollama_base(base)}/api/tags")
+    if not ok:
+        return None
+    try:
+        listed = json.loads(body).get("models") or []
+    except (ValueError, AttributeError):
+        return None
+    wanted = {name, f"{name}:latest"}
+    for entry in listed:
+        if isinstance(entry, dict) and entry.get("name") in wanted and entry.get("digest"):
+            return f"sha256:{str(entry['digest']).removeprefix('sha256:')[:16]}"
+    return None
 
 
 def _missing_credentials(config: JudgeConfig) -> list[str]:
@@ -99,11 +134,12 @@ def _missing_credentials(config: JudgeConfig) -> list[str]:
     return list(found.get("missing_keys") or [])
 
 
-def embedded_pin(gguf: Path) -> str:
+def embedded_pin(gguf: Path, mode: SchemaMode = "llama_cpp") -> str:
+    """The embedded judge's pin: its GGUF file's sha256, and how its reply is constrained."""
     from ..models.embedded import EMBEDDED_ALIAS
 
     digest = hashlib.sha256(gguf.read_bytes()).hexdigest()
-    return f"embedded/{EMBEDDED_ALIAS}@sha256:{digest[:16]}"
+    return pin_of(f"embedded/{EMBEDDED_ALIAS}", f"sha256:{digest[:16]}", mode)
 
 
 @contextlib.contextmanager
@@ -134,7 +170,7 @@ def open_judge(
                 model=EMBEDDED_ALIAS,
                 base_url=server.base_url,
                 api_key=EMBEDDED,
-                pin=embedded_pin(gguf),
+                pin=embedded_pin(gguf, config.schema_mode),
                 schema_mode=config.schema_mode,
             ),
             verdicts,

@@ -10,7 +10,8 @@ that does not validate is a `JudgeError`, never a pass and never a fail.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+import json
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
@@ -32,6 +33,11 @@ Rationale = Annotated[
 class JudgeError(RuntimeError):
     """The judge gave no valid verdict (unreachable, refused, malformed, over budget): the
     score is an error, not a verdict, and nothing is cached."""
+
+
+class JudgeUnreachable(JudgeError):
+    """The call itself failed (refused, timed out, the server erred): infrastructure, not
+    evidence about the judge's judgement."""
 
 
 class Verdict(BaseModel):
@@ -85,21 +91,44 @@ class PairVerdict(BaseModel):
 Reply = JudgeVerdict | PairVerdict
 
 
+class _Duplicate(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise _Duplicate(f"the key(s) {', '.join(map(repr, repeated))} appear twice")
+    return dict(pairs)
+
+
 def parse_reply(text: str, model: type[JudgeVerdict] | type[PairVerdict]) -> Reply:
     """The reply as `model`: the whole text is one JSON object (one ```json fenced block is
-    unwrapped). JudgeError, saying why, for anything else."""
+    unwrapped) whose first key is `analysis` -- the verdict may not come before its reasons,
+    whether or not the server enforced the schema -- with no key twice (which of two `passed`
+    would count is a parser's accident, not the judge's verdict). JudgeError, saying why, for
+    anything else."""
     body = text.strip()
     if body.startswith("```") and body.endswith("```") and body.count("```") == 2:
         body = body[3:-3].removeprefix("json").strip()
+
+    def refused(why: str) -> JudgeError:
+        shown = f"the judge's reply is not a valid {model.__name__} ({why}): {body[:120]!r}"
+        return JudgeError(one_line(shown))
+
     try:
-        return model.model_validate_json(body)
+        data = json.loads(body, object_pairs_hook=_no_duplicates)
+    except _Duplicate as exc:
+        raise refused(str(exc)) from None
+    except ValueError as exc:
+        raise refused(f"Invalid JSON: {exc}") from None
+    if isinstance(data, dict) and data and next(iter(data)) != "analysis":
+        raise refused("the verdict came before its analysis: `analysis` must be the first key")
+    try:
+        return model.model_validate(data)
     except ValidationError as exc:
-        raise JudgeError(
-            one_line(
-                f"the judge's reply is not a valid {model.__name__} ({first_error(exc)}): "
-                f"{body[:120]!r}"
-            )
-        ) from None
+        raise refused(first_error(exc)) from None
 
 
 def parse_verdict(text: str) -> JudgeVerdict:

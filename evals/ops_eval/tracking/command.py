@@ -213,7 +213,7 @@ def _live(
     from ..models import ModelUnavailable, choose_model
     from ..plan import load_plan
     from ..records import write_record
-    from ..run import check_writable, provenance_fields, record_path
+    from ..run import check_writable, judged, provenance_fields, record_path
     from ..settings import current
     from .evaluation import summary_lines
     from .lineage import of_fields
@@ -240,9 +240,10 @@ def _live(
     run_id = uuid.uuid4().hex[:12]
     written: list[Any] = []  # the run record, once written
     try:
-        with (chooser or choose_model)(
-            options.model, say=say, log_dir=current().runs_dir
-        ) as choice:
+        with (
+            (chooser or choose_model)(options.model, say=say, log_dir=current().runs_dir) as choice,
+            judged(plan, say, out, current().runs_dir),  # for the cases' llm_judge checks
+        ):
             play = LivePlay(plan, options, choice, say, started=started)
             for line in choice.banner():
                 print(line, file=out, flush=True)

@@ -84,7 +84,7 @@ class LivePlay:
     def record(self, run_id: str, workers: int) -> RunRecord:
         """The run record of every conversation played; RuntimeError if MLflow skipped one."""
         from ..records import ModelInfo
-        from ..run import build_record
+        from ..run import build_record, judge_use
 
         trials = [self.book.get(key) for key in self.keys]
         unplayed = [f"{c} #{r}" for (c, r), t in zip(self.keys, trials, strict=True) if not t]
@@ -99,4 +99,5 @@ class LivePlay:
             started_at=self.started.isoformat(timespec="seconds"),
             seconds=(datetime.now(UTC) - self.started).total_seconds(),
             model=ModelInfo(**choice.described()),
+            judge=judge_use(self.plan),
         )
