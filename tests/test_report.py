@@ -132,3 +132,61 @@ def test_a_record_the_report_could_not_show_is_refused_when_read(
     assert code == 2, err
     assert err == f"error: {path}: not a run record ({message})\n"
     assert not path.with_suffix(".md").exists() and not path.with_suffix(".html").exists()
+
+
+# -- skipped scores are shown, with why, wherever scorer rates are -------------------------------
+
+NO_JUDGE = "no judge configured (OPS_JUDGE_MODEL is unset)"
+
+
+@pytest.fixture
+def skipped_run(failing_run, tmp_path):
+    """The failing run's record with every trial's llm_judge skipped for want of a judge, and one
+    trial's facts skipped for another reason (with a `|` a Markdown cell must escape)."""
+    data = json.loads(failing_run.read_text())
+    for trial in data["trials"]:
+        trial["scores"]["llm_judge"] = {"outcome": "skipped", "detail": NO_JUDGE}
+    data["trials"][0]["scores"]["facts"] = {"outcome": "skipped", "detail": "no claims | none"}
+    path = tmp_path / "skipped.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_the_summary_says_how_many_scores_were_skipped_and_why(skipped_run):
+    from ops_eval.records import load_record
+    from ops_eval.report import summary_lines
+
+    lines = summary_lines(load_record(skipped_run))
+    judge = next(ln for ln in lines if ln.startswith("scorer   llm_judge"))
+    assert judge == f"scorer   llm_judge     0/0 (95% CI 0%–100%), 2 skipped: {NO_JUDGE}"
+    facts = next(ln for ln in lines if ln.startswith("scorer   facts"))
+    assert facts.endswith(", 1 skipped: no claims | none")
+    regex = next(ln for ln in lines if ln.startswith("scorer   regex"))
+    assert "skipped" not in regex  # n/a everywhere: nothing skipped
+
+
+def test_a_scorer_skipped_for_several_reasons_counts_each(skipped_run, tmp_path):
+    from ops_eval.records import load_record
+    from ops_eval.report import summary_lines
+
+    data = json.loads(skipped_run.read_text())
+    data["trials"][1]["scores"]["llm_judge"]["detail"] = "judge credential missing"
+    path = tmp_path / "two-reasons.json"
+    path.write_text(json.dumps(data))
+    judge = next(
+        ln for ln in summary_lines(load_record(path)) if ln.startswith("scorer   llm_judge")
+    )
+    assert judge.endswith(f", 2 skipped: {NO_JUDGE} (1); judge credential missing (1)")
+
+
+def test_the_markdown_and_html_reports_show_skipped_scores(skipped_run, capsys):
+    assert main(["report", str(skipped_run)]) == 0
+    capsys.readouterr()
+    md = skipped_run.with_suffix(".md").read_text()
+    assert "| scorer | pass rate (95% CI) | skipped |" in md
+    assert f"| llm_judge | 0/0 (95% CI 0%–100%) | 2: {NO_JUDGE} |" in md
+    assert "| facts | 2/2 (95% CI 34%–100%) | 1: no claims \\| none |" in md
+    assert "| regex | 0/0 (95% CI 0%–100%) |  |" in md
+    page = skipped_run.with_suffix(".html").read_text()
+    assert "<th>skipped</th>" in page
+    assert f"<td>llm_judge</td><td>0/0 (95% CI 0%–100%)</td><td>2: {NO_JUDGE}</td>" in page

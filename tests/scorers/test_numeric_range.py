@@ -59,3 +59,68 @@ def test_a_reversed_range_built_in_code_is_an_error_never_a_verdict(checked, sco
     result = score("numeric_range", checked(CASE, [bad], responses=["2"]))
     assert result.outcome == "error"
     assert "range: '3..1' is reversed: lo (3) is above hi (1)" in result.detail
+
+
+HUGE = "9" * 400
+
+
+@pytest.mark.parametrize(
+    ("check", "answer", "outcome", "why"),
+    [
+        # an integer too large for a float is a number out of range, never an OverflowError
+        ({"range": "0..10", "path": "/n"}, '{"n": ' + HUGE + "}", "fail", "is outside 0..10"),
+        ({"range": "0..10", "path": "/n"}, '{"n": -' + HUGE + "}", "fail", "is outside 0..10"),
+        ({"range": "0..10"}, HUGE, "fail", "is outside 0..10"),
+        ({"range": "0..10", "path": "/n"}, '{"n": 1e400}', "fail", "1e400 is outside 0..10"),
+        ({"range": "0..1", "path": "/n"}, '{"n": 1e-400}', "pass", ""),  # tiny, not 0.0
+        ({"range": "0..10"}, "1e99999999999999999999", "fail", "is outside 0..10"),
+        ({"range": "0..10"}, "1e-99999999999999999999", "pass", ""),
+        ({"range": "0..10", "path": "/n"}, '{"n": ' + "9" * 5000 + "}", "fail", "is outside"),
+        # exact, not through a float: 1 + 1e-20 is above 1, and 0.1 is not 0.1000000000000000055
+        ({"range": "0..1"}, "1.00000000000000000001", "fail", "is outside 0..1"),
+        ({"range": "0.1..0.1", "path": "/n"}, '{"n": 0.1}', "pass", ""),
+        ({"range": "0..1", "path": "/n"}, '{"n": 1.0}', "pass", ""),
+        # a huge bound is a bound like any other
+        ({"range": f"0..{HUGE}", "path": "/n"}, '{"n": ' + HUGE + "}", "pass", ""),
+        ({"range": f"-{HUGE}..-1"}, "-5", "pass", ""),
+        ({"range": f"{HUGE}..1e401"}, "5", "fail", "5 is outside"),
+        ({"range": "1e-99999999999999999999..1"}, "0", "fail", "0 is outside"),
+    ],
+)  # fmt: skip
+def test_a_number_of_any_size_is_compared_exactly_never_a_crash(
+    checked, score, check, answer, outcome, why
+):
+    view = checked(CASE, [{"scorer": "numeric_range", **check}], responses=[answer])
+    result = score("numeric_range", view)
+    assert result.outcome == outcome, result
+    assert why in result.detail
+    assert len(result.detail) < 300, result.detail  # a huge number is shown shortened
+
+
+@pytest.mark.parametrize("answer", ["５", "٣", "1e５", "2.５"])
+def test_only_ascii_digits_make_a_number(checked, score, answer):
+    """JSON's rule: a number is written in [0-9]; a full-width or Arabic-Indic digit is not."""
+    view = checked(CASE, [{"scorer": "numeric_range", "range": "0..9"}], responses=[answer])
+    result = score("numeric_range", view)
+    assert result.outcome == "fail", result
+    assert "not one number" in result.detail
+
+
+def test_a_range_written_in_unicode_digits_is_refused():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="is not lo..hi with two numbers"):
+        NumericRangeCheck(scorer="numeric_range", range="１..３")
+
+
+@pytest.mark.parametrize(
+    "path", ["/skills/０", "/skills/01", "/skills/" + "9" * 5000, "/skills/-1", "/skills/+1"]
+)
+def test_an_array_index_is_ascii_digits_without_a_leading_zero(checked, score, path):
+    """RFC 6901: a full-width digit or a 5,000-digit index names no item, and is no crash."""
+    view = checked(
+        CASE, [{"scorer": "numeric_range", "range": "0..9", "path": path}], responses=[REPORT]
+    )
+    result = score("numeric_range", view)
+    assert result.outcome == "fail", result
+    assert "nothing at /skills/" in result.detail and len(result.detail) < 200

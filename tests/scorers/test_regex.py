@@ -53,3 +53,16 @@ def test_a_pattern_that_does_not_compile_is_an_error(checked, score):
     result = score("regex", view)
     assert result.outcome == "error"
     assert "pattern: /SEV[1/ does not compile" in result.detail
+
+
+@pytest.mark.parametrize("pattern", ["", "x*", "^", "$", "(?:)", "a?", "x|", "(a|)", "\\s*"])
+def test_a_pattern_that_matches_the_empty_string_is_refused(pattern):
+    """It matches every answer, so it checks nothing."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="matches the empty string, so every answer"):
+        RegexCheck(scorer="regex", pattern=pattern)
+
+
+def test_a_pattern_that_matches_only_with_ignore_case_still_needs_text():
+    assert RegexCheck(scorer="regex", pattern="sev1", ignore_case=True).pattern == "sev1"

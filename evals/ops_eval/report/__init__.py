@@ -14,7 +14,7 @@ from ..calls import ToolCall
 from ..records import RunRecord, TrialRecord
 from .align import Row, align
 from .chart import chart
-from .summary import gate_word, hat, pass_hat, summary_lines
+from .summary import gate_word, hat, pass_hat, skipped_text, summary_lines
 
 __all__ = [
     "Row",
@@ -33,6 +33,11 @@ def _md_call(call: ToolCall | None) -> str:
     if call is None:
         return ""
     return f"`{call.name}({', '.join(f'{k}={json.dumps(v)}' for k, v in call.args.items())})`"
+
+
+def _md_cell(value: Any) -> str:
+    """Text for one Markdown table cell: a `|` would end the cell, a line break the row."""
+    return " ".join(str(value).split()).replace("|", "\\|")
 
 
 def _escape(value: Any) -> Any:
@@ -55,7 +60,9 @@ def _env(kind: str) -> Any:
         keep_trailing_newline=True,
         **options,
     )
-    env.filters.update(md_call=_md_call, tojson_text=json.dumps, hat=hat, gate=gate_word)
+    env.filters.update(
+        md_call=_md_call, md_cell=_md_cell, tojson_text=json.dumps, hat=hat, gate=gate_word
+    )
     env.globals.update(align=align, pass_hat=pass_hat)
     return env
 
@@ -98,7 +105,13 @@ def markdown(record: RunRecord) -> str:
     return (
         _env("md")
         .get_template("report.md.j2")
-        .render(r=record, below=below, has_problems=has_problems, pc=partial_figures(record))
+        .render(
+            r=record,
+            below=below,
+            has_problems=has_problems,
+            pc=partial_figures(record),
+            skipped=skipped_text(record, ": "),
+        )
     )
 
 
@@ -106,7 +119,12 @@ def html_report(record: RunRecord) -> str:
     return (
         _env("html")
         .get_template("report.html.j2")
-        .render(r=record, chart=chart(record.categories), pc=partial_figures(record))
+        .render(
+            r=record,
+            chart=chart(record.categories),
+            pc=partial_figures(record),
+            skipped=skipped_text(record, ": "),
+        )
     )
 
 

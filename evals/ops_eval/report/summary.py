@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..records import RunRecord
+
+_REASON_SHOWN = 120  # characters of one skip reason shown
 
 
 def gate_word(value: bool | None) -> str:
@@ -23,6 +27,33 @@ def pass_hat(record: RunRecord, sep: str) -> str:
     )
 
 
+def skipped(record: RunRecord) -> dict[str, tuple[int, str]]:
+    """Per scorer with skipped scores: (how many trials skipped it, why) -- read from the trials'
+    scores, so a rate of 0/0 that means "not run" is told apart from one that means "n/a".
+    Several reasons are each counted: "no judge configured (...) (2); ... (1)"."""
+    reasons: dict[str, Counter[str]] = {}
+    for trial in record.trials:
+        for name, score in trial.scores.items():
+            if score.outcome == "skipped":
+                why = " ".join(score.detail.split())
+                if len(why) > _REASON_SHOWN:
+                    why = why[:_REASON_SHOWN] + "…"
+                reasons.setdefault(name, Counter())[why] += 1
+    out = {}
+    for name, counts in reasons.items():
+        if len(counts) == 1:
+            why = next(iter(counts))
+        else:
+            why = "; ".join(f"{reason} ({n})" for reason, n in counts.most_common())
+        out[name] = (counts.total(), why)
+    return out
+
+
+def skipped_text(record: RunRecord, sep: str = " skipped: ") -> dict[str, str]:
+    """`skipped`, each as "2 skipped: why" (`sep` between count and reason)."""
+    return {name: f"{n}{sep}{why}" for name, (n, why) in skipped(record).items()}
+
+
 def summary_lines(record: RunRecord) -> list[str]:
     width = max([len(c.case_id) for c in record.cases] + [8]) + 2
     lines = [
@@ -39,8 +70,10 @@ def summary_lines(record: RunRecord) -> list[str]:
     for g in record.categories:
         errors = f", {g.errors} errors" if g.errors else ""
         lines.append(f"category {g.name:<13} {g.rate.text}{errors}")
+    skips = skipped_text(record)
     for g in record.scorers:
-        lines.append(f"scorer   {g.name:<13} {g.rate.text}")
+        skip = f", {skips[g.name]}" if g.name in skips else ""
+        lines.append(f"scorer   {g.name:<13} {g.rate.text}{skip}")
     t = record.total
     lines.append(f"all trials: {t.rate.text}, {t.errors} error(s)" + pass_hat(record, "; "))
     failing = [c.case_id for c in record.cases if c.gate is False]

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any
 
-from ..response_checks import describe, kind_of, positioned, revalidated, turn_of
+from ..response_checks import Number, describe, kind_of, positioned, revalidated, turn_of
 from .base import Score, registered, scorer
 
 if TYPE_CHECKING:
@@ -122,11 +122,14 @@ class NotJson(ValueError):
     """The answer is not JSON; the message says where."""
 
 
-def parse_json(answer: str) -> Any:
-    """The answer's JSON value (`json_text`), strictly: NaN and Infinity are not JSON."""
+def parse_json(answer: str, *, exact: bool = False) -> Any:
+    """The answer's JSON value (`json_text`), strictly: NaN and Infinity are not JSON.
+    `exact`: every number is a `response_checks.Number`, as written -- no float that overflows
+    to inf (1e400) or rounds, no int past Python's digit limit for text."""
     text = json_text(answer)
+    numbers: dict[str, Any] = {"parse_int": Number, "parse_float": Number} if exact else {}
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, **numbers)
     except json.JSONDecodeError as exc:
         raise NotJson(f"not JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except (ValueError, RecursionError) as exc:

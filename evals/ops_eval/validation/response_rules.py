@@ -6,6 +6,11 @@ its pydantic model when the meta is read; `meta_error` words those problems for 
 each at its field (`meta.response[2].pattern`). What needs the case around a check is here:
 
 - its turn is a turn of the case;
+- its turn does not end at an approval pause: a turn whose expected calls include a write that
+  waits for a human (`confirm="always"`, or `"after_untrusted"` once the session has read
+  untrusted text), in a case with no `meta.approval` decision to answer it, ends with the pause
+  text the harness writes (`play.pause_text`) -- and a check never passes on that, so no right
+  answer could pass it (`scorers._response.answer_at`);
 - the case's own reference for that turn passes every deterministic check (the reference is the
   gold answer: a check it fails is a check no right answer passes, or a reference that is
   wrong). It is held by the scorers' own check functions (`scorers._response.holds`), so the
@@ -17,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..agents import AGENTS
 from ..response_checks import CHECK_MODELS, JUDGED, KINDS, turn_of, turn_problem
 from .context import Context, Site
 from .problems import Problem, json_type
@@ -88,24 +94,54 @@ def meta_error(err: Any) -> tuple[tuple[Any, ...], str] | None:
     return where, str(err["msg"]).removeprefix("Value error, ")
 
 
+def pausing_turns(site: Site) -> set[int]:
+    """The turns an agent that follows the case ends at an approval pause: each expects a write
+    that waits for a human -- always, or after untrusted text the session has read (in an
+    earlier call, of this turn or one before, as `ops_copilot.writes.read_untrusted_text` decides)
+    -- and the case has no approval decision to answer it (`play.play_turn`)."""
+    if site.meta.approval is not None:
+        return set()
+    specs = AGENTS[site.meta.agent].tool_specs()
+    pausing: set[int] = set()
+    untrusted = False
+    for turn in site.case.turns:
+        for call in turn.calls:
+            spec = specs.get(call.name)
+            if spec is None:
+                continue  # an unknown tool is `expected_calls`' problem
+            if spec.confirm == "always" or (spec.confirm == "after_untrusted" and untrusted):
+                pausing.add(turn.index)
+            untrusted = untrusted or spec.untrusted
+    return pausing
+
+
 def response_checks(ctx: Context, site: Site) -> Iterator[Problem]:
-    """Each valid check's turn is a turn of the case, and the case's reference for that turn
-    passes it (deterministic kinds). Checks of an invalid `meta.response` are reported by
-    `valid_meta`; an empty or mistyped reference by `turn_texts` and ADK's schema."""
+    """Each valid check's turn is a turn of the case that does not end at an approval pause, and
+    the case's reference for that turn passes it (deterministic kinds). Checks of an invalid
+    `meta.response` are reported by `valid_meta`; an empty or mistyped reference by `turn_texts`
+    and ADK's schema."""
     from ..scorers._response import holds
 
     case = site.case
     if not case.turns:
         return  # `has_turns` says so
+    pausing = pausing_turns(site)
     for position, check in enumerate(site.meta.response):
         where = f"meta.{RESPONSE_KEY}[{position}]"
         wrong = turn_problem(case, check)
         if wrong:
             yield site.problem(wrong, field=f"{where}.turn")
             continue
+        index = turn_of(case, check)
+        if index in pausing:
+            yield site.problem(
+                f"turn {index} ends at an approval pause (the harness writes its response), so "
+                "no answer of the agent's can pass this check",
+                field=where,
+            )
+            continue
         if check.scorer in JUDGED:
             continue
-        index = turn_of(case, check)
         turn = case.turns[index - 1]
         if not turn.reference or "final_response" in turn.mistyped:
             continue
