@@ -148,7 +148,10 @@ def test_a_judge_that_always_prefers_the_first_position_wins_nothing(runs, judge
     assert "position consistency: 0/4 0% (95% CI 0%–49%)" in out
     assert out.count("tie (position-inconsistent) -- order 1 (A first): first (A); order 2 "
                      "(B first): first (B)") == 4  # fmt: skip
-    assert "judge: fake, prompt pair-" in out and "comparison: done" in out
+    from ops_eval.judge.setup import configured
+
+    pin = configured().pin  # type: ignore[union-attr]  # however pins are spelt
+    assert f"judge: {pin}, prompt pair-" in out and "comparison: done" in out
     # Each pair was asked twice, the answers swapped between the two asks.
     assert len(received) == 8
     firsts = [shown(r)["first"] for r in received]
@@ -377,7 +380,8 @@ def test_without_a_judge_the_gating_verdicts_decide_and_it_says_so(runs):
     assert code == 0
     assert "warning: no judge configured (OPS_JUDGE_MODEL is unset)" in err
     assert "NO JUDGE: no judge configured (OPS_JUDGE_MODEL is unset): compared by the " \
-        "deterministic gating verdicts (trajectory, " in out  # fmt: skip
+        "deterministic gating verdicts (scorers: trajectory, " in out  # fmt: skip
+    assert "; left out, as they use a judge: llm_judge); a passing trial beats" in out
     assert "wins 1, ties 3 (0 position-inconsistent), losses 2; 2 pair(s) with no verdict" in out
     assert "position consistency: not applicable" in out and "95% CI" not in out
     assert "case-00 #1: A wins -- A pass, B fail" in out
@@ -387,6 +391,37 @@ def test_without_a_judge_the_gating_verdicts_decide_and_it_says_so(runs):
     code, report, _ = ab_json("runa0001", "runb0001")
     assert report["method"] == "deterministic" and report["consistency"] is None
     assert report["judge"] is None and report["no_judge"].startswith("no judge configured")
+
+
+def _judged(record: RunRecord, outcomes: list[str]) -> RunRecord:
+    """`record` with each trial's llm_judge score set to the outcome given (a judge's verdict)."""
+    from ops_eval.scorers.base import Score
+
+    for i, (trial, outcome) in enumerate(zip(record.trials, outcomes, strict=True)):
+        scores = {**trial.scores, "llm_judge": Score(outcome=outcome, detail="a judge said so")}
+        record.trials[i] = trial.model_copy(update={"scores": scores})
+    return record
+
+
+def test_without_a_judge_no_scorer_that_uses_a_judge_decides(runs):
+    """Runs scored with a judge, compared without one: their `llm_judge` scores are a judge's
+    verdicts, so they are left out -- on every deterministic scorer the two runs are equal."""
+    from ops_eval.scorers import registered
+
+    judge_scorers = sorted(n for n, s in registered().items() if s.uses_judge)
+    assert judge_scorers == ["llm_judge"]
+    write_record(_judged(_record("runa0001", A_GOOD), ["fail"] * 4), runs / "runa0001.json")
+    write_record(_judged(_record("runb0001", B_MEH, 2), ["pass"] * 4), runs / "runb0001.json")
+    code, out, err = ab("runa0001", "runb0001")
+    assert code == 0, err
+    assert "wins 0, ties 4 (0 position-inconsistent), losses 0; 0 pair(s) with no verdict" in out
+    assert out.count("tie -- A pass, B pass") == 4
+    assert "left out, as they use a judge: llm_judge" in out
+    assert "left out, as they use a judge: llm_judge)" in err  # the warning says it too
+    _, report, _ = ab_json("runa0001", "runb0001")
+    assert report["judge_scorers_left_out"] == ["llm_judge"]
+    assert "llm_judge" not in report["gating_scorers"]
+    assert {"trajectory", "facts", "exact"} <= set(report["gating_scorers"])
 
 
 def test_without_a_judge_a_pair_with_no_gating_verdict_has_none(runs):

@@ -46,8 +46,9 @@ def verdict(passed: bool, why: str = "scripted") -> dict[str, Any]:
 
 
 def isolate(tmp_path: Path, ops_env: Any) -> Path:
-    """The report log of this test (OPS_CALIBRATION_REPORTS), its own verdict cache (so no
-    other test's verdicts are reused) and runs folder; the log's path."""
+    """The report log of this test (OPS_CALIBRATION_REPORTS), its own verdict cache folder (a
+    calibration never reads it; nothing else of the test's may share another's) and runs
+    folder; the log's path."""
     path = tmp_path / "reports" / "reports.jsonl"
     ops_env.setenv("OPS_CALIBRATION_REPORTS", str(path))
     ops_env.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
@@ -78,7 +79,7 @@ def shipped_items() -> list[dict[str, Any]]:
 
 
 def labels_by_answer() -> dict[str, bool]:
-    """The shipped set's human labels, by the answer text a request carries."""
+    """The shipped set's labels, by the answer text a request carries."""
     from ops_eval.calibration import load_set
 
-    return {item.answer: item.human_pass for item in load_set(SHIPPED_SET).items}
+    return {item.answer: item.labelled_pass for item in load_set(SHIPPED_SET).items}

@@ -1,23 +1,38 @@
-"""The embedded model as the judge, end to end: `ops-eval calibrate` starts the llama.cpp server,
-grades a small set through LiteLLM and its HTTP route, appends an honest report, and the gate
-refuses that judge when the report missed the target.
+"""The embedded model as the judge.
 
-Slow (several seconds per item on two cores), so a set of six items (both classes); the full
-set's figures are measured by hand and quoted in the issue note. Never skipped silently: only
-OPS_SKIP_EMBEDDED_TEST=1 skips it, and the skip says so."""
+Two tests, each able to fail:
+
+- live and slow: `ops-eval calibrate` starts the llama.cpp server and grades a small set (six
+  items, both classes) through LiteLLM and its HTTP route. Six items from a set of one's own
+  certify nothing whatever the model answers, so the test does not ask whether the model is
+  good: it checks that every verdict came from the server (one call per item, no cache), that
+  the report's figures are those of its own per-item outcomes, that it says why it certifies
+  nothing, and that the gate refuses the judge on it. Never skipped silently: only
+  OPS_SKIP_EMBEDDED_TEST=1 skips it, and the skip says so;
+- fast: the committed report log (`evals/calibration/reports.jsonl`) holds the embedded judge's
+  calibration on the project's calibration set as it is now, with its pin derived from the
+  GGUF it runs (never spelt here), and it misses the target -- agreement below 0.85 -- so the
+  gate refuses that judge. The full set takes minutes on two cores, so that report is made by
+  hand (`OPS_JUDGE_MODEL=embedded ops-eval calibrate`) and committed; this test fails when the
+  set, the pin or the grading prompt changes until it is made again.
+"""
 
 from __future__ import annotations
 
 import subprocess
 
 import pytest
-from calibration_helpers import calibrate_cli, isolate, shipped_items, write_set
+from calibration_helpers import SHIPPED_SET, calibrate_cli, isolate, shipped_items, write_set
 from test_gate_judge import judge_gating_policy, write_run
 
-from ops_eval.calibration import read_reports
+from conftest import REPO
+from ops_eval.calibration import load_set, measure, not_counted, read_reports, standing
+from ops_eval.calibration.metrics import TARGET
 from ops_eval.cli import main
-from ops_eval.judge import JudgeUse
+from ops_eval.judge import GRADING, JudgeUse
 from ops_eval.settings import current
+
+COMMITTED_LOG = REPO / "evals" / "calibration" / "reports.jsonl"
 
 skip_unless_embedded = pytest.mark.skipif(
     current().skip_embedded_test,
@@ -25,45 +40,87 @@ skip_unless_embedded = pytest.mark.skipif(
 )
 
 
+def embedded_judge_pin() -> str:
+    """The embedded judge's pin, derived from the GGUF the package ships."""
+    from ops_eval.judge.setup import embedded_pin
+    from ops_eval.models.embedded import embedded_gguf
+
+    return embedded_pin(embedded_gguf())
+
+
 @skip_unless_embedded
-def test_the_embedded_judge_is_reported_honestly_and_refused_by_the_gate_when_it_misses(
+def test_the_embedded_judge_answers_every_item_itself_and_a_small_set_certifies_nothing(
     tmp_path, ops_env, monkeypatch, capsys
 ):
-    reports = isolate(tmp_path, ops_env)  # a fresh verdict cache: the model really answers
+    reports = isolate(tmp_path, ops_env)
     ops_env.setenv("OPS_JUDGE_MODEL", "embedded")
     ops_env.delenv("OPS_JUDGE_BASE_URL")
     items = sorted(shipped_items(), key=lambda i: len(i["answer"]))
-    small = [i for i in items if i["label"] == "pass"][:3] + [
-        i for i in items if i["label"] == "fail"
-    ][:3]
+    small = [i for i in items if i["label"] == "pass"][:3]
+    small += [i for i in items if i["label"] == "fail"][:3]
     path = write_set(tmp_path, small)
 
     code = calibrate_cli(["--set", str(path)])
     out, err = capsys.readouterr()
-    assert code in (0, 1), err[-2000:]  # a verdict on at least one item, and a report
+    assert code == 1, err[-2000:]  # a report, and it does not certify
     (report,) = read_reports(reports)
-    assert report.judge_pin.startswith("embedded/smollm2-135m-instruct@sha256:")
-    assert report.judge.calls == 6 and not any(o.cached for o in report.outcomes)
-    assert report.metrics.items == 6
-    # honest: the exit code, the text and the record say the same thing, whichever it is
-    said = "MET" if report.meets_target else "MISSED"
-    assert code == (0 if report.meets_target else 1)
-    assert f"kappa >= 0.60: {said}" in out
-    assert f"report appended to {reports} (line 1)" in out
-    assert not report.certifies  # six items certify nothing, and the report says so
+    assert report.judge_pin == embedded_judge_pin()
+    # every verdict came from the server: one call per item, none from a cache
+    assert report.metrics.items == 6 and report.judge.calls == 6
+    assert report.judge.cache_hits == 0 and not any(o.cached for o in report.outcomes)
+    assert report.judge.tokens > 0
+    # the figures are those of the per-item outcomes
+    assert report.metrics == measure([o.graded for o in report.outcomes])
+    agreeing = sum(o.agrees for o in report.outcomes)
+    assert report.metrics.agreement.k == agreeing
+    assert f"agreement {agreeing}/6 = " in out
+    # and it says why it certifies nothing: too few items, and not the project's set
+    assert not report.certifies and not report.meets_target
+    assert report.missed[0].startswith("the set certifies nothing: 6 items, fewer than the 40")
     assert "CERTIFIES NOTHING: 6 items" in out
+    assert "kappa >= 0.60: MISSED" in out
+    assert (
+        "gate: this set is not the project's calibration set: the report is kept, it does not "
+        "certify"
+    ) in out
+    assert not_counted(report, load_set(SHIPPED_SET)) is not None
+    assert f"report appended to {reports} (line 1)" in out
     leftovers = subprocess.run(["pgrep", "-f", "llama_server"], capture_output=True, text=True)
     assert leftovers.stdout.strip() == "", "the embedded judge's server outlived the command"
 
-    # A run whose llm_judge verdicts came from that judge, through the gate.
+    # The gate does not accept that judge on that report.
+    ok, why = standing(report.judge_pin, report.prompt_version, reports)
+    assert not ok and why.startswith("not calibrated on the project's calibration set as it is")
     runs = judge_gating_policy(tmp_path, ops_env, monkeypatch)
-    use = JudgeUse(pin=report.judge_pin, prompt_versions={"grade": report.prompt_version})
+    use = JudgeUse(pin=report.judge_pin, prompt_versions={"grade": report.prompt_version}, calls=10)
     write_run(runs, ["pass"] * 10, judge=use)
-    gated = main(["gate", "cand0001"])
+    assert main(["gate", "cand0001"]) == 1
     out = capsys.readouterr().out
-    if report.meets_target:
-        assert gated == 0 and "calibrated: agreement" in out
-    else:
-        assert gated == 1
-        assert f"FAIL: llm_judge: judge {report.judge_pin} (prompt {report.prompt_version})" in out
-        assert "is uncalibrated, so it cannot gate: below target" in out
+    assert f"FAIL: llm_judge: judge {report.judge_pin} (prompt {report.prompt_version})" in out
+    assert "is uncalibrated, so it cannot gate: not calibrated on the project's calibration" in out
+
+
+def test_the_committed_log_holds_the_embedded_judges_calibration_and_it_misses():
+    """Needs the committed report regenerated whenever the set, the pin's spelling or the
+    grading prompt changes: `OPS_JUDGE_MODEL=embedded ops-eval calibrate`."""
+    pin = embedded_judge_pin()
+    cset = load_set(SHIPPED_SET)
+    mine = [
+        r
+        for r in read_reports(COMMITTED_LOG)
+        if r.judge_pin == pin and r.prompt_version == GRADING.version
+    ]
+    counted = [r for r in mine if not_counted(r, cset) is None]
+    assert counted, (
+        f"{COMMITTED_LOG} holds no report for the embedded judge {pin} with prompt "
+        f"{GRADING.version} on the project's calibration set as it is now (sha256 "
+        f"{cset.sha256[:12]}); {len(mine)} on other sets or versions of it. Make it with "
+        "`OPS_JUDGE_MODEL=embedded ops-eval calibrate` and commit it"
+    )
+    report = counted[-1]
+    assert report.metrics.items == len(cset.items) and report.certifies
+    assert report.metrics.agreement.rate is not None
+    assert report.metrics.agreement.rate < TARGET.agreement
+    assert not report.meets_target and report.missed
+    ok, why = standing(pin, GRADING.version, COMMITTED_LOG)
+    assert not ok and why.startswith("below target: its latest calibration on the project's set")

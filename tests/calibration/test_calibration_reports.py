@@ -1,6 +1,7 @@
 """The calibration report log: append-only and hash-chained (an edited line is refused, naming
 it), a report that says more than its items show is refused, and `standing` -- what the gate
-asks -- decided by the latest report for a judge's pin and prompt version."""
+asks -- decided by the latest report for a judge's pin and prompt version made on the project's
+calibration set as it is now, judged against the project's target."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 import pytest
 from calibration_helpers import SHIPPED_SET
 
-from ops_eval.calibration import load_set
+from ops_eval.calibration import CalibrationSet, load_set
 from ops_eval.calibration.metrics import TARGET, Target
 from ops_eval.calibration.reports import (
     CalibrationReport,
@@ -31,7 +32,9 @@ def cset():
     return load_set(SHIPPED_SET)
 
 
-def report(cset, judge_says, *, pin=PIN, version=VERSION, target=TARGET) -> CalibrationReport:
+def report(
+    cset, judge_says, *, pin=PIN, version=VERSION, target=TARGET, cached=False
+) -> CalibrationReport:
     """A report of `cset` where the judge says `judge_says(item)`: True, False or an error."""
     outcomes = []
     for item in cset.items:
@@ -40,13 +43,14 @@ def report(cset, judge_says, *, pin=PIN, version=VERSION, target=TARGET) -> Cali
         if isinstance(said, str):
             outcomes.append(ItemOutcome(**common, error=said))
         else:
-            outcomes.append(ItemOutcome(**common, verdict="pass" if said else "fail"))
+            verdict = "pass" if said else "fail"
+            outcomes.append(ItemOutcome(**common, verdict=verdict, cached=cached))
     use = JudgeUse(pin=pin, prompt_versions={"grade": version}, calls=len(outcomes))
     return build_report(outcomes, cset, target, judge=use, prompt_version=version, seconds=1.0)
 
 
 def honest(item):
-    return item.human_pass
+    return item.labelled_pass
 
 
 def always_pass(item):
@@ -124,12 +128,22 @@ def test_a_met_target_is_calibrated_and_the_latest_report_decides(tmp_path, cset
     log = tmp_path / "reports.jsonl"
     append_report(report(cset, honest), log)
     ok, why = standing(PIN, VERSION, log)
-    assert ok and why.startswith("calibrated: agreement 54/54 = 1.00, kappa 1.00, 0 error(s)")
+    assert ok and why.startswith(
+        "calibrated: its latest calibration on the project's set: agreement 54/54 = 1.00, kappa "
+        "1.00, 0 error(s), at "
+    )
+    assert "; meets the project's target (agreement >= 0.85, kappa >= 0.60)" in why
     append_report(report(cset, always_pass), log)  # re-measured and found wanting
     ok, why = standing(PIN, VERSION, log)
     assert not ok
-    assert "below target: its latest calibration agreement 28/54 = 0.52, kappa 0.00" in why
-    assert "agreement 28/54 = 0.52 is below 0.85; kappa 0.00 is below 0.60" in why
+    assert why.startswith(
+        "below target: its latest calibration on the project's set: agreement 28/54 = 0.52, "
+        "kappa 0.00"
+    )
+    assert why.endswith(
+        "the project's target (agreement >= 0.85, kappa >= 0.60) is missed: agreement 28/54 = "
+        "0.52 is below 0.85; kappa 0.00 is below 0.60"
+    )
 
 
 def test_standing_is_per_pin_and_prompt_version(tmp_path, cset):
@@ -146,17 +160,17 @@ def test_a_report_made_under_a_lower_target_does_not_count_now(tmp_path, cset):
     # kappa: po = 47/54; judge pass 21/54; human pass 28/54;
     #   pe = (28/54)(21/54) + (26/54)(33/54) = (588 + 858)/2916 = 0.49588
     #   kappa = (0.87037 - 0.49588)/(1 - 0.49588) = 0.7429 -- meets the project's target.
-    passes = [i.id for i in cset.items if i.human_pass][:7]
-    strict = report(cset, lambda i: i.human_pass and i.id not in passes)
+    passes = [i.id for i in cset.items if i.labelled_pass][:7]
+    strict = report(cset, lambda i: i.labelled_pass and i.id not in passes)
     assert strict.meets_target and strict.metrics.agreement.k == 47
     assert strict.metrics.kappa == pytest.approx(0.7429, abs=1e-4)
     # A judge measured under an easier bar (agreement 0.5, kappa 0.2) that met it: it passes
     # every pass and 10 of the 26 fails -> tp 28, fp 10, tn 16: agreement 44/54 = 0.815, under
     # today's 0.85. (kappa: judge pass 38/54; pe = (28/54)(38/54) + (26/54)(16/54) = 0.50754;
     # kappa = (0.81481 - 0.50754)/(1 - 0.50754) = 0.6240)
-    fails = [i.id for i in cset.items if not i.human_pass][:10]
+    fails = [i.id for i in cset.items if not i.labelled_pass][:10]
     lenient = report(
-        cset, lambda i: i.human_pass or i.id in fails, target=Target(agreement=0.5, kappa=0.2)
+        cset, lambda i: i.labelled_pass or i.id in fails, target=Target(agreement=0.5, kappa=0.2)
     )
     assert lenient.meets_target and lenient.target.agreement == 0.5
     assert lenient.metrics.agreement.k == 44
@@ -164,13 +178,109 @@ def test_a_report_made_under_a_lower_target_does_not_count_now(tmp_path, cset):
     log = tmp_path / "reports.jsonl"
     append_report(lenient, log)
     ok, why = standing(PIN, VERSION, log)
-    assert not ok and "falls short of the project's target now" in why
+    assert not ok and "the project's target (agreement >= 0.85, kappa >= 0.60) is missed" in why
     assert why.endswith("agreement 44/54 = 0.81 is below 0.85")
 
 
 def test_judge_errors_keep_a_judge_uncalibrated(tmp_path, cset):
     first = cset.items[0].id
     log = tmp_path / "reports.jsonl"
-    append_report(report(cset, lambda i: "timeout" if i.id == first else i.human_pass), log)
+    append_report(report(cset, lambda i: "timeout" if i.id == first else i.labelled_pass), log)
     ok, why = standing(PIN, VERSION, log)
     assert not ok and "1 of 54 items got no verdict (judge errors)" in why
+
+
+# -- only the project's calibration set, as it is now, counts --------------------------------
+
+
+def copies(tmp_path, cset) -> CalibrationSet:
+    """Two answers (one pass, one fail) copied 20 times each under new ids: 40 items, built in
+    memory (the loader refuses such a file)."""
+    good = next(i for i in cset.items if i.labelled_pass)
+    bad = next(i for i in cset.items if not i.labelled_pass)
+    items = [i.model_copy(update={"id": f"{i.id}-{n}"}) for n in range(20) for i in (good, bad)]
+    return CalibrationSet(path=tmp_path / "copies.yaml", sha256="c" * 64, items=items)
+
+
+def quick_look(tmp_path, cset) -> CalibrationSet:
+    items = [i for i in cset.items if i.labelled_pass][:2]
+    items += [i for i in cset.items if not i.labelled_pass][:2]
+    return CalibrationSet(path=tmp_path / "quick.yaml", sha256="9" * 64, items=items)
+
+
+def test_a_set_of_copies_that_meets_its_target_does_not_certify(tmp_path, cset):
+    log = tmp_path / "reports.jsonl"
+    copied = report(copies(tmp_path, cset), honest)
+    assert copied.meets_target and copied.certifies  # 40/40 on 40 items: it met its target
+    append_report(copied, log)
+    ok, why = standing(PIN, VERSION, log)
+    assert not ok
+    assert why.startswith(
+        f"not calibrated on the project's calibration set as it is now ({SHIPPED_SET}, sha256 "
+        f"{cset.sha256[:12]}): 1 report(s) for judge {PIN} with prompt {VERSION} in {log}, "
+        "none of which counts (the latest: made on "
+    )
+    assert why.endswith("calibrate it on the current set (`ops-eval calibrate`)")
+
+
+def test_a_quick_look_after_a_certification_does_not_revoke_it(tmp_path, cset):
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, honest), log)
+    append_report(report(quick_look(tmp_path, cset), lambda i: not i.labelled_pass), log)
+    ok, why = standing(PIN, VERSION, log)
+    assert ok, why
+    assert (
+        "agreement 54/54" in why and "(1 later report(s) do not count; the latest: made on " in why
+    )
+
+
+def test_a_report_on_an_earlier_version_of_the_set_stops_counting(tmp_path, cset):
+    """The shipped set changed after the judge was certified: its report no longer counts."""
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, honest), log)
+    assert standing(PIN, VERSION, log)[0]
+    changed = tmp_path / "set.yaml"
+    changed.write_text(SHIPPED_SET.read_text().replace("version: 1\n", "version: 1 # v2\n", 1))
+    ok, why = standing(PIN, VERSION, log, set_path=changed)
+    assert not ok
+    assert "not calibrated on the project's calibration set as it is now" in why
+    assert f"(sha256 {cset.sha256[:12]}), not on the project's calibration set as it is" in why
+
+
+def test_a_report_whose_items_are_not_the_sets_does_not_count(tmp_path, cset):
+    """The set's sha256, but a label flipped in the outcomes: it does not count."""
+    first = cset.items[0]
+    flipped = first.model_copy(update={"label": "fail" if first.labelled_pass else "pass"})
+    relabelled = cset.model_copy(update={"items": [flipped, *cset.items[1:]]})
+    log = tmp_path / "reports.jsonl"
+    append_report(report(relabelled, lambda i: i.label == "pass"), log)
+    ok, why = standing(PIN, VERSION, log)
+    assert not ok
+    assert "(the latest: its items' ids or labels are not those of the project's" in why
+
+
+def test_a_report_with_cached_verdicts_does_not_count(tmp_path, cset):
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, honest, cached=True), log)
+    ok, why = standing(PIN, VERSION, log)
+    assert not ok and "(the latest: 54 verdict(s) came from the cache)" in why
+
+
+def test_a_report_that_missed_only_raised_flags_meets_the_project_target(tmp_path, cset):
+    passes = [i.id for i in cset.items if i.labelled_pass][:1]
+    raised = report(
+        cset, lambda i: i.labelled_pass and i.id not in passes, target=Target(0.99, 0.9)
+    )
+    assert not raised.meets_target  # 53/54 = 0.98 < 0.99
+    log = tmp_path / "reports.jsonl"
+    append_report(raised, log)
+    ok, why = standing(PIN, VERSION, log)
+    assert ok and "agreement 53/54" in why and "meets the project's target" in why
+
+
+def test_an_unreadable_project_set_is_refused(tmp_path, cset):
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, honest), log)
+    with pytest.raises(OpsEvalError) as info:
+        standing(PIN, VERSION, log, set_path=tmp_path / "missing.yaml")
+    assert info.value.code == 2 and "missing.yaml" in str(info.value)

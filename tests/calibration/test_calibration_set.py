@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from calibration_helpers import SHIPPED_SET, shipped_items, write_set
@@ -29,7 +30,7 @@ def test_the_shipped_set_is_large_enough_balanced_and_mixed(shipped):
     }  # fmt: skip
     # the verbosity figure needs long answers on both sides of the label
     long = [item for item in items if item.length >= 400]
-    assert sum(i.human_pass for i in long) >= 5 and sum(not i.human_pass for i in long) >= 5
+    assert sum(i.labelled_pass for i in long) >= 5 and sum(not i.labelled_pass for i in long) >= 5
     assert len(shipped.sha256) == 64
 
 
@@ -37,6 +38,30 @@ def test_the_header_says_how_the_labels_were_made():
     header = SHIPPED_SET.read_text().split("\nversion:")[0]
     assert "an AI agent working" in header and "not cross-checked by a second" in header
     assert "labeller" in header
+    assert "by a person" not in header and "labelled pass or fail by hand (by this" in header
+
+
+def test_no_description_of_the_labels_says_a_person_or_a_human_gave_them():
+    """The labels were given by this project's engineer, an AI agent (the set's header): the
+    calibration code, its command's help and the gate's judge check say so, or say nothing of
+    who; none claims a person, a human label or people."""
+    import argparse
+
+    from ops_eval.calibration.command import add_parser
+
+    root = REPO / "evals" / "ops_eval"
+    texts = {p: p.read_text() for p in sorted((root / "calibration").glob("*.py"))}
+    texts[root / "gate" / "judge_check.py"] = (root / "gate" / "judge_check.py").read_text()
+    parser = argparse.ArgumentParser(prog="ops-eval")
+    subparsers = parser.add_subparsers(dest="command")
+    add_parser(subparsers)
+    helps = parser.format_help() + subparsers.choices["calibrate"].format_help()
+    texts[Path("ops-eval calibrate --help")] = helps
+    said = re.compile(r"by a person|person's|human label|human pass|human fail|with people")
+    for path, text in texts.items():
+        found = said.findall(text)
+        assert not found, f"{path}: {found}"
+    assert "labelled by hand (by this project's engineer" in " ".join(helps.split())
 
 
 SEED_FILE = re.compile(r"[\w./-]+\.(?:yaml|md|log)|seed/[\w/]+/")
@@ -78,7 +103,7 @@ def test_every_incident_service_and_runbook_a_reference_names_is_in_the_seed(shi
 
 
 def test_kinds_and_labels_agree_in_the_shipped_set(shipped):
-    assert all((i.kind in PASSING_KINDS) == i.human_pass for i in shipped.items)
+    assert all((i.kind in PASSING_KINDS) == i.labelled_pass for i in shipped.items)
 
 
 def _item(**changes):
@@ -95,9 +120,38 @@ def _refused(path) -> str:
 
 
 def test_duplicate_ids_are_refused_naming_both_places(tmp_path):
-    path = write_set(tmp_path, [_item(), _item(id="other"), _item()])
+    path = write_set(tmp_path, [_item(), _item(id="other", answer="Inventory is down."), _item()])
     said = _refused(path)
-    assert said == (f"{path}: item 'status-inventory-correct': id used twice (also items[0])")
+    assert said == (
+        f"{path}: items[2]: id 'status-inventory-correct' used twice (also items[0], id "
+        "'status-inventory-correct'): one judgement would count twice"
+    )
+
+
+def test_the_same_question_and_answer_under_two_ids_is_refused_naming_both(tmp_path):
+    """A copy re-wrapped or re-spaced is still a copy: whitespace is collapsed before comparing;
+    a set of two answers copied twenty times would otherwise pass for forty judgements."""
+    first = _item()
+    copy = _item(
+        id="copy",
+        question="  What is the status of the\n inventory   service? ",
+        answer="\n".join(first["answer"].split()),
+    )
+    path = write_set(tmp_path, [first, _item(id="other", answer="Inventory is down."), copy])
+    said = _refused(path)
+    assert said == (
+        f"{path}: item 'copy': the same question and answer as item 'status-inventory-correct' "
+        "(whitespace aside): one judgement would count twice"
+    )
+    # the same answer to another question is not a copy
+    other_question = _item(id="elsewhere", question="Is inventory up?")
+    assert len(load_set(write_set(tmp_path, [first, other_question], "ok.yaml")).items) == 2
+
+
+def test_the_shipped_set_has_no_duplicate_answer():
+    pairs = [(" ".join(i["question"].split()), " ".join(i["answer"].split())) for i in
+             shipped_items()]  # fmt: skip
+    assert len(set(pairs)) == len(pairs)
 
 
 def test_an_unknown_kind_is_refused_with_the_allowed_ones(tmp_path):
@@ -145,8 +199,47 @@ def test_a_file_that_is_not_a_set_is_refused(tmp_path):
 
 
 def test_a_small_set_loads_and_knows_its_classes(tmp_path):
-    items = [_item(id="a"), _item(id="b", kind="wrong", label="fail")]
+    items = [_item(id="a"), _item(id="b", kind="wrong", label="fail", answer="It is fine.")]
     small = load_set(write_set(tmp_path, items))
     assert (len(small.items), small.passes, small.fails, small.one_class) == (2, 1, 1, None)
-    one = load_set(write_set(tmp_path, [_item(id="a"), _item(id="b")], "one.yaml"))
+    one = load_set(write_set(tmp_path, [_item(id="a"), _item(id="b", answer="Down.")], "one.yaml"))
     assert one.one_class == "pass"
+
+
+LOG_TIME = re.compile(r"\b\d{2}:\d{2}:\d{2}\b")
+
+
+def test_every_log_time_an_item_cites_is_a_line_of_the_logs_its_why_names(shipped):
+    """An answer or reference that gives a time to the second quotes a log line: that line is
+    in one of the log files the item's `why` names."""
+    logs = REPO / "seed" / "logs"
+    for item in shipped.items:
+        named = re.findall(r"logs/([\w-]+\.log)", item.why)
+        lines = "".join((logs / name).read_text() for name in named)
+        for when in LOG_TIME.findall(f"{item.answer} {item.reference}"):
+            assert f"T{when}Z" in lines, f"{item.id}: {when} is in none of {named}"
+
+
+def test_the_checkout_log_answer_says_only_what_the_log_shows(shipped):
+    """checkout.log has two CartRepository timeouts and two HTTP 500s, and the 10:06:09 timeout
+    on pod q9fe has no 500 after it (a retry resolved cart crt-5521): the verbose correct answer
+    must not say that every timeout ends as a 500, and its reference holds every one of those
+    lines."""
+    log = (REPO / "seed" / "logs" / "checkout.log").read_text().splitlines()
+    timeouts = [(line[11:19], line.split()[2]) for line in log if "query timeout" in line]
+    errors = [(line[11:19], line.split()[2]) for line in log if "HTTP 500" in line]
+    assert [t for t, _ in timeouts] == ["10:06:01", "10:06:09"]
+    assert [t for t, _ in errors] == ["10:06:02", "10:07:44"]
+    q9fe = [t for t, pod in timeouts if pod.endswith("q9fe")]
+    assert q9fe == ["10:06:09"] and not any(pod.endswith("q9fe") for _, pod in errors)
+
+    item = next(i for i in shipped.items if i.id == "checkout-logs-verbose-correct")
+    assert item.label == "pass" and item.kind == "verbose_correct"
+    answer = " ".join(item.answer.split())
+    assert "each such failure" not in answer
+    assert "Not every timeout ends in a failed order: no HTTP 500 follows the timeout on q9fe" in (
+        answer
+    )
+    for when, _ in timeouts + errors:
+        assert when in item.reference and when in answer, when
+    assert "10:08:30" in answer and "crt-5521" in answer

@@ -65,3 +65,33 @@ def test_the_embedded_judge_replies_with_valid_verdicts_and_caches_them(
     assert (use.calls, use.cache_hits, use.errors) == (2, 1, 0)
     assert 0 < use.tokens == budget.spent <= budget.limit
     assert "embedded-judge-server.log" in {p.name for p in tmp_path.iterdir()}
+
+
+def test_a_run_graded_by_the_embedded_judge_is_refused_by_the_gate(
+    local_group, ops_env, tmp_path: Path, capsys
+):
+    """End to end: the real runner (the oracle agent, a deterministic test model answering the
+    reference), the embedded judge grading the ops set's `llm_judge` check through its HTTP
+    server, the record kept -- and the gate refusing the run because that judge's calibration
+    (the committed report, `evals/calibration/reports.jsonl`) missed the target."""
+    from conftest import REPO
+    from ops_eval import RunOptions, execute, read_evalset
+    from ops_eval.cli import main
+    from ops_eval.testing import OracleLlm, fixed_model
+
+    ops_env.setenv("OPS_JUDGE_MODEL", "embedded")
+    ops_env.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path / "runs"))
+    ops_set = REPO / "evals" / "ops.evalset.json"
+    oracle = OracleLlm.from_cases(read_evalset(ops_set).cases)
+    options = RunOptions(set_path=ops_set, cases=["recommend-fix-inc-002"])
+    code, record, _ = execute(options, chooser=fixed_model(oracle, "oracle", "test model"))
+    (trial,) = record.trials
+    judged = trial.scores["llm_judge"]
+    assert judged.outcome in ("pass", "fail"), judged  # a verdict from the server
+    assert record.judge is not None and record.judge.calls == 1 and record.judge.tokens > 0
+    assert record.judge.pin.startswith("embedded/smollm2-135m-instruct@sha256:")
+    capsys.readouterr()
+    assert main(["gate", record.run_id]) == 1
+    said = capsys.readouterr().out
+    assert f"llm_judge: judge {record.judge.pin}" in said and "below target" in said, said

@@ -317,7 +317,10 @@ def test_ready_metrics_are_1_and_no_judge_from_openai_variables(ready):
         assert metrics[f"{name}/mean"] == 1.0
     assert not any(k.startswith("judge") for k in metrics)
     assert not any(feedback(t).get("judge") for t in ready.first.traces)
-    assert not any(line.startswith("judge:") for line in ready.first.out.splitlines())
+    said = [line for line in ready.first.out.splitlines() if line.startswith("judge:")]
+    # only the llm_judge checks' judge speaks, to say there is none (OPS_JUDGE_MODEL unset)
+    assert said == ["judge: none; llm_judge checks are skipped: no judge configured "
+                    "(OPS_JUDGE_MODEL is unset)"]  # fmt: skip
 
 
 def test_logged_model_is_ready_and_carries_the_records_lineage(ready):

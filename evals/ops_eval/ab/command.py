@@ -6,7 +6,10 @@ unique prefix of at least 6 characters, among the runs and pinned copies under t
 Every (case, repeat) both runs hold is a pair (`pairs`). With a judge (OPS_JUDGE_*), each pair
 is judged twice, the order swapped, and has a winner only when both orders agree (`decide`);
 its calls go through the verdict cache and the token budget of `evals/gate.yaml`. Without a
-judge the command says so and compares the trials' deterministic gating verdicts instead.
+judge the command says so and compares the trials' deterministic gating verdicts instead: the
+gate policy's gating scorers less every scorer that uses a judge (`uses_judge` in the registry:
+`llm_judge`), whose scores are a judge's verdicts -- the report names the scorers used and those
+left out.
 
 Exit codes: 0 the comparison was made (it is a report, not a gate: losing is not a failure);
 2 bad input or configuration (an unknown run, the same run twice, two eval sets, no shared
@@ -32,18 +35,22 @@ if TYPE_CHECKING:  # `ops-eval`'s parser imports this module: nothing heavy at s
     from .report import ABReport
 
 
-def _gating_scorers(runs: Runs) -> list[str]:
-    """The gate policy's gating scorers; OpsEvalError (exit 2) when the policy cannot be read,
-    or when a run's trials carry none of a gating scorer (a record from an older scorer set
-    would be compared by fewer scorers than the other, silently)."""
+def _deterministic_scorers(runs: Runs) -> tuple[list[str], list[str]]:
+    """(the gate policy's gating scorers that do not use a judge, the ones left out because they
+    do); OpsEvalError (exit 2) when the policy cannot be read, or when a run's trials carry
+    none of a scorer used (a record from an older scorer set would be compared by fewer scorers
+    than the other, silently)."""
     from ..gate.config import GateConfigError, gate_file, read_gate_config
     from ..inputs import bad_input
+    from ..scorers import registered
 
     try:
         config, _ = read_gate_config(gate_file())
     except GateConfigError as exc:
         raise bad_input(str(exc)) from None
-    scorers = list(config.gating_scorers)
+    known = registered()
+    judged = [s for s in config.gating_scorers if s in known and known[s].uses_judge]
+    scorers = [s for s in config.gating_scorers if s not in judged]
     for label, record in (("A", runs.a), ("B", runs.b)):
         valid = [t for t in record.trials if t.status != "error"]
         missing = [s for s in scorers if valid and not any(s in t.scores for t in valid)]
@@ -52,7 +59,7 @@ def _gating_scorers(runs: Runs) -> list[str]:
                 f"run {label} {record.run_id}: no trial carries the gating scorer(s) "
                 f"{', '.join(missing)} (a record from an older scorer set)"
             )
-    return scorers
+    return scorers, judged
 
 
 def _base(runs: Runs, only_a: list[str], only_b: list[str]) -> dict[str, Any]:
@@ -79,13 +86,18 @@ def _deterministic(
     from .decide import verdict_pair
     from .report import ABReport
 
-    scorers = _gating_scorers(runs)
-    say(f"warning: {why.reason}: compared by the deterministic gating verdicts, not by a judge")
+    scorers, left_out = _deterministic_scorers(runs)
+    aside = f"; left out, as they use a judge: {', '.join(left_out)}" if left_out else ""
+    say(
+        f"warning: {why.reason}: compared by the deterministic gating verdicts, not by a judge "
+        f"(scorers: {', '.join(scorers)}{aside})"
+    )
     return ABReport(
         **base,
         method="deterministic",
         no_judge=why.reason,
         gating_scorers=scorers,
+        judge_scorers_left_out=left_out,
         pairs=[verdict_pair(p, scorers) for p in pairs],
     )
 
@@ -193,7 +205,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     ab = subparsers.add_parser(
         "ab",
         help="which of two runs of one eval set answered better, pair by pair: a judge asked "
-        "in both orders (a winner only when both agree), else the deterministic verdicts",
+        "in both orders (a winner only when both agree), else the deterministic gating "
+        "verdicts (scorers that use a judge left out)",
     )
     ab.add_argument("run_a", metavar="RUN_A", help="run record path, run id or id prefix")
     ab.add_argument("run_b", metavar="RUN_B", help="the run to compare it with")

@@ -58,6 +58,10 @@ class ABReport(BaseModel):
     no_judge: str | None = None
     """Why there is no judge (deterministic comparison)."""
     gating_scorers: list[str] = []
+    """Without a judge: the gating scorers whose verdicts decided (none that uses a judge)."""
+    judge_scorers_left_out: list[str] = []
+    """Without a judge: the gating scorers left out because their scores are a judge's verdicts
+    (`uses_judge`)."""
     judge: JudgeUse | None = None
     prompt_version: str | None = None
     only_a: list[str] = []
@@ -171,9 +175,15 @@ def text_lines(report: ABReport) -> list[str]:
             "A shown first then B shown first: a winner only when both orders agree"
         )
     else:
+        left_out = (
+            f"; left out, as they use a judge: {', '.join(r.judge_scorers_left_out)}"
+            if r.judge_scorers_left_out
+            else ""
+        )
         lines.append(
             f"NO JUDGE: {one_line(r.no_judge or '')}: compared by the deterministic gating "
-            f"verdicts ({', '.join(r.gating_scorers)}); a passing trial beats a failing one"
+            f"verdicts (scorers: {', '.join(r.gating_scorers)}{left_out}); a passing trial "
+            "beats a failing one"
         )
     lines.append(
         f"A ({one_line(a.run_id)}) against B ({one_line(b.run_id)}): wins {r.wins}, ties "

@@ -1,10 +1,14 @@
-"""The calibration set: answers about the seed, each labelled pass or fail by a person, that the
-judge is measured against (`evals/calibration/set.yaml`).
+"""The calibration set: answers about the seed, each labelled pass or fail by hand (by this
+project's engineer -- an AI agent working as its engineer, not an independent human rater; see
+the set's header), that the judge is measured against (`evals/calibration/set.yaml`, the
+project's calibration set: the only one whose reports can certify a judge, `reports.standing`).
 
 Read once and refused precisely -- the file, the item and the field -- because a calibration is
-only as good as its labels: a duplicate id would count one judgement twice, an unknown kind
-would hide what the mix is, and a kind that contradicts its label (a `wrong` answer labelled
-pass) is a labelling slip the report would otherwise present as the judge's error.
+only as good as its labels: a duplicate would count one judgement twice (the same id, or the
+same question and answer under two ids -- compared after collapsing whitespace, so a re-wrapped
+copy is still a copy), an unknown kind would hide what the mix is, and a kind that contradicts
+its label (a `wrong` answer labelled pass) is a labelling slip the report would otherwise
+present as the judge's error.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ class CalibrationItem(BaseModel):
     kind: Kind
     """What sort of answer it is (the set's mix; see the file's header)."""
     label: Label
-    """The person's verdict: what the judge should say."""
+    """The label given by hand (see the set's header for by whom): what the judge should say."""
     question: Text
     answer: Text
     """The response the judge grades."""
@@ -55,7 +59,7 @@ class CalibrationItem(BaseModel):
     """The label's reason, citing the seed file that decides it."""
 
     @property
-    def human_pass(self) -> bool:
+    def labelled_pass(self) -> bool:
         return self.label == "pass"
 
     @property
@@ -75,7 +79,7 @@ class CalibrationSet(BaseModel):
 
     @property
     def passes(self) -> int:
-        return sum(item.human_pass for item in self.items)
+        return sum(item.labelled_pass for item in self.items)
 
     @property
     def fails(self) -> int:
@@ -98,10 +102,16 @@ def _bad(path: Path, message: str) -> OpsEvalError:
     return OpsEvalError(EXIT_BAD_INPUT, one_line(f"{path}: {message}"))
 
 
+def _same_text(text: str) -> str:
+    """`text` with every run of whitespace one space: what makes two items the same answer."""
+    return " ".join(text.split())
+
+
 def load_set(path: Path) -> CalibrationSet:
     """The set at `path`; OpsEvalError (exit 2) naming the file, the item and the field of the
     first problem: unreadable or not YAML, no `items` list, an item that does not validate, an
-    id used twice, a kind that contradicts its label."""
+    id used twice, the same question and answer under two ids (both named), a kind that
+    contradicts its label."""
     from ops_copilot.textfiles import TextFileError, load_yaml, read_bytes
 
     try:
@@ -121,6 +131,7 @@ def load_set(path: Path) -> CalibrationSet:
         raise _bad(path, "items: expected a non-empty list of labelled answers")
     items: list[CalibrationItem] = []
     seen: dict[str, int] = {}
+    asked: dict[tuple[str, str], str] = {}
     for index, entry in enumerate(entries):
         name = entry.get("id") if isinstance(entry, dict) else None
         where = f"item {name!r}" if isinstance(name, str) and name else f"items[{index}]"
@@ -129,9 +140,21 @@ def load_set(path: Path) -> CalibrationSet:
         except ValidationError as exc:
             raise _bad(path, f"{where}: {first_error(exc)}") from None
         if item.id in seen:
-            raise _bad(path, f"{where}: id used twice (also items[{seen[item.id]}])")
+            raise _bad(
+                path,
+                f"items[{index}]: id {item.id!r} used twice (also items[{seen[item.id]}], id "
+                f"{item.id!r}): one judgement would count twice",
+            )
         seen[item.id] = index
-        if (item.kind in PASSING_KINDS) != item.human_pass:
+        same = (_same_text(item.question), _same_text(item.answer))
+        if same in asked:
+            raise _bad(
+                path,
+                f"{where}: the same question and answer as item {asked[same]!r} (whitespace "
+                "aside): one judgement would count twice",
+            )
+        asked[same] = item.id
+        if (item.kind in PASSING_KINDS) != item.labelled_pass:
             raise _bad(
                 path,
                 f"{where}: label: {item.label!r} contradicts kind {item.kind!r} (correct kinds "

@@ -1,18 +1,21 @@
-"""How far the judge agrees with the person who labelled the set, with denominators.
+"""How far the judge agrees with the set's labels, with denominators.
 
-The person's label is the truth and the judge's pass is the positive: sensitivity is the share
-of human passes the judge passed, specificity the share of human fails it failed. Agreement
-counts every item, and a judge error (no verdict) counts as a disagreement: an error never
-helps a judge through (fail-closed). Kappa, sensitivity and specificity are taken over the items
-with a verdict only -- an error has no verdict to put in a confusion matrix -- and the errors are
+The labels were given by hand (by this project's engineer, an AI agent working as its engineer,
+not an independent human rater; see the set's header). The label is the truth here and the
+judge's pass is the positive: sensitivity is the share of items labelled pass that the judge
+passed, specificity the share labelled fail that it failed. Agreement counts every item, and a
+judge error (no verdict: an invalid reply) counts as a disagreement: an error never helps a
+judge through (fail-closed). Kappa, sensitivity and specificity are taken over the items with a
+verdict only -- an error has no verdict to put in a confusion matrix -- and the errors are
 listed beside them; any error means the target is missed.
 
 Verbosity bias is the Pearson (point-biserial) correlation between an answer's length in
 characters and the judge's pass (1) or fail (0). On its own it is confounded by the set: if the
 long answers happen to be the right ones, a perfect judge correlates too. So the same
-correlation with the human label is given beside it; a judge figure well above the human one is
-the bias. Both are None when undefined (fewer than two verdicts, or one side constant -- a judge
-that passed everything).
+correlation with the label is given beside it (`verbosity_r_human`: the field keeps the name
+the report log was written with); a judge figure well above the labels' one is the bias. Both
+are None when undefined (fewer than two verdicts, or one side constant -- a judge that passed
+everything).
 """
 
 from __future__ import annotations
@@ -61,10 +64,10 @@ TARGET = Target()
 
 @dataclass(frozen=True)
 class Graded:
-    """One item as the metrics see it: the person's label, the judge's verdict (None: the judge
-    gave none -- an error), and the answer's length."""
+    """One item as the metrics see it: its label, the judge's verdict (None: the judge gave
+    none -- an error), and the answer's length."""
 
-    human_pass: bool
+    labelled_pass: bool
     judge_pass: bool | None
     length: int
 
@@ -107,16 +110,17 @@ class Metrics(BaseModel):
     fp: int
     tn: int
     sensitivity: Rate
-    """Judge passes among the human passes (with a verdict)."""
+    """Judge passes among the items labelled pass (with a verdict)."""
     specificity: Rate
-    """Judge fails among the human fails (with a verdict)."""
+    """Judge fails among the items labelled fail (with a verdict)."""
     judge_passes: Rate
     """The judge's pass rate over the items with a verdict."""
     verbosity_r: float | None
     """Pearson correlation of answer length (characters) and judge pass, over items with a
     verdict; None when undefined."""
     verbosity_r_human: float | None
-    """The same correlation with the human label, over the same items: the set's own."""
+    """The same correlation with the label, over the same items: the set's own. (Named when
+    the labels were thought of as human ones; kept, so every report in the log reads alike.)"""
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
@@ -141,17 +145,17 @@ def measure(graded: Sequence[Graded]) -> Metrics:
     if not graded:
         raise ValueError("measure: no items")
     judged = [g for g in graded if g.judge_pass is not None]
-    tp = sum(g.human_pass and g.judge_pass is True for g in judged)
-    fn = sum(g.human_pass and g.judge_pass is False for g in judged)
-    fp = sum(not g.human_pass and g.judge_pass is True for g in judged)
-    tn = sum(not g.human_pass and g.judge_pass is False for g in judged)
+    tp = sum(g.labelled_pass and g.judge_pass is True for g in judged)
+    fn = sum(g.labelled_pass and g.judge_pass is False for g in judged)
+    fp = sum(not g.labelled_pass and g.judge_pass is True for g in judged)
+    tn = sum(not g.labelled_pass and g.judge_pass is False for g in judged)
     kappa: float | None = None
     undefined: str | None = None
     if not judged:
         undefined = "no item has a verdict"
     else:
         try:
-            kappa = cohen_kappa([g.human_pass for g in judged], [g.judge_pass for g in judged])
+            kappa = cohen_kappa([g.labelled_pass for g in judged], [g.judge_pass for g in judged])
         except StatsError as exc:
             undefined = str(exc)
     lengths = [float(g.length) for g in judged]
@@ -169,7 +173,7 @@ def measure(graded: Sequence[Graded]) -> Metrics:
         specificity=Rate.of(tn, tn + fp),
         judge_passes=Rate.of(tp + fp, len(judged)),
         verbosity_r=pearson(lengths, [float(bool(g.judge_pass)) for g in judged]),
-        verbosity_r_human=pearson(lengths, [float(g.human_pass) for g in judged]),
+        verbosity_r_human=pearson(lengths, [float(g.labelled_pass) for g in judged]),
     )
 
 

@@ -8,15 +8,27 @@ line and refuses the file naming the first line that breaks the chain. A report'
 also follow from its own per-item outcomes, and `meets_target` from its figures and target, so a
 line cannot say more than its items show.
 
-The LATEST report for a pin and prompt version decides (`standing`): a judge re-measured and
-found wanting is uncalibrated from then on, whatever an earlier report said. Default path
+Only the project's calibration set certifies (`standing`). Every report is kept, whatever set it
+ran on, but only one made on the set the project ships (`evals/calibration/set.yaml`) as it is
+NOW counts: the same sha256 as the file today, and per-item outcomes with the set's ids and
+labels, in its order. A set of someone's own -- two answers copied twenty times, a four-item
+quick look -- can neither certify a judge nor revoke a certification; and when the shipped set
+changes, every earlier report stops counting and the judge must be calibrated on the current
+one. Nor does a report with a verdict from the verdict cache count: a calibration measures the
+judge, and `ops-eval calibrate` never reads the cache.
+
+Among the reports that count, the LATEST for a pin and prompt version decides, judged against
+the project's target `TARGET` as it is now -- not the target the report was run with: a report
+that missed a target raised by `--min-*` flags but meets the project's still certifies (the
+flags are a stricter look for whoever runs the command, not the project's bar), and one that
+met an easier target of the past does not. A judge re-measured and found wanting is
+uncalibrated from then on, whatever an earlier report said. Default path
 `evals/calibration/reports.jsonl` (`settings.calibration_reports`; OPS_CALIBRATION_REPORTS moves
 it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -26,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from ..gate.ledger import Ledger
 from ..judge.client import JudgeUse
-from .items import Label
+from .items import CalibrationSet, Label, default_set_path, load_set
 from .metrics import TARGET, Graded, Metrics, Target, measure, shortfalls
 
 WHAT = "calibration report log"
@@ -44,13 +56,16 @@ class ItemOutcome(BaseModel):
 
     id: str
     label: Label
-    """The person's label."""
+    """The item's label (given by hand; see the set's header)."""
     length: int = Field(ge=0)
     """The answer's length in characters."""
     verdict: Literal["pass", "fail"] | None = None
     rationale: str | None = None
     error: str | None = None
     cached: bool = False
+    """Whether the verdict came from the verdict cache. `ops-eval calibrate` never reads the
+    cache, so it is always false in the reports it writes; a report with a cached verdict is
+    kept but does not count (`standing`)."""
 
     @model_validator(mode="after")
     def _verdict_or_error(self) -> ItemOutcome:
@@ -61,7 +76,7 @@ class ItemOutcome(BaseModel):
     @property
     def graded(self) -> Graded:
         judged = None if self.verdict is None else self.verdict == "pass"
-        return Graded(human_pass=self.label == "pass", judge_pass=judged, length=self.length)
+        return Graded(labelled_pass=self.label == "pass", judge_pass=judged, length=self.length)
 
     @property
     def agrees(self) -> bool:
@@ -121,15 +136,13 @@ class CalibrationReport(BaseModel):
             raise ValueError("meets_target is true exactly when nothing was missed")
         return self
 
-    def summary(self) -> str:
-        """One line: the figures that decide."""
+    def figures(self) -> str:
+        """One line: the figures that decide, and when."""
         m = self.metrics
         kappa = "undefined" if m.kappa is None else f"{m.kappa:.2f}"
-        verdict = "met" if self.meets_target else "missed"
         return (
             f"agreement {m.agreement.k}/{m.agreement.n} = {m.agreement.rate or 0:.2f}, kappa "
-            f"{kappa}, {m.errors} error(s); target (agreement >= {self.target.agreement:.2f}, "
-            f"kappa >= {self.target.kappa:.2f}) {verdict}, at {self.at}"
+            f"{kappa}, {m.errors} error(s), at {self.at}"
         )
 
 
@@ -163,36 +176,79 @@ def append_report(report: CalibrationReport, path: Path | None = None) -> int:
     return count[0]
 
 
-def latest(
-    reports: Sequence[CalibrationReport], pin: str, prompt_version: str
-) -> CalibrationReport | None:
-    for report in reversed(reports):
-        if report.judge_pin == pin and report.prompt_version == prompt_version:
-            return report
+def not_counted(report: CalibrationReport, cset: CalibrationSet) -> str | None:
+    """Why `report` does not count towards a judge's standing, given `cset`, the project's
+    calibration set as it is now; None when it counts. It counts when it ran on that very set
+    (its sha256, and its outcomes' ids and labels in the set's order) and measured the judge
+    (no verdict from the cache)."""
+    if report.set_sha256 != cset.sha256:
+        return (
+            f"made on {report.set_path} (sha256 {report.set_sha256[:12]}), not on the "
+            f"project's calibration set as it is now (sha256 {cset.sha256[:12]})"
+        )
+    made = [(o.id, o.label) for o in report.outcomes]
+    if made != [(i.id, i.label) for i in cset.items]:
+        return "its items' ids or labels are not those of the project's calibration set"
+    cached = sum(o.cached for o in report.outcomes)
+    if cached or report.judge.cache_hits:
+        return f"{max(cached, report.judge.cache_hits)} verdict(s) came from the cache"
     return None
 
 
-def standing(pin: str, prompt_version: str, reports_path: Path | None = None) -> tuple[bool, str]:
-    """(whether the judge `pin` with prompt `prompt_version` is calibrated, why). The latest
-    report for the two decides: none is uncalibrated; one that missed its target, or whose
-    figures fall short of the project's target as it is now (a report made under a lower target
-    than today's), is below target. LedgerError (exit 2) when the log cannot be trusted."""
+def project_set(set_path: Path | None = None) -> CalibrationSet:
+    """The project's calibration set as it is now (`set_path`, default the shipped
+    `evals/calibration/set.yaml`); OpsEvalError (exit 2) when it cannot be read -- nothing can
+    be certified against a set nobody can read."""
+    return load_set(set_path or default_set_path())
+
+
+def standing(
+    pin: str,
+    prompt_version: str,
+    reports_path: Path | None = None,
+    set_path: Path | None = None,
+) -> tuple[bool, str]:
+    """(whether the judge `pin` with prompt `prompt_version` is calibrated, why).
+
+    Only reports on the project's calibration set as it is now count (`not_counted`; `set_path`
+    replaces the shipped set, for tests), and the latest of them decides, judged against the
+    project's target `TARGET`: none is uncalibrated (saying how many reports on other sets, or
+    an earlier version of the set, were left out); one whose figures fall short of `TARGET` is
+    below target. OpsEvalError (exit 2) when the log or the set cannot be read."""
     log = report_log(reports_path)
-    found = latest(read_reports(log.path), pin, prompt_version)
-    if found is None:
+    cset = project_set(set_path)
+    mine = [
+        r
+        for r in read_reports(log.path)
+        if r.judge_pin == pin and r.prompt_version == prompt_version
+    ]
+    counted = [r for r in mine if not_counted(r, cset) is None]
+    judge = f"judge {pin} with prompt {prompt_version}"
+    if not counted:
+        if not mine:
+            return False, f"no calibration report for {judge} in {log.path} (`ops-eval calibrate`)"
+        last = not_counted(mine[-1], cset)
         return False, (
-            f"no calibration report for judge {pin} with prompt {prompt_version} in {log.path} "
+            f"not calibrated on the project's calibration set as it is now ({cset.path}, sha256 "
+            f"{cset.sha256[:12]}): {len(mine)} report(s) for {judge} in {log.path}, none of "
+            f"which counts (the latest: {last}); calibrate it on the current set "
             "(`ops-eval calibrate`)"
         )
-    if not found.meets_target:
-        return False, f"below target: its latest calibration {found.summary()}: " + "; ".join(
-            found.missed
-        )
+    found = counted[-1]
+    later = len(mine) - 1 - max(i for i, r in enumerate(mine) if r is found)
+    aside = (
+        f" ({later} later report(s) do not count; the latest: {not_counted(mine[-1], cset)})"
+        if later
+        else ""
+    )
+    figures = f"its latest calibration on the project's set: {found.figures()}{aside}"
+    project = f"agreement >= {TARGET.agreement:.2f}, kappa >= {TARGET.kappa:.2f}"
     now = shortfalls(found.metrics, TARGET, found.certifies_why)
     if now:
-        return False, (
-            f"below target: its latest calibration {found.summary()}, but falls short of the "
-            f"project's target now (agreement >= {TARGET.agreement:.2f}, kappa >= "
-            f"{TARGET.kappa:.2f}): " + "; ".join(now)
+        return False, f"below target: {figures}; the project's target ({project}) is missed: " + (
+            "; ".join(now)
         )
-    return True, f"calibrated: {found.summary()} (set sha256 {found.set_sha256[:12]})"
+    return True, (
+        f"calibrated: {figures}; meets the project's target ({project}) (set sha256 "
+        f"{found.set_sha256[:12]})"
+    )

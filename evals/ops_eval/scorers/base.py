@@ -100,7 +100,7 @@ class Scorer:
     gates (it only informs, beside the gate) and never returns `fail`."""
     uses_judge: bool = False
     """Its verdicts come from the LLM judge: the gate accepts them only from a judge calibrated
-    against human labels (`ops-eval calibrate`), and says so when they were skipped."""
+    against labels made by hand (`ops-eval calibrate`), and says so when they were skipped."""
 
 
 _REGISTRY: dict[str, Scorer] = {}
