@@ -15,9 +15,9 @@ import pytest
 
 from conftest import REPO
 from ops_eval.calibration import CalibrationSet, append_report, load_set
-from ops_eval.calibration.metrics import TARGET, Target
 from ops_eval.calibration.reports import ItemOutcome
 from ops_eval.calibration.run import build_report
+from ops_eval.calibration.target import TARGET, Target
 from ops_eval.cli import main
 from ops_eval.judge import GRADING, JudgeUse
 from ops_eval.records import write_record

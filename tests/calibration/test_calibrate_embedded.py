@@ -27,7 +27,7 @@ from test_gate_judge import judge_gating_policy, write_run
 
 from conftest import REPO
 from ops_eval.calibration import load_set, measure, not_counted, read_reports, standing
-from ops_eval.calibration.metrics import TARGET
+from ops_eval.calibration.target import TARGET
 from ops_eval.cli import main
 from ops_eval.judge import GRADING, JudgeUse
 from ops_eval.settings import current

@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from ops_eval.calibration.metrics import TARGET, Graded, Target, measure, pearson, shortfalls
+from ops_eval.calibration.metrics import Graded, measure, pearson, shortfalls
+from ops_eval.calibration.target import TARGET, Target
 from ops_eval.exits import OpsEvalError
 
 P, F = True, False

@@ -11,7 +11,6 @@ import pytest
 from calibration_helpers import SHIPPED_SET
 
 from ops_eval.calibration import CalibrationSet, load_set
-from ops_eval.calibration.metrics import TARGET, Target
 from ops_eval.calibration.reports import (
     CalibrationReport,
     ItemOutcome,
@@ -20,6 +19,7 @@ from ops_eval.calibration.reports import (
     standing,
 )
 from ops_eval.calibration.run import build_report
+from ops_eval.calibration.target import TARGET, Target
 from ops_eval.exits import OpsEvalError
 from ops_eval.judge import GRADING, JudgeUse
 

@@ -15,36 +15,39 @@ the set's header), so its verdicts are trusted only as far as they were measured
 
 from __future__ import annotations
 
-from .items import MIN_ITEMS, CalibrationItem, CalibrationSet, load_set
-from .metrics import TARGET, Graded, Metrics, Rate, Target, measure, pearson, shortfalls
-from .reports import (
-    CalibrationReport,
-    ItemOutcome,
-    append_report,
-    not_counted,
-    project_set,
-    read_reports,
-    standing,
-)
+import importlib
+from typing import Any
 
-__all__ = [
-    "MIN_ITEMS",
-    "TARGET",
-    "CalibrationItem",
-    "CalibrationReport",
-    "CalibrationSet",
-    "Graded",
-    "ItemOutcome",
-    "Metrics",
-    "Rate",
-    "Target",
-    "append_report",
-    "load_set",
-    "measure",
-    "not_counted",
-    "pearson",
-    "project_set",
-    "read_reports",
-    "shortfalls",
-    "standing",
-]
+# Loaded on first use: `ops-eval`'s parser imports `command`, and with it this package.
+_EXPORTS = {
+    "MIN_ITEMS": "items",
+    "CalibrationItem": "items",
+    "CalibrationSet": "items",
+    "load_set": "items",
+    "TARGET": "target",
+    "Graded": "metrics",
+    "Metrics": "metrics",
+    "Rate": "metrics",
+    "Target": "target",
+    "measure": "metrics",
+    "pearson": "metrics",
+    "shortfalls": "metrics",
+    "CalibrationReport": "reports",
+    "ItemOutcome": "reports",
+    "append_report": "reports",
+    "not_counted": "reports",
+    "project_set": "reports",
+    "read_reports": "reports",
+    "standing": "reports",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

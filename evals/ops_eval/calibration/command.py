@@ -60,7 +60,7 @@ def _fraction(raw: str) -> float:
 
 def add_parser(subparsers: Any) -> None:
     """Add `calibrate` to the CLI's subcommands."""
-    from .metrics import TARGET
+    from .target import TARGET
 
     cal = subparsers.add_parser(
         "calibrate",
@@ -110,8 +110,9 @@ def _gate_says(report: CalibrationReport, project: CalibrationSet) -> tuple[bool
     """(whether the gate counts `report`, what it makes of it): a report on a set other than the
     project's is kept but does not certify; on the project's set, the project's target decides
     (`reports.standing`), whatever target the flags raised."""
-    from .metrics import TARGET, shortfalls
+    from .metrics import shortfalls
     from .reports import not_counted
+    from .target import TARGET
 
     elsewhere = not_counted(report, project)
     judge = f"judge {report.judge_pin} with prompt {report.prompt_version}"
@@ -138,10 +139,10 @@ def _calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..progress import Progress
     from ..settings import current
     from .items import default_set_path, load_set
-    from .metrics import TARGET
     from .render import as_json, text_lines
     from .reports import ItemOutcome, append_report, project_set, read_reports, report_log
     from .run import CalibrationStopped, calibrate
+    from .target import TARGET
 
     target = TARGET.raised(args.min_agreement, args.min_kappa)
     cset = load_set(Path(args.set) if args.set else default_set_path())

@@ -39,7 +39,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 from ..gate.ledger import Ledger
 from ..judge.client import JudgeUse
 from .items import CalibrationSet, Label, default_set_path, load_set
-from .metrics import TARGET, Graded, Metrics, Target, measure, shortfalls
+from .metrics import Graded, Metrics, measure, shortfalls
+from .target import TARGET, Target
 
 WHAT = "calibration report log"
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]

@@ -28,8 +28,9 @@ from ..judge.client import Judge, JudgeUse
 from ..judge.prompts import GRADING
 from ..judge.verdicts import JudgeError, JudgeUnreachable, Verdict
 from .items import MIN_ITEMS, CalibrationItem, CalibrationSet
-from .metrics import Target, measure, shortfalls
+from .metrics import measure, shortfalls
 from .reports import CalibrationReport, ItemOutcome, TargetUsed
+from .target import Target
 
 
 class CalibrationStopped(Exception):
