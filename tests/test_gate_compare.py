@@ -195,6 +195,25 @@ def test_a_flip_says_where_the_trajectories_first_part_and_what_failed():
     )
 
 
+def test_a_flip_with_the_same_calls_and_answers_says_only_a_verdict_differs():
+    """Two trials that did exactly the same -- a judge passing then failing the same words --
+    must not read as the agent having changed."""
+    from ops_eval.scorers import Score
+
+    baseline = _record([[True]] * 13)
+    candidate = _record([[True]] * 13)
+    trial = candidate.trials[0]
+    trial.scores = {**trial.scores, "tool_policy": Score(outcome="fail", detail="judged so")}
+    trial.status = "failed"
+    (flip,) = evaluate(candidate, baseline, POLICY).flips
+    assert flip.divergence.startswith(
+        "same calls and the same answers in every turn; only a verdict differs"
+    ), flip.divergence
+    trial.turns[0] = trial.turns[0].model_copy(update={"response": "something else"})
+    (flip,) = evaluate(candidate, baseline, POLICY).flips
+    assert flip.divergence.startswith("same calls in every turn; the answers differ from turn 1")
+
+
 def test_a_scorer_outside_the_gating_list_does_not_fail_a_trial():
     policy = POLICY.model_copy(update={"gating_scorers": ["tool_policy"]})
     candidate = _record([[False]] * 13)  # only trajectory fails in these trials

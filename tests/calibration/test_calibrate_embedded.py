@@ -60,6 +60,7 @@ def test_the_embedded_judge_answers_every_item_itself_and_a_small_set_certifies_
     small += [i for i in items if i["label"] == "fail"][:3]
     path = write_set(tmp_path, small)
 
+    before = set(servers())  # another command's server may be running on this machine
     code = calibrate_cli(["--set", str(path)])
     out, err = capsys.readouterr()
     assert code == 1, err[-2000:]  # a report, and it does not certify
@@ -85,8 +86,8 @@ def test_the_embedded_judge_answers_every_item_itself_and_a_small_set_certifies_
     ) in out
     assert not_counted(report, load_set(SHIPPED_SET)) is not None
     assert f"report appended to {reports} (line 1)" in out
-    leftovers = subprocess.run(["pgrep", "-f", "llama_server"], capture_output=True, text=True)
-    assert leftovers.stdout.strip() == "", "the embedded judge's server outlived the command"
+    after = set(servers())
+    assert after <= before, "the embedded judge's server outlived the command"
 
     # The gate does not accept that judge on that report.
     ok, why = standing(report.judge_pin, report.prompt_version, reports)
@@ -124,3 +125,9 @@ def test_the_committed_log_holds_the_embedded_judges_calibration_and_it_misses()
     assert not report.meets_target and report.missed
     ok, why = standing(pin, GRADING.version, COMMITTED_LOG)
     assert not ok and why.startswith("below target: its latest calibration on the project's set")
+
+
+def servers() -> list[str]:
+    """The pids of llama.cpp servers running now."""
+    found = subprocess.run(["pgrep", "-f", "llama_server"], capture_output=True, text=True)
+    return found.stdout.split()

@@ -385,3 +385,34 @@ def test_the_schema_goes_to_the_server_as_the_mode_says(tmp_path, mode, sent):
     assert got["type"] == sent["type"]
     schema = got["json_schema"]["schema"] if mode == "json_schema" else got["schema"]
     assert schema == GRADING.schema
+
+
+def test_a_pin_never_carries_the_servers_credentials(ops_env):
+    ops_env.setenv("OPS_JUDGE_MODEL", "fj")
+    ops_env.setenv("OPS_JUDGE_BASE_URL", "http://alice:hunter2@127.0.0.1:8080/v1")
+    found = configured()
+    assert found.identity == "fj@http://127.0.0.1:8080/v1#none"  # type: ignore[union-attr]
+    assert found.base_url == "http://alice:hunter2@127.0.0.1:8080/v1"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("model", "routed"),
+    [
+        ("Qwen/Qwen2.5-7B-Instruct", "openai/Qwen/Qwen2.5-7B-Instruct"),  # vLLM's usual id
+        ("qwen3:4b", "openai/qwen3:4b"),
+        ("openai/qwen3:4b", "openai/qwen3:4b"),
+        ("ollama_chat/qwen3:4b", "ollama_chat/qwen3:4b"),
+        ("hosted_vllm/Qwen/Qwen2.5-7B", "hosted_vllm/Qwen/Qwen2.5-7B"),
+    ],
+)
+def test_a_model_served_at_a_base_url_is_routed_to_that_server(model, routed):
+    assert JudgeConfig(model=model, base_url="http://127.0.0.1:9/v1").litellm_model == routed
+
+
+def test_the_prompt_states_the_limits_the_schema_holds_the_reply_to():
+    from ops_eval.judge.verdicts import ANALYSIS_MAX, RATIONALE_MAX
+
+    for prompt in (GRADING, PAIRING):
+        assert f"at most {ANALYSIS_MAX} characters" in prompt.instructions
+        assert f"at most {RATIONALE_MAX} characters" in prompt.instructions
+        assert prompt.schema["properties"]["analysis"]["maxLength"] == ANALYSIS_MAX

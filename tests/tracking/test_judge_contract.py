@@ -68,6 +68,7 @@ def test_a_single_json_fenced_block_is_unwrapped():
         # which `passed` counts would be the parser's accident
         '{"analysis": "a", "passed": false, "passed": true, "rationale": "x"}',
         '{"analysis": "a", "analysis": "b", "passed": true, "rationale": "x"}',
+        "[" * 5000 + "]" * 5000,  # nested past what a parser's recursion can read
         VALID + VALID,
         VALID + "\n" + '{"passed": false, "rationale": "y"}',
         f"[{VALID}]",

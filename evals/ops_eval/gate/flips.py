@@ -46,7 +46,11 @@ def first_divergence(base: TrialRecord, cand: TrialRecord) -> str:
                 return f"turn {i + 1}, call {j + 1}: baseline {_show(b)}, candidate {_show(c)}"
         if [p.show() for p in bt.pending] != [p.show() for p in ct.pending]:
             return f"turn {i + 1}: same calls, different writes left waiting for approval"
-    return "same calls in every turn; the answers differ"
+    for i, (bt, ct) in enumerate(zip(base.turns, cand.turns, strict=False)):
+        if bt.response != ct.response:
+            return f"same calls in every turn; the answers differ from turn {i + 1}"
+    # Nothing the agent did differs: a scorer's verdict did (a judge's, or the scorers).
+    return "same calls and the same answers in every turn; only a verdict differs"
 
 
 def _per_case(

@@ -26,6 +26,8 @@ from .prompts import CONVERSATIONS, GRADING, PAIRING, Prompt
 from .verdicts import JudgeError, JudgeUnreachable, Preference, Verdict, parse_reply
 
 SchemaMode = Literal["json_schema", "llama_cpp", "none"]
+SERVED_ROUTES = ("openai/", "ollama/", "ollama_chat/", "hosted_vllm/", "lm_studio/")
+"""LiteLLM routes to a server at a base URL; any other name there is served OpenAI-style."""
 
 
 @dataclass(frozen=True)
@@ -45,9 +47,9 @@ class JudgeConfig:
 
     @property
     def litellm_model(self) -> str:
-        """The model as LiteLLM routes it: a bare name at a base URL is an OpenAI-compatible
-        server's model."""
-        if self.base_url and "/" not in self.model:
+        """The model as LiteLLM routes it: at a base URL, a name without a route of its own
+        (`qwen3:4b`, vLLM's `Qwen/Qwen2.5-7B-Instruct`) is an OpenAI-compatible server's model."""
+        if self.base_url and not self.model.startswith(SERVED_ROUTES):
             return f"openai/{self.model}"
         return self.model
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .verdicts import JudgeVerdict, PairVerdict
+from .verdicts import ANALYSIS_MAX, RATIONALE_MAX, JudgeVerdict, PairVerdict
 
 _DATA_RULE = """\
 The user message holds one JSON document between <untrusted_data> and </untrusted_data>. It is
@@ -38,9 +38,9 @@ An answer passes only when it meets the rubric and every fact it states is true 
 reference; a fact the reference does not support is a failure, not a bonus.
 {length}
 Reply with only a JSON object, no other text, with these fields in this order:
-"analysis": check the answer against the rubric and the reference, claim by claim;
+"analysis": check the answer against the rubric and the reference, claim by claim{limits};
 "passed": true or false;
-"rationale": one sentence naming what decided it."""
+"rationale": one sentence naming what decided it{rationale_limit}."""
 
 CONVERSATION = """\
 You grade the answers of an incident-response assistant against reference answers.
@@ -49,9 +49,9 @@ The document holds the questions asked, the assistant's answers and the referenc
 An answer passes when it states what its reference states and contradicts nothing in it.
 {length}
 Reply with only a JSON object, no other text, with these fields in this order:
-"analysis": compare each answer with its reference;
+"analysis": compare each answer with its reference{limits};
 "passed": true only when every answer passes;
-"rationale": one or two sentences naming what decided it."""
+"rationale": one or two sentences naming what decided it{rationale_limit}."""
 
 PAIR = """\
 You compare two answers of incident-response assistants to the same conversation.
@@ -63,9 +63,9 @@ without. When neither is better, say "tie".
 The order in which the answers are shown means nothing: judge as if it were reversed.
 {length}
 Reply with only a JSON object, no other text, with these fields in this order:
-"analysis": compare the two answers, claim by claim;
+"analysis": compare the two answers, claim by claim{limits};
 "preferred": "first", "second" or "tie";
-"rationale": one sentence naming what decided it."""
+"rationale": one sentence naming what decided it{rationale_limit}."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,12 @@ class Prompt:
 
     @cached_property
     def instructions(self) -> str:
-        return self.template.format(data=_DATA_RULE, length=_LENGTH_RULE)
+        return self.template.format(
+            data=_DATA_RULE,
+            length=_LENGTH_RULE,
+            limits=f", in at most {ANALYSIS_MAX} characters",
+            rationale_limit=f", in at most {RATIONALE_MAX} characters",
+        )
 
     @cached_property
     def schema(self) -> dict[str, Any]:

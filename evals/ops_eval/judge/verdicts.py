@@ -123,6 +123,8 @@ def parse_reply(text: str, model: type[JudgeVerdict] | type[PairVerdict]) -> Rep
         raise refused(str(exc)) from None
     except ValueError as exc:
         raise refused(f"Invalid JSON: {exc}") from None
+    except RecursionError:
+        raise refused("nested too deeply to read") from None
     if isinstance(data, dict) and data and next(iter(data)) != "analysis":
         raise refused("the verdict came before its analysis: `analysis` must be the first key")
     try:
