@@ -88,10 +88,15 @@ async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: flo
 
     with trial_span(case.eval_id, repeat):  # ADK's spans of the trial nest under it
         view = await play_trial(plan, case, repeat, model, timeout_s)
-    if plan.judge is None:
+    if not judging(plan):
         return scored_trial(plan, view)
     # A judge call blocks for seconds: scored off the loop, other trials keep playing.
     return await asyncio.to_thread(scored_trial, plan, view)
+
+
+def judging(plan: Plan) -> bool:
+    """Whether the run has a judge that will be called (not none, not a NoJudge)."""
+    return plan.judge is not None and hasattr(plan.judge, "grade")
 
 
 async def _trials(
@@ -119,23 +124,26 @@ def judged(plan: Plan, say: Callable[[str], None], out: TextIO, log_dir: Path) -
         return
     from .judge import GRADING
     from .judge.budget import gate_budget
-    from .judge.setup import NoJudge, open_judge
+    from .judge.setup import NoJudge, configured, open_judge
 
+    found = configured()
+    if isinstance(found, NoJudge):  # no budget to read, no server to start
+        print(f"judge: none; llm_judge checks are skipped: {found.reason}", file=out)
+        plan.judge = found
+        yield
+        return
     budget = gate_budget()
+    if budget.problem:  # no judge call could be made: refused before any trial
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"the judge budget cannot be read, so no judge call may be made: {budget.problem}",
+        )
     with open_judge(say, log_dir, budget) as judge:
-        if isinstance(judge, NoJudge):
-            print(f"judge: none; llm_judge checks are skipped: {judge.reason}", file=out)
-        elif budget.problem:  # no judge call could be made: refused before any trial
-            raise OpsEvalError(
-                EXIT_BAD_INPUT,
-                f"the judge budget cannot be read, so no judge call may be made: {budget.problem}",
-            )
-        else:
-            print(
-                f"judge: {judge.pin}, prompt {GRADING.version}; budget: {budget.limit} tokens "
-                f"({budget.source})",
-                file=out,
-            )
+        print(
+            f"judge: {judge.pin}, prompt {GRADING.version}; budget: {budget.limit} tokens "
+            f"({budget.source})",
+            file=out,
+        )
         plan.judge = judge
         yield
 
