@@ -149,10 +149,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from .inputs import id_list
     from .run import RunOptions, execute
+    from .shards import parse_shard
 
     unwind_on_signals()
     try:
         options = RunOptions(
+            shard=parse_shard("--shard", args.shard) if args.shard is not None else None,
             cases=id_list("--cases", args.cases),
             repeats=args.repeats,
             concurrency=args.concurrency,
@@ -257,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--verbose", action="store_true", help="full tracebacks of model errors (default: one line)"
     )
+    run.add_argument(
+        "--shard", metavar="I/N", help="run only shard I of N of the case x repeat trials"
+    )
     run.set_defaults(handler=_cmd_run)
 
     chat = sub.add_parser("chat", help="talk to the ops copilot in the terminal (adk run)")
@@ -288,6 +293,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .ab import add_parser as add_ab
 
     add_ab(sub)
+    from .shards import add_parser as add_merge  # argparse only; merging imports lazily
+
+    add_merge(sub)
     from .tracking.command import add_parsers as add_mlflow
 
     add_mlflow(sub)

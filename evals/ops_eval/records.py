@@ -15,7 +15,9 @@ them again -- and anything else is a RecordError, one line, exit 2.
 
 A record is also checked against itself: its run id is a safe file name and ledger key, its
 trials are exactly `selected_cases` x repeats 1..`repeats`, once each, and its case aggregates
-name exactly the selected cases, each in its trials' category. A run `ops-eval run` writes always
+name exactly the selected cases, each in its trials' category. A shard's record (`shard`, of
+`ops-eval run --shard I/N`) holds exactly its slice of those trials instead, and aggregates of
+exactly the cases in it. A run `ops-eval run` writes always
 is (`run._record`); a record edited or put together by hand may not be.
 """
 
@@ -139,6 +141,25 @@ class ModelInfo(_Rec):
     endpoint: str | None = None
 
 
+class ShardInfo(_Rec):
+    """Which shard of a run a record holds (`ops-eval run --shard I/N`): `trials` is exactly
+    `shards.shard_slice` of the selected cases and repeats, and so are the record's trials."""
+
+    index: int = Field(ge=1)
+    count: int = Field(ge=1)
+    trials: list[tuple[str, int]]
+
+    @model_validator(mode="after")
+    def _index_within_count(self) -> ShardInfo:
+        if self.index > self.count:
+            raise _inconsistent(
+                "shard: index {index} is more than count {count}",
+                index=self.index,
+                count=self.count,
+            )
+        return self
+
+
 # A run id becomes a file name and a ledger key: no path separator, no leading dot or dash.
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
@@ -195,6 +216,11 @@ class RunRecord(_Rec):
     judge: JudgeUse | None = None
     """What the run's judge did (its pin, prompt versions, calls, cache hits, tokens, budget);
     None when the run had no judge configured."""
+    shard: ShardInfo | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A shard's record holds only its slice of the trials, aggregated as they are; None
+    (and not written) for a whole run."""
+    merged_from: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The run ids of the shard records an `ops-eval merge` record was made of, by index."""
 
     @field_validator("run_id")
     @classmethod
@@ -214,6 +240,8 @@ class RunRecord(_Rec):
         selected cases, once each, in their trials' category. Never builds the product, so a
         huge `repeats` costs nothing."""
         _once_each("selected_cases", self.selected_cases)
+        if self.shard is not None:
+            return self._a_shard_holds_its_slice(self.shard)
         selected = set(self.selected_cases)
         keys = Counter((t.case_id, t.repeat) for t in self.trials)
         for (case, repeat), times in keys.items():
@@ -254,6 +282,69 @@ class RunRecord(_Rec):
         for case in self.selected_cases:
             if case not in category:
                 raise _inconsistent("cases: no aggregate of selected case {case}", case=_q(case))
+        for t in self.trials:
+            if t.category != category[t.case_id]:
+                raise _inconsistent(
+                    "trials: case {case} repeat {repeat} has category {mine}, its case "
+                    "aggregate has {theirs}",
+                    case=_q(t.case_id),
+                    repeat=t.repeat,
+                    mine=_q(t.category),
+                    theirs=_q(category[t.case_id]),
+                )
+        return self
+
+    def _a_shard_holds_its_slice(self, shard: ShardInfo) -> RunRecord:
+        """A shard's trials: exactly its slice of selected_cases x 1..repeats, in any order,
+        once each; its case aggregates: exactly the cases of those trials."""
+        from .shards import shard_slice
+
+        expected = shard_slice(self.selected_cases, self.repeats, shard.index, shard.count)
+        if shard.trials != expected:
+            raise _inconsistent(
+                "shard: its trials are not shard {index}/{count} of selected_cases x repeats "
+                "1..{repeats}",
+                index=shard.index,
+                count=shard.count,
+                repeats=self.repeats,
+            )
+        if not expected:
+            raise _inconsistent(
+                "shard: shard {index}/{count} holds no trial", index=shard.index, count=shard.count
+            )
+        keys = Counter((t.case_id, t.repeat) for t in self.trials)
+        wanted = set(expected)
+        for (case, repeat), times in keys.items():
+            if (case, repeat) not in wanted or times > 1:
+                raise _inconsistent(
+                    "trials: case {case} repeat {repeat} appears {times} time(s) in shard "
+                    "{index}/{count}, which holds it {held}",
+                    case=_q(case),
+                    repeat=repeat,
+                    times=times,
+                    index=shard.index,
+                    count=shard.count,
+                    held="once" if (case, repeat) in wanted else "never",
+                )
+        missing = next((key for key in expected if key not in keys), None)
+        if missing:
+            raise _inconsistent(
+                "trials: no trial of case {case} repeat {repeat} in shard {index}/{count}",
+                case=_q(missing[0]),
+                repeat=missing[1],
+                index=shard.index,
+                count=shard.count,
+            )
+        _once_each("cases", [c.case_id for c in self.cases])
+        category = {c.case_id: c.category for c in self.cases}
+        present = {case for case, _ in expected}
+        if set(category) != present:
+            odd = sorted(set(category) ^ present)[0]
+            raise _inconsistent(
+                "cases: case {case} has an aggregate without a trial in the shard, or a trial "
+                "without an aggregate",
+                case=_q(odd),
+            )
         for t in self.trials:
             if t.category != category[t.case_id]:
                 raise _inconsistent(

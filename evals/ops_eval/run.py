@@ -25,7 +25,7 @@ from .evalset import Case
 from .exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
 from .inputs import output_file, trial_timeout
 from .plan import Plan, load_plan
-from .records import ModelInfo, RunRecord, TrialRecord, write_record
+from .records import ModelInfo, RunRecord, ShardInfo, TrialRecord, write_record
 from .settings import current
 
 if TYPE_CHECKING:
@@ -50,6 +50,8 @@ class RunOptions:
     timeout_s: float = 600.0
     verbose: bool = False
     """Let ADK and LiteLLM log each model error's traceback (default: one line per trial)."""
+    shard: tuple[int, int] | None = None
+    """(I, N): run only shard I of N of the case x repeat trials (`shards.shard_slice`)."""
 
 
 def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
@@ -110,8 +112,19 @@ async def _trials(
         on_done(trial)
         return trial
 
-    jobs = [one(case, r) for case in plan.cases for r in range(1, options.repeats + 1)]
+    by_id = {case.eval_id: case for case in plan.cases}
+    jobs = [one(by_id[case], r) for case, r in planned_trials(plan, options)]
     return list(await asyncio.gather(*jobs))
+
+
+def planned_trials(plan: Plan, options: RunOptions) -> list[tuple[str, int]]:
+    """(case id, repeat) of every trial the run plays, in order: all of them, or its shard's."""
+    from .shards import planned, shard_slice
+
+    ids = [c.eval_id for c in plan.cases]
+    if options.shard is None:
+        return planned(ids, options.repeats)
+    return shard_slice(ids, options.repeats, *options.shard)
 
 
 @contextlib.contextmanager
@@ -181,6 +194,13 @@ def build_record(
 ) -> RunRecord:
     """The run record of `trials`, aggregated; `run` gives run_id, started_at, seconds, model."""
     cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
+    shard = None
+    if options.shard is not None:  # aggregates of the cases in the shard, as far as it goes
+        keys = planned_trials(plan, options)
+        present = {case for case, _ in keys}
+        cases = [c for c in cases if c[0] in present]
+        index, count = options.shard
+        shard = ShardInfo(index=index, count=count, trials=keys)
     agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
     return RunRecord(
         **run,
@@ -190,6 +210,7 @@ def build_record(
         concurrency=options.concurrency,
         selected_cases=[c.eval_id for c in plan.cases],
         trials=trials,
+        shard=shard,
         **record_fields(agg, trials),
     )
 
@@ -211,6 +232,21 @@ def check_options(options: RunOptions) -> None:
     if options.repeats < 1 or options.concurrency < 1:
         raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
     trial_timeout("--timeout", options.timeout_s)
+    if options.shard is not None:
+        index, count = options.shard
+        if count < 1 or not 1 <= index <= count:
+            raise OpsEvalError(EXIT_BAD_INPUT, f"--shard {index}/{count}: needs 1 <= I <= N")
+
+
+def check_shard(plan: Plan, options: RunOptions) -> None:
+    """A shard with no trial in it (more shards than trials) is refused before anything runs."""
+    if options.shard is not None and not planned_trials(plan, options):
+        index, count = options.shard
+        total = len(plan.cases) * options.repeats
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"--shard {index}/{count}: holds no trial (the run has {total} trial(s))",
+        )
 
 
 def record_path(options: RunOptions, plan: Plan, started: datetime) -> Path:
@@ -257,6 +293,7 @@ def execute(
     if options.record is not None:
         check_writable(output_file("--record", options.record), "--record")
     plan = load_plan(options.set_path, options.cases)
+    check_shard(plan, options)
     for warning in plan.warnings:
         print(f"warning: {warning}", file=err, flush=True)
     started = datetime.now(UTC)
@@ -278,9 +315,15 @@ def execute(
             if capped:
                 print(f"note:  {capped}", file=out, flush=True)
                 options = replace(options, concurrency=choice.parallel)
-            n = len(plan.cases) * options.repeats
+            n = len(planned_trials(plan, options))
+            of = (
+                f" (shard {options.shard[0]}/{options.shard[1]}: {n} of them)"
+                if options.shard
+                else ""
+            )
             print(
-                f"running {len(plan.cases)} case(s) x {options.repeats} repeat(s) = {n} trials "
+                f"running {len(plan.cases)} case(s) x {options.repeats} repeat(s) = "
+                f"{len(plan.cases) * options.repeats} trials{of} "
                 f"from {plan.evalset.display}, concurrency {options.concurrency}",
                 file=out,
                 flush=True,
@@ -320,6 +363,12 @@ def execute(
     )
     if capped:
         record.notes.append(capped)
+    if options.shard is not None:
+        record.notes.append(
+            f"shard {options.shard[0]}/{options.shard[1]}: {len(trials)} of "
+            f"{len(plan.cases) * options.repeats} trials; its verdict is the shard's only, "
+            "`ops-eval merge` its shards for the run's"
+        )
     if record.judge is not None and record.judge.budget_blocked:
         record.notes.append(
             f"budget_blocked: {record.judge.budget_blocked} judge call(s) were refused before "

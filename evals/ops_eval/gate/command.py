@@ -82,6 +82,12 @@ def decide_gate(args: argparse.Namespace) -> Any:
     entries = ledger.entries()  # a broken ledger is refused before anything is decided
     cand_path = resolve_run(args.run, runs_dir)
     candidate = load(cand_path, "candidate")
+    if candidate.shard is not None:
+        raise bad_input(
+            f"candidate run {candidate.run_id} is shard {candidate.shard.index}/"
+            f"{candidate.shard.count} of a run, a slice of its trials: `ops-eval merge` its "
+            "shards, then gate the merged record"
+        )
     judgeable(candidate, config.gating_scorers, "candidate")
     judges = check_judges(candidate, config)  # a calibration log it cannot trust: exit 2
     chosen, skipped = choose_baseline(

@@ -1,0 +1,277 @@
+"""Sharded runs (`ops-eval run --shard I/N`) and `ops-eval merge`: the shards of a run, merged,
+say what one unsharded run of the same trials says; every way shards can fail to be one run's is
+refused, naming the shard."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from ops_eval import OpsEvalError, RunOptions, execute, load_record, read_evalset
+from ops_eval.cli import main
+from ops_eval.records import RecordError, write_record
+from ops_eval.shards import merge, merge_records, parse_shard, shard_slice
+from ops_eval.testing import Saboteur, fixed_model
+
+OPS = REPO / "evals" / "ops.evalset.json"
+CASES = read_evalset(OPS).cases
+SKIPPED = "recommend-fix-inc-002"  # fails every trial
+CRASHED = "open-incidents"  # errors every trial
+
+
+def saboteur() -> Saboteur:
+    model = Saboteur.from_cases(CASES)
+    prompts = {c.eval_id: c.turns[0].prompt for c in CASES}
+    model.skip_first_call_on = {prompts[SKIPPED]}
+    model.crash_on = {prompts[CRASHED]}
+    return model
+
+
+def run(path: Path, **options):
+    # one trial at a time: the saboteur swaps its script around a skipped call, not thread-safe
+    model = saboteur()
+    chooser = fixed_model(model, "saboteur", "deterministic test model")
+    return execute(RunOptions(output=path, repeats=2, **options), chooser=chooser)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """One unsharded run of the ops set x 2 repeats, and its 3 shards: (record, path) each."""
+    folder = tmp_path_factory.mktemp("shards")
+    _, whole, whole_path = run(folder / "whole.json")
+    shards = []
+    for i in (1, 2, 3):
+        _, record, path = run(folder / f"shard{i}.json", shard=(i, 3))
+        shards.append((record, path))
+    return (whole, whole_path), shards
+
+
+def _verdicts(record):
+    return {
+        "cases": [c.model_dump() for c in record.cases],
+        "categories": [g.model_dump() for g in record.categories],
+        "scorers": [g.model_dump() for g in record.scorers],
+        "total": record.total.model_dump(),
+        "pass_hat_k": record.pass_hat_k,
+        "pass_hat_k_cases": record.pass_hat_k_cases,
+        "gate_passed": record.gate_passed,
+        "exit_code": record.exit_code,
+    }
+
+
+def test_three_shards_merged_say_what_one_unsharded_run_says(runs, tmp_path):
+    (whole, _), shards = runs
+    out = tmp_path / "merged.json"
+    merged, path = merge([str(p) for _, p in shards], out)
+    assert path == out and load_record(out) == merged
+    assert _verdicts(merged) == _verdicts(whole)
+    gates = {c.case_id: c.gate for c in merged.cases}
+    assert gates[SKIPPED] is False and gates[CRASHED] is None and merged.exit_code == 1
+    assert merged.pass_hat_k is not None and merged.total.errors == 2
+    assert [(t.case_id, t.repeat) for t in merged.trials] == [
+        (t.case_id, t.repeat) for t in whole.trials
+    ]
+    assert merged.merged_from == [r.run_id for r, _ in shards]
+    assert merged.run_id not in merged.merged_from and merged.shard is None
+    assert any("merged from shards 1/3" in n for n in merged.notes)
+
+
+def test_a_shard_record_holds_its_slice_and_passes_its_own_check(runs):
+    (whole, _), shards = runs
+    ids = [c.eval_id for c in CASES]
+    for i, (record, path) in enumerate(shards, 1):
+        assert load_record(path) == record
+        assert record.shard is not None and (record.shard.index, record.shard.count) == (i, 3)
+        assert record.shard.trials == shard_slice(ids, 2, i, 3)
+        assert {(t.case_id, t.repeat) for t in record.trials} == set(record.shard.trials)
+        assert {c.case_id for c in record.cases} == {c for c, _ in record.shard.trials}
+        assert record.selected_cases == ids
+        assert any(f"shard {i}/3" in n for n in record.notes)
+    assert sum(len(r.trials) for r, _ in shards) == len(whole.trials) == 2 * len(ids)
+
+
+def test_records_without_a_shard_still_load_and_do_not_write_one(runs):
+    (whole, path), _ = runs
+    data = json.loads(path.read_text())
+    assert "shard" not in data and "merged_from" not in data
+    assert load_record(path).shard is None
+
+
+def _edited(record, path: Path, **changes) -> Path:
+    data = json.loads(record.model_dump_json())
+    data.update(changes)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_shard_record_with_a_trial_not_its_own_is_refused(runs, tmp_path):
+    _, shards = runs
+    first, second = shards[0][0], shards[1][0]
+    stolen = json.loads(second.trials[0].model_dump_json())
+    trials = [json.loads(t.model_dump_json()) for t in first.trials] + [stolen]
+    bad = _edited(first, tmp_path / "bad.json", trials=trials)
+    with pytest.raises(RecordError, match="shard 1/3, which holds it never"):
+        load_record(bad)
+    wrong = dict(json.loads(first.model_dump_json())["shard"], index=2)
+    with pytest.raises(RecordError, match="are not shard 2/3"):
+        load_record(_edited(first, tmp_path / "b2.json", shard=wrong))
+    short = [json.loads(t.model_dump_json()) for t in first.trials[1:]]
+    with pytest.raises(RecordError, match="no trial of case"):
+        load_record(_edited(first, tmp_path / "b3.json", trials=short))
+
+
+def _refused(specs, match):
+    with pytest.raises(OpsEvalError) as err:
+        merge(specs, None)
+    assert err.value.code == 2 and match in str(err.value), str(err.value)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "what"),
+    [
+        ("eval_set_sha256", "0" * 64, "eval set"),
+        ("seed_sha256", "1" * 64, "seed"),
+        ("instruction_sha256", {"ops_copilot": "2" * 64}, "instruction"),
+        ("tool_schema_sha256", "3" * 64, "tool schema"),
+        ("scorers_sha256", "4" * 64, "scorers"),
+        ("criteria", {"threshold": 0.5, "match_type": "IN_ORDER"}, "criteria"),
+    ],
+)
+def test_merge_refuses_shards_of_different_runs(runs, tmp_path, field, value, what):
+    _, shards = runs
+    odd = _edited(shards[1][0], tmp_path / "odd.json", **{field: value})
+    _refused([str(shards[0][1]), str(odd), str(shards[2][1])], f"{odd}: run ")
+    _refused([str(shards[0][1]), str(odd), str(shards[2][1])], f"in {what};")
+
+
+def test_merge_refuses_another_model(runs, tmp_path):
+    _, shards = runs
+    model = dict(json.loads(shards[1][0].model_dump_json())["model"], name="other")
+    odd = _edited(shards[1][0], tmp_path / "odd.json", model=model)
+    _refused([str(shards[0][1]), str(odd), str(shards[2][1])], "in model;")
+
+
+def test_merge_refuses_other_repeats_or_cases_or_count(runs, tmp_path):
+    _, shards = runs
+    ids = [c.eval_id for c in CASES]
+    folder = tmp_path
+    _, _, other_path = run(folder / "other.json", shard=(2, 3), cases=ids[1:])
+    _refused([str(shards[0][1]), str(other_path)], "in selected cases;")
+    _, _, three_path = execute(
+        RunOptions(output=folder / "r3.json", repeats=3, shard=(2, 3), cases=ids[:2]),
+        chooser=fixed_model(saboteur(), "saboteur", "test"),
+    )
+    _, _, first2_path = execute(
+        RunOptions(output=folder / "r2.json", repeats=2, shard=(1, 3), cases=ids[:2]),
+        chooser=fixed_model(saboteur(), "saboteur", "test"),
+    )
+    _refused([str(first2_path), str(three_path)], "in repeats;")
+    _, _, four_path = execute(
+        RunOptions(output=folder / "c4.json", repeats=2, shard=(2, 4), cases=ids[:2]),
+        chooser=fixed_model(saboteur(), "saboteur", "test"),
+    )
+    _refused([str(first2_path), str(four_path)], "in shard count;")
+
+
+def test_merge_refuses_overlapping_shards(runs, tmp_path):
+    _, shards = runs
+    copy = tmp_path / "again.json"
+    copy.write_text(shards[0][1].read_text())
+    _refused([str(shards[0][1]), str(shards[1][1]), str(copy)], f"{copy}: shard 1/3 overlaps")
+
+
+def test_merge_refuses_overlapping_trials(runs):
+    """Two records that each pass their own check cannot hold one trial twice, unless they
+    claim the same shard; checked on the records directly all the same."""
+    _, shards = runs
+    first = shards[0][0]
+    second = shards[1][0].model_copy(update={"trials": [*shards[1][0].trials, first.trials[0]]})
+    with pytest.raises(OpsEvalError, match=r"b: shard 2/3 overlaps a in trial\(s\) "):
+        merge_records([("a", first), ("b", second)], "m")
+
+
+def test_merge_refuses_missing_trials_naming_them(runs):
+    _, shards = runs
+    missing = ", ".join(f"{c} #{r}" for c, r in shards[1][0].shard.trials[:3])
+    with pytest.raises(OpsEvalError) as err:
+        merge([str(shards[0][1]), str(shards[2][1])], None)
+    assert err.value.code == 2 and missing in str(err.value)
+    assert "shard(s) 2/3 not given" in str(err.value)
+
+
+def test_merge_refuses_a_record_that_is_not_a_shard(runs):
+    (whole, whole_path), shards = runs
+    _refused([str(shards[0][1]), str(whole_path)], f"{whole_path}: run {whole.run_id} is not a")
+
+
+def test_merge_cli_writes_under_the_runs_folder_and_names_shards_by_run_id(
+    runs, tmp_path, monkeypatch, capsys
+):
+    _, shards = runs
+    monkeypatch.setenv("OPS_RUNS_DIR", str(tmp_path))
+    for record, path in shards:  # the runs folder holds the shards: named by run id
+        write_record(record, tmp_path / path.name)
+    code = main(["merge", *(r.run_id for r, _ in shards)])
+    out = capsys.readouterr().out
+    assert code == 1  # the sabotaged case fails the merged run's gate
+    written = Path(out.strip().splitlines()[-1].removeprefix("run record: "))
+    assert written.parent == tmp_path and "-ops-merged-" in written.name
+    assert load_record(written).merged_from == [r.run_id for r, _ in shards]
+    assert main(["merge", shards[0][0].run_id]) == 2
+    assert "in no shard given" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("raw", ["0/3", "4/3", "a/b", "1/0", "1", "1/3/2", "-1/3", ""])
+def test_a_malformed_shard_is_refused(raw):
+    with pytest.raises(OpsEvalError) as err:
+        parse_shard("--shard", raw)
+    assert err.value.code == 2 and "--shard" in str(err.value)
+
+
+def test_malformed_shard_on_the_command_line_is_one_line_exit_2(capsys):
+    assert main(["run", "--shard", "4/3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--shard" in err
+
+
+def test_a_shard_with_no_trial_is_refused_before_anything_runs(tmp_path):
+    with pytest.raises(OpsEvalError) as err:
+        run(tmp_path / "r.json", cases=["list-skills"], shard=(3, 3))
+    assert err.value.code == 2 and "holds no trial (the run has 2 trial(s))" in str(err.value)
+    assert not (tmp_path / "r.json").exists()
+    with pytest.raises(OpsEvalError, match="needs 1 <= I <= N"):
+        run(tmp_path / "r.json", shard=(0, 3))
+
+
+def test_the_slice_is_every_nth_trial_in_plan_order():
+    assert shard_slice(["a", "b"], 2, 1, 3) == [("a", 1), ("b", 2)]
+    assert shard_slice(["a", "b"], 2, 2, 3) == [("a", 2)]
+    assert shard_slice(["a", "b"], 2, 3, 3) == [("b", 1)]
+    assert shard_slice(["a"], 1, 1, 1) == [("a", 1)]
+
+
+def test_the_gate_refuses_a_shard_as_candidate_and_never_takes_one_as_baseline(
+    runs, tmp_path, ops_env, capsys
+):
+    """A shard is a slice of a run's trials: gated alone, or taken as a baseline, it would
+    compare pass rates over different trials."""
+    import shutil
+
+    from ops_eval.cli import main
+
+    (whole, whole_path), shards = runs
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    ops_env.setenv("OPS_RUNS_DIR", str(folder))
+    shard, shard_path = shards[0]
+    shutil.copy(shard_path, folder / shard_path.name)
+    assert main(["gate", shard.run_id]) == 2
+    assert "is shard 1/3 of a run" in capsys.readouterr().err
+    shutil.copy(whole_path, folder / whole_path.name)
+    assert main(["gate", whole.run_id, "--baseline", shard.run_id]) == 2
+    said = capsys.readouterr()
+    assert "one shard of a run" in said.out + said.err
