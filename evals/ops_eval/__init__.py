@@ -11,8 +11,7 @@ surface; each loads its module on first use, so importing the package costs noth
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .exports import lazy_getattr
 
 _EXPORTS: dict[str, str] = {
     # one tool call, one played turn, one trial view
@@ -61,13 +60,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

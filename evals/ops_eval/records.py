@@ -282,6 +282,10 @@ class RunRecord(_Rec):
         for case in self.selected_cases:
             if case not in category:
                 raise _inconsistent("cases: no aggregate of selected case {case}", case=_q(case))
+        self._trials_in_their_cases_category(category)
+        return self
+
+    def _trials_in_their_cases_category(self, category: dict[str, str]) -> None:
         for t in self.trials:
             if t.category != category[t.case_id]:
                 raise _inconsistent(
@@ -292,7 +296,6 @@ class RunRecord(_Rec):
                     mine=_q(t.category),
                     theirs=_q(category[t.case_id]),
                 )
-        return self
 
     def _a_shard_holds_its_slice(self, shard: ShardInfo) -> RunRecord:
         """A shard's trials: exactly its slice of selected_cases x 1..repeats, in any order,
@@ -345,16 +348,7 @@ class RunRecord(_Rec):
                 "without an aggregate",
                 case=_q(odd),
             )
-        for t in self.trials:
-            if t.category != category[t.case_id]:
-                raise _inconsistent(
-                    "trials: case {case} repeat {repeat} has category {mine}, its case "
-                    "aggregate has {theirs}",
-                    case=_q(t.case_id),
-                    repeat=t.repeat,
-                    mine=_q(t.category),
-                    theirs=_q(category[t.case_id]),
-                )
+        self._trials_in_their_cases_category(category)
         return self
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import decimal
 import functools
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -81,37 +81,36 @@ class ExactCheck(_Check):
         return f"exact {_short(self.text)}"
 
 
-class ContainsCheck(_Check):
-    """`text` occurs in the answer (`ignore_case`: compared case-folded)."""
+class _TextCheck(_Check):
+    """A text looked for in the answer, never empty (`ignore_case`: compared case-folded)."""
 
-    scorer: Literal["contains"]
     text: str
     ignore_case: bool = False
+    _EMPTY: ClassVar[str]
+    """Why an empty text is refused."""
 
     @field_validator("text")
     @classmethod
     def _some_text(cls, text: str) -> str:
-        return _not_blank(text, "every answer contains the empty string")
-
-    def show(self) -> str:
-        return f"contains {_short(self.text)}" + (" (ignoring case)" if self.ignore_case else "")
-
-
-class NotContainsCheck(_Check):
-    """`text` does not occur in the answer (`ignore_case`: compared case-folded)."""
-
-    scorer: Literal["not_contains"]
-    text: str
-    ignore_case: bool = False
-
-    @field_validator("text")
-    @classmethod
-    def _some_text(cls, text: str) -> str:
-        return _not_blank(text, "every answer contains the empty string, so none would pass")
+        return _not_blank(text, cls._EMPTY)
 
     def show(self) -> str:
         suffix = " (ignoring case)" if self.ignore_case else ""
-        return f"not_contains {_short(self.text)}{suffix}"
+        return f"{self.scorer} {_short(self.text)}{suffix}"  # type: ignore[attr-defined]
+
+
+class ContainsCheck(_TextCheck):
+    """`text` occurs in the answer (`ignore_case`: compared case-folded)."""
+
+    scorer: Literal["contains"]
+    _EMPTY = "every answer contains the empty string"
+
+
+class NotContainsCheck(_TextCheck):
+    """`text` does not occur in the answer (`ignore_case`: compared case-folded)."""
+
+    scorer: Literal["not_contains"]
+    _EMPTY = "every answer contains the empty string, so none would pass"
 
 
 class RegexCheck(_Check):

@@ -98,7 +98,9 @@ async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: flo
 
 def judging(plan: Plan) -> bool:
     """Whether the run has a judge that will be called (not none, not a NoJudge)."""
-    return plan.judge is not None and hasattr(plan.judge, "grade")
+    from .judge import Judge
+
+    return isinstance(plan.judge, Judge)
 
 
 async def _trials(
@@ -151,7 +153,7 @@ def judged(plan: Plan, say: Callable[[str], None], out: TextIO, log_dir: Path) -
             EXIT_BAD_INPUT,
             f"the judge budget cannot be read, so no judge call may be made: {budget.problem}",
         )
-    with open_judge(say, log_dir, budget) as judge:
+    with open_judge(say, log_dir, budget, config=found) as judge:
         print(
             f"judge: {judge.pin}, prompt {GRADING.version}; budget: {budget.limit} tokens "
             f"({budget.source})",
@@ -163,9 +165,7 @@ def judged(plan: Plan, say: Callable[[str], None], out: TextIO, log_dir: Path) -
 
 def judge_use(plan: Plan) -> Any:
     """What the run's judge did, for the record; None when the run had no judge."""
-    from .judge import Judge
-
-    return plan.judge.use() if isinstance(plan.judge, Judge) else None
+    return plan.judge.use() if judging(plan) else None
 
 
 def provenance_fields(plan: Plan) -> dict[str, Any]:

@@ -158,9 +158,8 @@ def compare_runs(spec_a: str, spec_b: str, err: TextIO, budget: Budget | None = 
     budget = budget if budget is not None else gate_budget()
     if budget.problem is not None:
         raise bad_input(f"judge budget: {budget.problem}; no judge call could be made")
-    with open_judge(say, current().runs_dir, budget) as judge:
-        if isinstance(judge, NoJudge):  # configured() said otherwise a moment ago
-            return _deterministic(runs, pairs, base, judge, say)
+    with open_judge(say, current().runs_dir, budget, config=config) as judge:
+        assert not isinstance(judge, NoJudge)  # a JudgeConfig opens a Judge
         say(f"judging {len(pairs)} pair(s) with {judge.pin}, each in both orders")
         return _judged(judge, pairs, base, err)
 

@@ -15,8 +15,7 @@ the set's header), so its verdicts are trusted only as far as they were measured
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..exports import lazy_getattr
 
 # Loaded on first use: `ops-eval`'s parser imports `command`, and with it this package.
 _EXPORTS = {
@@ -44,10 +43,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -26,6 +26,7 @@ from .cache import VerdictCache
 from .client import Judge, JudgeConfig, SchemaMode
 
 EMBEDDED = "embedded"
+UNCONFIGURED = "no judge configured (OPS_JUDGE_MODEL is unset)"
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def configured() -> JudgeConfig | NoJudge:
                 "OPS_JUDGE_BASE_URL is set but OPS_JUDGE_MODEL is not: name the model the server "
                 "serves",
             )
-        return NoJudge("no judge configured (OPS_JUDGE_MODEL is unset)")
+        return NoJudge(UNCONFIGURED)
     mode = _schema_mode(model)
     if model == EMBEDDED:
         return JudgeConfig(model=EMBEDDED, schema_mode=mode)
@@ -158,11 +159,15 @@ def embedded_pin(gguf: Path, mode: SchemaMode = "llama_cpp") -> str:
 
 @contextlib.contextmanager
 def open_judge(
-    say: Say, log_dir: Path, budget: Budget | None, cache: bool = True
+    say: Say,
+    log_dir: Path,
+    budget: Budget | None,
+    cache: bool = True,
+    config: JudgeConfig | NoJudge | None = None,
 ) -> Iterator[Judge | NoJudge]:
-    """The configured judge with its cache and `budget`, or NoJudge saying why. The embedded
-    judge's server lives exactly as long as the block."""
-    config = configured()
+    """The configured judge (`config`, else `configured()`) with its cache and `budget`, or
+    NoJudge saying why. The embedded judge's server lives exactly as long as the block."""
+    config = config if config is not None else configured()
     if isinstance(config, NoJudge):
         yield config
         return

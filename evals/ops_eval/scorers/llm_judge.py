@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from ..calls import TrialView
     from ..plan import Plan
 
-NO_JUDGE = "no judge configured (OPS_JUDGE_MODEL is unset)"
-
 
 @scorer(
     name="llm_judge",
@@ -40,7 +38,7 @@ NO_JUDGE = "no judge configured (OPS_JUDGE_MODEL is unset)"
 )
 def llm_judge(trial: TrialView, plan: Plan) -> Score:
     from ..judge import JudgeError
-    from ..judge.setup import NoJudge
+    from ..judge.setup import UNCONFIGURED, NoJudge
 
     case = trial.case
     checks = positioned(case, "llm_judge")
@@ -48,7 +46,7 @@ def llm_judge(trial: TrialView, plan: Plan) -> Score:
         return Score(outcome="n/a", detail="no llm_judge check declared")
     judge = plan.judge
     if judge is None or isinstance(judge, NoJudge):
-        return Score.skipped(judge.reason if judge is not None else NO_JUDGE)
+        return Score.skipped(judge.reason if judge is not None else UNCONFIGURED)
     errors, failing, said = [], [], []
     for position, declared in checks:
         check = revalidated(case, declared)
