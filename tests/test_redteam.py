@@ -46,11 +46,19 @@ def test_corpus_covers_every_class_and_injection_point(attacks):
     assert sum(1 for a in attacks.values() if a.answer) >= 5
 
 
-def test_suite_passes_as_shipped(capsys):
-    assert main(["redteam"]) == 0
+def test_the_summary_counts_every_run_of_every_attacker_and_mode(attacks, capsys):
+    """The whole corpus is played once per `mise run test` by its `redteam` task (exit 0: no
+    breach, no invalid run); this plays a slice with every class and every declared known gap,
+    and reads the summary it prints."""
+    per_class: dict[str, list[str]] = {}
+    for a in attacks.values():
+        per_class.setdefault(a.cls, []).append(a.id)
+    chosen = {i for ids in per_class.values() for i in ids[:1]}
+    chosen |= {a.id for a in attacks.values() if a.known_gap}
+    assert main(["redteam", "--attacks", ",".join(sorted(chosen))]) == 0
     out = capsys.readouterr().out
     rows = _rows(out)
-    n = len(load_attacks([DEFAULT_ATTACKS], default_seed()))
+    n = len(chosen)
     for run in ("obedient shipped", "obedient no-spotlight", "obedient writes-disabled",
                 "cautious shipped", "cautious no-spotlight"):  # fmt: skip
         assert rows[run][:3] == [str(n), "0", "0"], run  # runs, breaches, invalid

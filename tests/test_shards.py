@@ -155,6 +155,20 @@ def test_merge_refuses_another_model(runs, tmp_path):
     _refused([str(shards[0][1]), str(odd), str(shards[2][1])], "in model;")
 
 
+def test_shards_of_one_model_on_several_servers_merge_naming_every_server(runs, tmp_path):
+    """A team runs each shard against its own server of the same model: one run, and the
+    merged record says which server played which shard."""
+    _, shards = runs
+    edited = []
+    for i, (record, _) in enumerate(shards, 1):
+        model = dict(json.loads(record.model_dump_json())["model"], endpoint=f"http://gpu{i}:8000")
+        edited.append(str(_edited(record, tmp_path / f"s{i}.json", model=model)))
+    merged, _ = merge(edited, tmp_path / "merged.json")
+    assert merged.model.name == shards[0][0].model.name
+    assert merged.model.endpoint == "http://gpu1:8000, http://gpu2:8000, http://gpu3:8000"
+    assert any("http://gpu2:8000 (shard 2)" in note for note in merged.notes)
+
+
 def test_merge_refuses_other_repeats_or_cases_or_count(runs, tmp_path):
     _, shards = runs
     ids = [c.eval_id for c in CASES]

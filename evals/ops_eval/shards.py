@@ -149,11 +149,19 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
     )
     if len(commits) > 1:
         notes.append(f"the shards ran at {len(commits)} different git commits; none is recorded")
+    model = first.model
+    endpoints = list(dict.fromkeys(r.model.endpoint for r in records if r.model.endpoint))
+    if len(endpoints) > 1:  # one model served from several machines: the merge names them all
+        model = model.model_copy(update={"endpoint": ", ".join(endpoints)})
+        notes.append(
+            "the shards were served by "
+            + ", ".join(f"{r.model.endpoint} (shard {r.shard.index})" for r in records if r.shard)
+        )
     return RunRecord(
         run_id=run_id,
         started_at=min(r.started_at for r in records),
         seconds=max(r.seconds for r in records),  # the shards ran side by side
-        model=first.model,
+        model=model,
         eval_set=first.eval_set,
         eval_set_sha256=first.eval_set_sha256,
         seed_sha256=first.seed_sha256,
