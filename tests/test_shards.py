@@ -79,6 +79,36 @@ def test_three_shards_merged_say_what_one_unsharded_run_says(runs, tmp_path):
     assert any("merged from shards 1/3" in n for n in merged.notes)
 
 
+def test_the_shards_spans_are_merged_beside_the_merged_record(runs, tmp_path):
+    """`ops-eval mlflow --from-run` on the merged run shows ADK's spans of every trial."""
+    from ops_eval.spans import read_spans, spans_path
+
+    _, shards = runs
+    merged, path = merge([str(p) for _, p in shards], tmp_path / "merged.json")
+    spans = read_spans(spans_path(path), merged.run_id)  # refuses another run's file
+    assert set(spans) == {(t.case_id, t.repeat) for t in merged.trials}
+    assert all(spans[key] for key in spans)
+
+
+def test_a_shard_without_its_spans_is_named_and_the_others_are_kept(runs, tmp_path):
+    import shutil
+
+    from ops_eval.spans import read_spans, spans_path
+
+    _, shards = runs
+    copies = []
+    for i, (_, p) in enumerate(shards, 1):
+        copies.append(tmp_path / f"s{i}.json")
+        shutil.copy(p, copies[-1])
+        if i != 2:
+            shutil.copy(spans_path(p), spans_path(copies[-1]))
+    said = []
+    merged, path = merge([str(c) for c in copies], tmp_path / "merged.json", said.append)
+    assert len(said) == 1 and shards[1][0].run_id in said[0] and "no spans" in said[0]
+    kept = read_spans(spans_path(path), merged.run_id)
+    assert set(kept) == {(t.case_id, t.repeat) for r, _ in (shards[0], shards[2]) for t in r.trials}
+
+
 def test_a_shard_record_holds_its_slice_and_passes_its_own_check(runs):
     (whole, _), shards = runs
     ids = [c.eval_id for c in CASES]

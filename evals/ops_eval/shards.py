@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -193,9 +193,26 @@ def _merged_path(record: RunRecord, started: str) -> Path:
     return current().runs_dir / f"{stamp}-{name}-merged-{uuid.uuid4().hex[:6]}.json"
 
 
-def merge(specs: Sequence[str], output: Path | None) -> tuple[RunRecord, Path]:
+def _merged_spans(shards: Sequence[tuple[str, RunRecord]], say: Callable[[str], None]) -> dict:
+    """The spans each shard's run kept beside its record (`spans.py`), by trial; a shard without
+    a usable spans file is named, and `ops-eval mlflow --from-run` draws its trials instead."""
+    from .spans import SpansError, read_spans, spans_path
+
+    kept: dict = {}
+    for where, record in shards:
+        try:
+            kept.update(read_spans(spans_path(Path(where)), record.run_id))
+        except SpansError as exc:
+            say(f"note: shard {record.run_id}: no spans kept for the merged run ({exc})")
+    return kept
+
+
+def merge(
+    specs: Sequence[str], output: Path | None, say: Callable[[str], None] = lambda _: None
+) -> tuple[RunRecord, Path]:
     """`ops-eval merge`: the shard records `specs` name (paths or run ids), merged and written
-    to `output`, or under the runs folder as a run's record is."""
+    to `output`, or under the runs folder as a run's record is; the shards' spans files are
+    merged beside it, for `ops-eval mlflow --from-run`."""
     import uuid
     from datetime import UTC, datetime
 
@@ -204,6 +221,7 @@ def merge(specs: Sequence[str], output: Path | None) -> tuple[RunRecord, Path]:
     from .records import write_record
     from .run import check_writable
     from .settings import current
+    from .spans import spans_path, write_spans
 
     runs_dir = current().runs_dir
     shards = []
@@ -214,7 +232,11 @@ def merge(specs: Sequence[str], output: Path | None) -> tuple[RunRecord, Path]:
     started = datetime.now(UTC).isoformat(timespec="seconds")
     path = output_file("--output", output) if output else _merged_path(record, started)
     check_writable(path)
+    check_writable(spans_path(path), "--output (its spans file)")
+    spans = _merged_spans(shards, say)
     write_record(record, path)
+    if spans:
+        write_spans(path, record.run_id, spans)
     return record, path
 
 
@@ -223,7 +245,11 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     from .report import summary_lines
 
     try:
-        record, path = merge(args.runs, Path(args.output) if args.output else None)
+        record, path = merge(
+            args.runs,
+            Path(args.output) if args.output else None,
+            lambda line: print(line, file=sys.stderr),
+        )
     except OpsEvalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.code

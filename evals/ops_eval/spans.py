@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,13 +91,20 @@ class Recording:
             }
 
     def write(self, record_path: Path, run_id: str) -> Path:
-        path = spans_path(record_path)
-        with path.open("w", encoding="utf-8") as out:
-            out.write(json.dumps({"run_id": run_id, "format": 1}) + "\n")
-            for (case_id, repeat), spans in sorted(self.trials().items()):
-                line = {"case_id": case_id, "repeat": repeat, "spans": spans}
-                out.write(json.dumps(line, default=str) + "\n")
-        return path
+        return write_spans(record_path, run_id, self.trials())
+
+
+def write_spans(record_path: Path, run_id: str, trials: Mapping[Key, Sequence[Any]]) -> Path:
+    """The spans file beside `record_path`: a header naming run `run_id`, then one line per
+    trial (spans as kept: dicts, or `KeptSpan`s read from another file)."""
+    path = spans_path(record_path)
+    with path.open("w", encoding="utf-8") as out:
+        out.write(json.dumps({"run_id": run_id, "format": 1}) + "\n")
+        for (case_id, repeat), spans in sorted(trials.items()):
+            kept = [s.model_dump() if isinstance(s, BaseModel) else s for s in spans]
+            line = {"case_id": case_id, "repeat": repeat, "spans": kept}
+            out.write(json.dumps(line, default=str) + "\n")
+    return path
 
 
 _PROCESSOR: list[Any] = []  # the one span processor of the process, once made
