@@ -14,10 +14,18 @@ from typing import Any
 
 from .settings import Settings, current
 
-__all__ = ["DEFAULT_MODEL", "ModelConfigError", "ModelSettings", "build_model", "temperature"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "PROVIDER_PREFIX",
+    "ModelConfigError",
+    "ModelSettings",
+    "build_model",
+    "temperature",
+]
 
 DEFAULT_MODEL = "ollama_chat/qwen3:4b-instruct"
-_PROVIDER = re.compile(r"^[A-Za-z0-9_.-]+/\S")
+PROVIDER_PREFIX = re.compile(r"^[A-Za-z0-9_.-]+/\S")
+"""A LiteLLM model string starts with its provider: `ollama_chat/`, `openai/`, ..."""
 
 
 class ModelConfigError(ValueError):
@@ -49,7 +57,12 @@ class ModelSettings:
     def check(self) -> None:
         if not self.model or any(ch.isspace() for ch in self.model):
             raise ModelConfigError(f"OPS_AGENT_MODEL: {self.model!r} is not a model name")
-        if not self.is_gemini and not _PROVIDER.match(self.model):
+        if self.model.startswith("router:"):  # ops-eval's Router over several servers
+            raise ModelConfigError(
+                f"OPS_AGENT_MODEL: {self.model!r}: a router serves `ops-eval run` only; the "
+                "agent alone reaches one server (set one of its models and OPS_AGENT_BASE_URL)"
+            )
+        if not self.is_gemini and not PROVIDER_PREFIX.match(self.model):
             raise ModelConfigError(
                 f"OPS_AGENT_MODEL: {self.model!r} needs a LiteLLM provider prefix "
                 "(ollama_chat/<tag>, openai/<name>) or a gemini-* name"

@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.dataclasses import dataclass as pydantic_dataclass
+from pydantic_core import PydanticCustomError
 
 if TYPE_CHECKING:
     from ops_copilot.store import AuditRow, Note, Snapshot
@@ -99,6 +100,22 @@ class Turn(BaseModel):
     model_calls: int | None = None
     """Model responses in this turn (approval rounds included); None: not recorded (a turn
     built by hand, or a record written before it was counted)."""
+    servers: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The server that answered each model call of this turn, in order (one per model call);
+    None: not routed (one server, or a record written before servers were named) -- and then
+    not written, so such a record reads as it always did."""
+
+    @model_validator(mode="after")
+    def _a_server_per_model_call(self) -> Turn:
+        """Per-server counts add up to the model calls, or a report would misstate them."""
+        counted = self.servers is not None and self.model_calls is not None
+        if counted and len(self.servers or []) != self.model_calls:
+            raise PydanticCustomError(
+                "servers_mismatch",
+                "servers names {servers} server(s) for {calls} model call(s)",
+                {"servers": len(self.servers or []), "calls": self.model_calls},
+            )
+        return self
 
 
 @dataclass

@@ -77,8 +77,10 @@ def launch(
 
     from .exits import EXIT_INFRA
     from .models import ModelUnavailable, choose_model
+    from .models.selection import refuse_router_alone
 
     try:
+        refuse_router_alone(cli_model, kind)
         with (chooser or choose_model)(cli_model, say=say, log_dir=current().runs_dir) as choice:
             for line in choice.banner():
                 print(line, flush=True)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .calls import ToolCall, TrialView, Turn
 from .exits import describe
-from .session import CONFIRMATION, LABEL, AgentSession, SessionTurn
+from .session import CONFIRMATION, LABEL, AgentSession, SessionTurn, server_of_event
 
 if TYPE_CHECKING:
     from .evalset import ApprovalDecision, Case
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 MAX_MODEL_CALLS = 40
 MAX_APPROVAL_ROUNDS = 5
+UNNAMED = "(unnamed)"  # a routed model's response that named no server
 
 
 def run_config() -> Any:
@@ -52,21 +53,33 @@ def _with_results(parts: list[SessionTurn]) -> list[ToolCall]:
     return [ToolCall(c.name, c.args, result=got[-1] if got else None) for c, got in calls]
 
 
-def _model_calls(parts: list[SessionTurn]) -> int:
-    """Model responses in these runs, for per-turn budgets: complete model-role events, less
-    ADK's own approval request (an event it makes itself, with the model's role)."""
-    count = 0
+def _model_events(parts: list[SessionTurn]) -> list[Any]:
+    """The events that are model responses in these runs, for per-turn budgets and server
+    counts: complete model-role events, less ADK's own approval request (an event it makes
+    itself, with the model's role)."""
+    found = []
     for event in (e for part in parts for e in part.events):
         if event.partial or event.content is None or event.content.role != "model":
             continue
         calls = event.get_function_calls()
-        count += not (calls and all(c.name == CONFIRMATION for c in calls))
-    return count
+        if not (calls and all(c.name == CONFIRMATION for c in calls)):
+            found.append(event)
+    return found
 
 
-def _turn(index: int, prompt: str, parts: list[SessionTurn], answered: list[str]) -> Turn:
-    """One user turn from the runs it took."""
+def routed(model: Any) -> bool:
+    """Whether `model` names the server that answered each call (`models/router.py`); a
+    recording wrapper (`--record`) passes its inner model's responses through unchanged."""
+    return bool(getattr(getattr(model, "inner", model), "names_its_server", False))
+
+
+def _turn(
+    index: int, prompt: str, parts: list[SessionTurn], answered: list[str], by_server: bool
+) -> Turn:
+    """One user turn from the runs it took; with `by_server`, which server answered each of its
+    model calls (a response no server was named for says UNNAMED: a count must not drift)."""
     calls = _with_results(parts)
+    events = _model_events(parts)
     pending = [ToolCall(p.call.name, p.call.args) for p in parts[-1].pending]
     texts = [t for part in parts for t in part.texts]
     response = texts[-1] if texts else ""
@@ -83,7 +96,8 @@ def _turn(index: int, prompt: str, parts: list[SessionTurn], answered: list[str]
         texts=texts,
         prompt_tokens=sum(p.prompt_tokens for p in parts),
         output_tokens=sum(p.output_tokens for p in parts),
-        model_calls=_model_calls(parts),
+        model_calls=len(events),
+        servers=[server_of_event(e) or UNNAMED for e in events] if by_server else None,
     )
 
 
@@ -93,10 +107,12 @@ async def play_turn(
     prompt: str,
     approval: ApprovalDecision | None,
     into: list[Turn] | None = None,
+    by_server: bool = False,
 ) -> Turn:
     """Send one user prompt; answer each round of pauses as `approval` says, if it says. The
     turn is appended to `into` even when a run fails midway (a loop, a model error): what the
-    agent did until then is the evidence."""
+    agent did until then is the evidence. `by_server`: the model is routed, and the turn says
+    which server answered each model call."""
     started = time.perf_counter()
     parts: list[SessionTurn] = []
     answered: list[str] = []
@@ -114,7 +130,7 @@ async def play_turn(
     finally:
         if session.running is not None and (not parts or parts[-1] is not session.running):
             parts.append(session.running)  # the run that failed midway
-        turn = _turn(index, prompt, parts, answered)
+        turn = _turn(index, prompt, parts, answered, by_server)
         turn.seconds = time.perf_counter() - started
         if into is not None:
             into.append(turn)
@@ -148,7 +164,14 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
             for spec in case.turns:
                 LABEL.set(f"{case.eval_id}, turn {spec.index}")
                 try:
-                    await play_turn(session, spec.index, spec.prompt, meta.approval, view.turns)
+                    await play_turn(
+                        session,
+                        spec.index,
+                        spec.prompt,
+                        meta.approval,
+                        view.turns,
+                        by_server=routed(model),
+                    )
                 finally:
                     view.turns[-1].reference = spec.reference
                     view.turns[-1].expected = list(spec.calls)

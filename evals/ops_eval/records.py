@@ -7,7 +7,9 @@ Version 2: a turn's calls carry their results (version 1 kept results in a separ
 scores say pass, fail or n/a, and the scorer set is recorded. Version 3: a score may also be
 `error` (it applies, no verdict: counted as not passing) or `skipped` (it applies, was not run,
 saying why: left out like n/a), and `judge` says what the run's LLM judge did. A version 2
-record is read as it is (it holds neither).
+record is read as it is (it holds neither). A turn of a run over several servers (`--model
+router:FILE`) also says which server answered each of its model calls (`Turn.servers`, one per
+model call); any other turn leaves the key out, so a record without it reads as it always did.
 
 Every field a reader uses is typed, and read strictly (JSON types as written, no coercion):
 whatever loads can be reported -- the reports index and format these fields without checking

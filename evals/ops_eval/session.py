@@ -26,9 +26,20 @@ from ops_copilot.workspace import WORKSPACES, Workspace
 from .calls import ToolCall
 
 CONFIRMATION = "adk_request_confirmation"
+SERVER_KEY = "ops_eval_server"
+"""The `custom_metadata` key of a model response (and so of its session event, into which ADK
+copies it) that names the server which answered it: set by a routed model (`models/router.py`),
+read per model event by `server_of_event`."""
 
 # What the model call being made belongs to ("case X, turn N"), for recordings and replay misses.
 LABEL: contextvars.ContextVar[str | None] = contextvars.ContextVar("label", default=None)
+
+
+def server_of_event(event: Event) -> str | None:
+    """The server that answered the model call this event holds; None when no server was named
+    (a model that is not routed, or an event ADK made itself)."""
+    found = (event.custom_metadata or {}).get(SERVER_KEY)
+    return found if isinstance(found, str) else None
 
 
 @dataclass(frozen=True)

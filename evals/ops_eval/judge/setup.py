@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal, cast, get_args
 
 from ..exits import EXIT_BAD_INPUT, OpsEvalError
-from ..models.choice import Say
+from ..models.choice import Say, without_userinfo
 from ..settings import current
 from .budget import Budget
 from .cache import VerdictCache
@@ -67,7 +67,7 @@ def configured() -> JudgeConfig | NoJudge:
     if model == EMBEDDED:
         return JudgeConfig(model=EMBEDDED, schema_mode=mode)
     base = settings.ops_judge_base_url
-    weights = settings.ops_judge_pin or _ollama_digest(model, base) or _without_userinfo(base)
+    weights = settings.ops_judge_pin or _ollama_digest(model, base) or without_userinfo(base)
     config = JudgeConfig(
         model=model,
         base_url=base,
@@ -94,20 +94,6 @@ def pin_of(model: str, weights: str | None, mode: SchemaMode) -> str:
     and how its reply is constrained (`#json_schema`, `#llama_cpp`, `#none`): a judge asked
     differently is judged differently. A hosted model is pinned by its name alone."""
     return f"{model}{f'@{weights}' if weights else ''}#{mode}"
-
-
-def _without_userinfo(url: str | None) -> str | None:
-    """A URL as a pin shows it: a user and password in it are credentials, not identity."""
-    if not url:
-        return url
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"[{host}]" if ":" in host else host
-    if parts.port is not None:
-        netloc += f":{parts.port}"
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _ollama_digest(model: str, base: str | None) -> str | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 PROBE_TIMEOUT_S = 1.5
 REPLAY_PREFIX = "replay:"  # a model setting `replay:FILE` answers from a recording
+ROUTER_PREFIX = "router:"  # `router:FILE`: a LiteLLM Router over several servers (`router.py`)
 
 Say = Callable[[str], None]
 
@@ -49,6 +50,21 @@ class ModelChoice:
         if self.caveat:
             lines.append(f"note:  {self.caveat}")
         return lines
+
+
+def without_userinfo(url: str | None) -> str | None:
+    """A URL as a record or a pin shows it: a user and password in it are credentials, not
+    the server's identity."""
+    if not url:
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def probe(

@@ -1,8 +1,10 @@
 """Which model a live run talks to.
 
 In order:
-1. `--model` or OPS_AGENT_MODEL: a LiteLLM model string, a Gemini name, or `replay:FILE` (answer
-   from a recording). The endpoint is probed first, so an unreachable server is one clear error.
+1. `--model` or OPS_AGENT_MODEL: a LiteLLM model string, a Gemini name, `replay:FILE` (answer
+   from a recording) or `router:FILE` (a LiteLLM Router over several servers of one model,
+   `router.py`). The endpoint is probed first (every server of a router), so an unreachable
+   server is one clear error.
 2. Ollama, if it answers (OLLAMA_API_BASE or http://127.0.0.1:11434) and has the default tag.
 3. The embedded llama.cpp model (`embedded`), installed and started on first use.
 """
@@ -18,7 +20,7 @@ from pathlib import Path
 from ops_copilot.model import ModelConfigError, ModelSettings, build_model, temperature
 
 from ..settings import current
-from .choice import REPLAY_PREFIX, ModelChoice, ModelUnavailable, Say, probe
+from .choice import REPLAY_PREFIX, ROUTER_PREFIX, ModelChoice, ModelUnavailable, Say, probe
 from .embedded import embedded_model
 
 OLLAMA_DEFAULT_TAG = "qwen3:4b-instruct"
@@ -52,7 +54,11 @@ def _preflight(settings: ModelSettings) -> str | None:
     return None
 
 
-def _explicit(value: str, source: str) -> ModelChoice:
+def _explicit(value: str, source: str, say: Say, stack: contextlib.ExitStack) -> ModelChoice:
+    if value.startswith(ROUTER_PREFIX):
+        from .router import router_model
+
+        return stack.enter_context(router_model(value, source, say))
     if value.startswith(REPLAY_PREFIX):
         from ..testing.replay import ReplayLlm
 
@@ -82,6 +88,21 @@ def _explicit(value: str, source: str) -> ModelChoice:
         endpoint=endpoint,
         agent_env=env,
     )
+
+
+def refuse_router_alone(cli_model: str | None, command: str) -> None:
+    """`ops-eval chat` and `web` hand the model to the agent package, which reaches one server
+    from its own settings (`ModelChoice.agent_env`) and has no Router: a `router:` setting is
+    refused there, before any server is probed, as bad configuration."""
+    value, source = (cli_model, "--model")
+    if not cli_model:
+        value, source = current().agent_model, "OPS_AGENT_MODEL"
+    if value and value.strip().startswith(ROUTER_PREFIX):
+        raise ModelConfigError(
+            f"{source}: {value.strip()}: `ops-eval {command}` runs the agent by itself, which "
+            "reaches one server; a router serves `ops-eval run` only (for one of its servers: "
+            "--model <its litellm_params.model> with OPS_AGENT_BASE_URL=<its api_base>)"
+        )
 
 
 def _ollama_default() -> tuple[ModelChoice | None, str]:
@@ -128,9 +149,9 @@ def choose_model(
     with contextlib.ExitStack() as stack:
         configured = current().agent_model
         if cli_model:
-            choice = _explicit(cli_model, "--model")
+            choice = _explicit(cli_model, "--model", say, stack)
         elif configured:
-            choice = _explicit(configured, "OPS_AGENT_MODEL")
+            choice = _explicit(configured, "OPS_AGENT_MODEL", say, stack)
         else:
             choice, why_not = _ollama_default()
             if choice is None:

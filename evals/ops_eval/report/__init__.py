@@ -14,7 +14,15 @@ from ..calls import ToolCall
 from ..records import RunRecord, TrialRecord
 from .align import Row, align
 from .chart import chart
-from .summary import gate_word, hat, pass_hat, skipped_text, summary_lines
+from .summary import (
+    gate_word,
+    hat,
+    pass_hat,
+    server_calls,
+    server_text,
+    skipped_text,
+    summary_lines,
+)
 
 __all__ = [
     "Row",
@@ -111,6 +119,8 @@ def markdown(record: RunRecord) -> str:
             has_problems=has_problems,
             pc=partial_figures(record),
             skipped=skipped_text(record, ": "),
+            servers=server_calls(record),
+            servers_text=server_text(record, quote="`"),
         )
     )
 
@@ -124,6 +134,7 @@ def html_report(record: RunRecord) -> str:
             chart=chart(record.categories),
             pc=partial_figures(record),
             skipped=skipped_text(record, ": "),
+            servers=server_calls(record),
         )
     )
 

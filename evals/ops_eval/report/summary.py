@@ -54,6 +54,28 @@ def skipped_text(record: RunRecord, sep: str = " skipped: ") -> dict[str, str]:
     return {name: f"{n}{sep}{why}" for name, (n, why) in skipped(record).items()}
 
 
+def server_calls(record: RunRecord) -> dict[str, int] | None:
+    """Model calls per server, most first, over every turn of every trial that names its
+    servers (a routed run: `Turn.servers`); None when no turn does."""
+    counts: Counter[str] = Counter()
+    routed = False
+    for trial in record.trials:
+        for turn in trial.turns:
+            if turn.servers is not None:
+                routed = True
+                counts.update(turn.servers)
+    return dict(counts.most_common()) if routed else None
+
+
+def server_text(record: RunRecord, quote: str = "") -> str | None:
+    """`a 12, b 9 (21 model calls)`, or None when the run was not routed."""
+    counts = server_calls(record)
+    if counts is None:
+        return None
+    each = ", ".join(f"{quote}{name}{quote} {n}" for name, n in counts.items()) or "none"
+    return f"{each} ({sum(counts.values())} model calls)"
+
+
 def summary_lines(record: RunRecord) -> list[str]:
     width = max([len(c.case_id) for c in record.cases] + [8]) + 2
     lines = [
@@ -96,6 +118,9 @@ def summary_lines(record: RunRecord) -> list[str]:
             f"judge: {j.pin}: {j.calls} call(s), {j.cache_hits} cache hit(s), {j.errors} "
             f"error(s), {j.tokens}{budget} tokens, {j.budget_blocked} blocked by the budget"
         )
+    servers = server_text(record)
+    if servers is not None:
+        lines.append(f"model calls per server: {servers}")
     lines += [f"note: {n}" for n in record.notes]
     if record.model.caveat:
         lines.append(f"note: {record.model.caveat}")

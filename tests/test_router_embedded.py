@@ -1,0 +1,186 @@
+"""A router over two real embedded llama.cpp servers, and one of them SIGKILLed mid-run.
+
+Two llama-cpp-python servers (the embedded SmolLM2 build, one thread each on this 2-core
+machine) serve one `router:FILE`; `ops-eval run --concurrency 2` plays short cases of the ops
+set, and once both servers have answered a call (their access logs say so) one is killed with
+SIGKILL. Every planned trial must be in the record, none errored (its calls went on to the
+survivor), every call after the kill is credited to the survivor, both servers answered, and no
+trial passes unless its scorers passed it.
+
+The 135M model calls tools in a loop until the model-call limit ends its trial (40 calls, about
+five minutes a trial here). The limit is lowered for this test: a loop past it still ends the
+trial as the agent's own failure, never an error and never a pass, and the test stays under a
+minute or two. Slow anyway, so OPS_SKIP_EMBEDDED_TEST=1 skips it, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ops_eval.settings import current
+
+pytestmark = pytest.mark.skipif(
+    current().skip_embedded_test,
+    reason="OPS_SKIP_EMBEDDED_TEST=1: the two-llama-server router test was skipped",
+)
+
+CASES = ["list-skills", "service-status-inventory"]
+REPEATS = 2
+MODEL_CALL_LIMIT = 4  # per trial; see the module docstring
+ANSWERED = re.compile(rb'"POST /v1/chat/completions HTTP/1\.1" 200')
+
+
+def llama_servers() -> set[int]:
+    found = subprocess.run(["pgrep", "-f", "ops_eval.models.llama_server"], capture_output=True)
+    return {int(pid) for pid in found.stdout.split()}
+
+
+class Llama:
+    """One embedded llama.cpp server on a free loopback port, one thread, its log in a file."""
+
+    def __init__(self, name: str, log: Path) -> None:
+        from ops_eval.models.embedded import (
+            CHAT_FORMAT,
+            EMBEDDED_ALIAS,
+            EMBEDDED_CONTEXT,
+            _free_port,
+            embedded_gguf,
+        )
+
+        self.name, self.log, self.port = name, log, _free_port()
+        self.base = f"http://127.0.0.1:{self.port}/v1"
+        self.model = f"openai/{EMBEDDED_ALIAS}"
+        with log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "ops_eval.models.llama_server",
+                 "--model", str(embedded_gguf()), "--model_alias", EMBEDDED_ALIAS,
+                 "--chat_format", CHAT_FORMAT, "--host", "127.0.0.1", "--port", str(self.port),
+                 "--n_ctx", str(EMBEDDED_CONTEXT), "--n_threads", "1", "--verbose", "False"],
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+
+    def wait_ready(self, timeout_s: float = 120) -> None:
+        from ops_eval.models.choice import probe
+
+        deadline = time.monotonic() + timeout_s
+        while not probe(f"{self.base}/models")[0]:
+            assert self.proc.poll() is None, self.log.read_text(errors="replace")[-2000:]
+            assert time.monotonic() < deadline, f"{self.name} did not start"
+            time.sleep(0.25)
+
+    def answered(self) -> int:
+        """Chat completions it has answered, from its access log (no record needed)."""
+        return len(ANSWERED.findall(self.log.read_bytes()))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def test_killing_one_of_two_llama_servers_mid_run_loses_no_trial(tmp_path, monkeypatch, ops_env):
+    from ops_eval import load_record
+    from ops_eval.cli import main
+    from ops_eval.models import local_deps
+
+    local_deps.ensure(print)
+    import litellm
+
+    failed: Counter[str] = Counter()  # calls that failed on a server, as LiteLLM reports them
+
+    def count(kwargs: dict, *_: object) -> None:
+        failed[((kwargs.get("litellm_params") or {}).get("model_info") or {}).get("id", "?")] += 1
+
+    monkeypatch.setattr(litellm, "failure_callback", [*litellm.failure_callback, count])
+    ops_env.setenv("OPS_AGENT_TEMPERATURE", "0")
+    monkeypatch.setattr("ops_eval.play.MAX_MODEL_CALLS", MODEL_CALL_LIMIT)
+    before = llama_servers()
+    servers = [Llama(name, tmp_path / f"{name}.log") for name in ("left", "right")]
+    killed: dict[str, object] = {}
+    done = threading.Event()
+
+    def kill_once_both_answered() -> None:
+        """Once each server has answered a call (the calls spread), SIGKILL the first: with two
+        conversations at once it is most likely in the middle of one."""
+        victim, other = servers
+        while not done.is_set():
+            if victim.answered() >= 1 and other.answered() >= 1:
+                victim.proc.send_signal(signal.SIGKILL)
+                victim.proc.wait()
+                killed.update(server=victim, answers=victim.answered(), other=other.answered())
+                return
+            time.sleep(0.05)
+
+    try:
+        for s in servers:
+            s.wait_ready()
+        config = tmp_path / "router.yaml"
+        config.write_text(
+            json.dumps({
+                "model_list": [
+                    {"model_name": "smollm2", "model_info": {"id": s.name},
+                     "litellm_params": {"model": s.model, "api_base": s.base, "api_key": "x"}}
+                    for s in servers
+                ],
+                "router_settings": {"routing_strategy": "least-busy"},
+            })
+        )  # fmt: skip
+        watcher = threading.Thread(target=kill_once_both_answered, daemon=True)
+        watcher.start()
+        out = tmp_path / "run.json"
+        started = time.monotonic()
+        code = main(
+            ["run", "--model", f"router:{config}", "--cases", ",".join(CASES),
+             "--repeats", str(REPEATS), "--concurrency", "2", "--timeout", "600",
+             "--output", str(out)]
+        )  # fmt: skip
+        wall = time.monotonic() - started
+        done.set()
+        watcher.join(timeout=5)
+    finally:
+        done.set()
+        for s in servers:
+            s.stop()
+    assert killed, "the run ended before both servers had answered a call: none was killed"
+    victim = killed["server"]
+    survivor = next(s for s in servers if s is not victim)
+    record = load_record(out)
+    counts = Counter(s for t in record.trials for u in t.turns for s in u.servers or [])
+    calls = sum(u.model_calls or 0 for t in record.trials for u in t.turns)
+    print(
+        f"\nper-server model calls: {victim.name} (SIGKILLed after its answer "
+        f"#{killed['answers']}) {counts[victim.name]}, {survivor.name} {counts[survivor.name]}; "
+        f"{calls} model calls in {len(record.trials)} trials; after the kill the survivor "
+        f"answered {survivor.answered() - killed['other']}; calls that failed on a server and "
+        f"were retried: {dict(failed)}; exit {code}; "
+        f"run wall time {wall:.1f} s"
+    )
+    assert code in (0, 1)  # a verdict: no case was left without a valid trial
+    assert len(record.trials) == len(CASES) * REPEATS  # every planned trial is in the record
+    assert [t.error for t in record.trials if t.status == "error"] == []  # none lost to the kill
+    for t in record.trials:  # a pass only where every scorer passed it
+        bad = [n for n, s in t.scores.items() if s.outcome in ("fail", "error")]
+        assert (t.status == "passed") == (not bad), (t.case_id, t.status, bad)
+    assert sum(counts.values()) == calls  # one server per model call
+    assert set(counts) <= {victim.name, survivor.name}
+    # the victim is credited only with answers it gave before it died: every call after the
+    # kill went to the survivor, which is credited with exactly what its log says it answered
+    assert 1 <= counts[victim.name] <= killed["answers"]
+    assert counts[survivor.name] == survivor.answered() >= 1
+    assert survivor.answered() > killed["other"]  # calls went on after the kill
+    assert failed[victim.name] >= 1 and not failed[survivor.name]  # the kill was met, retried
+    assert llama_servers() == before, "a llama server outlived the test"
