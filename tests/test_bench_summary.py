@@ -55,3 +55,20 @@ def test_without_a_summary_file_nothing_is_written(run_all, tmp_path):
     before = sorted(p.name for p in tmp_path.iterdir())
     assert run_all.main([]) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_a_summary_that_cannot_be_written_is_refused_before_any_benchmark(
+    run_all, tmp_path, capsys
+):
+    assert run_all.main(["--summary", str(tmp_path)]) == 2  # a folder
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"bench: --summary {tmp_path}: cannot write")
+    assert "fast" not in captured.out  # nothing ran
+
+
+def test_output_that_is_not_utf8_stops_no_benchmark(run_all, tmp_path, monkeypatch):
+    (tmp_path / "bytes.py").write_text("import sys\nsys.stdout.buffer.write(b'caf\\xe9 3 ms\\n')\n")
+    monkeypatch.setattr(run_all, "BENCHMARKS", ("bytes.py", "fast.py"))
+    summary = tmp_path / "s.md"
+    assert run_all.main(["--summary", str(summary)]) == 0
+    assert "caf\ufffd 3 ms" in summary.read_text() and "fast: 12 ms" in summary.read_text()

@@ -15,7 +15,7 @@ from conftest import REPO
 
 ROOT = REPO
 # `mise run [--flag ...] TASK`: flags such as --skip-deps come before the task's name
-MISE_RUN = re.compile(r"\bmise run((?:\s+--?[A-Za-z][\w-]*)*)\s+([A-Za-z][\w:.-]*)")
+MISE_RUN = re.compile(r"\bmise run((?:\s+--?[A-Za-z][\w-]*)*)\s+[\"']?([A-Za-z][\w:.-]*)")
 # where mise would find tasks outside mise.toml (file tasks); the project keeps none there
 FILE_TASK_DIRS = (".mise/tasks", "mise-tasks", ".mise-tasks", "mise/tasks", ".config/mise/tasks")
 
@@ -50,7 +50,7 @@ def last_command(script: str) -> str:
 
 def documents() -> list[Path]:
     tracked = subprocess.run(
-        ["git", "ls-files", "*.md", ".github/workflows/*.yml", ".ci/run"],
+        ["git", "ls-files", "*.md", ".github/workflows/*", ".ci/run"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -65,6 +65,8 @@ def test_every_mise_run_in_the_docs_and_workflows_is_a_task():
     tasks = defined_tasks((ROOT / "mise.toml").read_text())
     docs = documents()
     assert {"README.md", "ci.yml", "eval.yml", "run"} <= {p.name for p in docs}
+    # lint checks `.github/workflows/*.yml`: a workflow spelt otherwise would go unchecked
+    assert [p.name for p in docs if ".github" in p.parts and p.suffix != ".yml"] == []
     missing = {
         f"{path.relative_to(ROOT)}: mise run {task}"
         for path in docs
@@ -85,9 +87,12 @@ def test_the_ci_workflow_runs_the_readme_test_command_and_each_offline_gate():
     runs = [m.group(0) for m in MISE_RUN.finditer(workflow)]
     for task in ("lint", "redteam", "eval:validate", "test"):
         assert [r for r in runs if r.split()[-1] == task], f"ci.yml does not run {task}"
-    # test's dependencies ran as their own steps: the test step skips them, so each runs once
-    assert defined_tasks((ROOT / "mise.toml").read_text()) >= {"lint", "redteam", "eval:validate"}
+    # test's dependencies run as steps of their own before it, and the test step skips them:
+    # each runs once, and a dependency added to test is not silently skipped in CI
     assert "mise run --skip-deps test" in runs
+    before = {r.split()[-1] for r in runs[: runs.index("mise run --skip-deps test")]}
+    depends = set(tomllib.loads((ROOT / "mise.toml").read_text())["tasks"]["test"]["depends"])
+    assert depends <= before, f"ci.yml skips test's dependencies {sorted(depends - before)}"
 
 
 # The checks themselves, on texts where they must fail.
@@ -95,7 +100,7 @@ def test_the_ci_workflow_runs_the_readme_test_command_and_each_offline_gate():
 
 def test_a_task_the_docs_name_but_mise_lacks_is_found():
     text = "run `mise run eval:nope -- --x` or `mise run --skip-deps lint`, then mise run test"
-    assert named_tasks(text) == {"eval:nope", "lint", "test"}
+    assert named_tasks(text + ' or mise run "quoted"') == {"eval:nope", "lint", "test", "quoted"}
     assert named_tasks(text) - defined_tasks('[tasks.lint]\nrun="x"\n[tasks.test]\nrun="y"') == {
         "eval:nope"
     }

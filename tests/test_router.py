@@ -31,6 +31,7 @@ from conftest import REPO
 from fake_openai import text, tool_call
 from ops_eval import load_record, read_evalset
 from ops_eval.cli import main
+from ops_eval.spans import spans_path
 
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = ["service-status-inventory", "incident-detail-inc-002", "open-incidents", "list-skills"]
@@ -242,9 +243,8 @@ def test_calls_spread_over_both_servers_and_each_is_named_in_the_record(
     assert record.model.name == "router:fake" and record.model.source == "--model"
     assert record.model.endpoint == f"alpha ({a.base}), {b.base}"
     assert {f"Bearer {SECRET}"} == a.keys == b.keys  # the key reached the servers ...
-    for written in (out, out.with_name("run.json.spans.jsonl"), recording):
-        if written.exists():
-            assert SECRET not in written.read_text()  # ... and no file kept it
+    for written in (out, spans_path(out), recording):  # each written by the run
+        assert SECRET not in written.read_text()  # ... and no file kept it
     line = f"model calls per server: {b.base} {b.answered}, alpha {a.answered}"
     if a.answered > b.answered:
         line = f"model calls per server: alpha {a.answered}, {b.base} {b.answered}"
@@ -294,6 +294,21 @@ def test_a_server_failing_every_call_is_retried_on_the_other(tmp_path, failure, 
     assert bad.received >= 1 and bad.answered == 0  # it was tried, and never credited
     assert failed_calls == {"bad": bad.received}  # each failure was retried: no trial saw one
     assert per_server(record) == {"good": good.answered}
+
+
+def test_a_key_in_a_server_url_reaches_no_record_and_no_output(tmp_path, capsys):
+    secret = "QuerySecret9"
+    with backends({}, {}) as (a, b):
+        bases = [f"{x.base}?api-key={secret}" for x in (a, b)]
+        config = router_file(tmp_path / "router.yaml", [("a", bases[0]), ("b", bases[1])])
+        out = tmp_path / "run.json"
+        code = run(config, out)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err[-2000:]
+    assert a.answered + b.answered == sum(per_server(load_record(out)).values()) > 0
+    for written in (out.read_text(), spans_path(out).read_text(),
+                    captured.out, captured.err):  # fmt: skip
+        assert secret not in written
 
 
 def test_a_server_down_before_the_run_is_named_and_the_run_goes_on(tmp_path, capsys):
@@ -366,15 +381,36 @@ BAD_CONFIGS = [
      "model_list[1].model_name: 'other' is not 'm' (model_list[0]): a router file lists the "
      "servers of one model"),
     ({"model_list": [GOOD, _entry(model="ollama_chat/m", api_base="http://h:2")]},
-     "model_list[1].litellm_params.model: provider 'ollama_chat' is not 'openai' "
-     "(model_list[0]): ADK shapes a request for one provider"),
+     "model_list[1].litellm_params.model: 'ollama_chat/m' is not 'openai/m' (model_list[0]): "
+     "a router file lists the servers of one model"),
+    ({"model_list": [GOOD, _entry(model="openai/other", api_base="http://h:2/v1")]},
+     "model_list[1].litellm_params.model: 'openai/other' is not 'openai/m' (model_list[0]): "
+     "a router file lists the servers of one model"),
+    ({"model_list": [_entry(api_base="http://h:99999/v1")]},
+     "model_list[0].litellm_params.api_base: 'http://h/v1' is not a URL (Port out of range "
+     "0-65535)"),
+    ({"model_list": [_entry(api_base="http://h:abc/v1")]},
+     "model_list[0].litellm_params.api_base: 'http://h/v1' is not a URL (Port could not be "
+     "cast to integer value as 'abc')"),
+    ({"model_list": [_entry(api_base="http://h h/v1")]},
+     "model_list[0].litellm_params.api_base: 'http://h h/v1' holds a space or a control "
+     "character"),
+    ({"model_list": [_entry(api_base="ftp://admin:SuperSecret1@h/v1")]},
+     "model_list[0].litellm_params.api_base: 'ftp://h/v1' must start with http:// or https://"),
+    ({"model_list": [_entry(api_base="http:///v1?key=Q")]},
+     "model_list[0].litellm_params.api_base: 'http:///v1' names no host"),
+    ({"model_list": [{**GOOD, "model_info": {"id": "a\n::error::x"}}]},
+     "model_list[0].model_info.id: 'a\\n::error::x' holds a control character"),
     ({"model_list": [{**GOOD, "model_info": {"id": "x"}},
                      {**_entry(api_base="http://h:2/v1"), "model_info": {"id": "x"}}]},
      "model_list[1].model_info.id: server 'x' is model_list[0]'s too (each server once, or a "
      "distinct model_info.id)"),
-    ({"model_list": [GOOD, _entry(api_base="http://user:pw@h:1/v1")]},
+    ({"model_list": [GOOD, _entry(api_base="http://h:1/v1?x=1")]},
      "model_list[1].litellm_params.api_base: server 'http://h:1/v1' is model_list[0]'s too "
      "(each server once, or a distinct model_info.id)"),
+    ({"model_list": [_entry(api_base="http://user:SecretPw1@h:1/v1")]},
+     "model_list[0].litellm_params.api_base: 'http://h:1/v1' carries a user or password, which "
+     "LiteLLM does not send: give the key as litellm_params.api_key (os.environ/VAR)"),
     ({"model_list": []}, "model_list: List should have at least 1 item after validation, not 0"),
     ({"router_settings": {}}, "model_list: missing"),
     ({"model_list": [GOOD], "litellm_settings": {}},

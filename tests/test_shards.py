@@ -199,6 +199,60 @@ def test_shards_of_one_model_on_several_servers_merge_naming_every_server(runs, 
     assert any("http://gpu2:8000 (shard 2)" in note for note in merged.notes)
 
 
+def _grouped(shards, tmp_path, groups):
+    paths = []
+    for (record, _), group in zip(shards, groups, strict=True):
+        shard = dict(json.loads(record.model_dump_json())["shard"], group=group)
+        paths.append(str(_edited(record, tmp_path / f"{record.run_id}.json", shard=shard)))
+    return paths
+
+
+def test_merge_refuses_shards_of_two_runs_alike_by_their_run_group(runs, tmp_path):
+    """Two runs of the same set, model and options look alike shard by shard: only the group
+    each was run under tells them apart (eval.yml gives the workflow run's id)."""
+    _, shards = runs
+    mixed = _grouped(shards, tmp_path, ["run-7", "run-7", "run-8"])
+    _refused(mixed, f"{mixed[2]}: run ")
+    _refused(mixed, "in run group;")
+    _refused(_grouped(shards, tmp_path, ["run-7", "run-7", None]), "in run group;")
+    merged, _ = merge(_grouped(shards, tmp_path, ["run-7"] * 3), tmp_path / "m.json")
+    assert not any("--run-group" in note for note in merged.notes)
+
+
+def test_shards_without_a_run_group_merge_saying_it_was_taken_on_trust(runs, tmp_path):
+    _, shards = runs
+    merged, _ = merge([str(p) for _, p in shards], tmp_path / "m.json")
+    assert any("carry no --run-group" in note for note in merged.notes)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--run-group", "ci-1"], "--run-group: names the shards of one run; give it with --shard"),
+        (["--shard", "1/2", "--run-group", "a b"], "--run-group: 'a b' is not a group name"),
+        (["--shard", "1/2", "--run-group=-x"], "--run-group: '-x' is not a group name"),
+    ],
+)
+def test_a_bad_run_group_is_one_line_exit_2(argv, message, capsys, tmp_path):
+    assert main(["run", "--model", "x/y", "--output", str(tmp_path / "r.json"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_merge_refuses_an_output_that_is_one_of_its_shards(runs, tmp_path):
+    import shutil
+
+    _, shards = runs
+    copies = [tmp_path / f"s{i}.json" for i in (1, 2, 3)]
+    for (_, p), c in zip(shards, copies, strict=True):
+        shutil.copy(p, c)
+    before = copies[0].read_bytes()
+    with pytest.raises(OpsEvalError, match=f"would overwrite shard {shards[0][0].run_id}"):
+        merge([str(c) for c in copies], copies[0])
+    assert copies[0].read_bytes() == before
+
+
 def test_merge_refuses_other_repeats_or_cases_or_count(runs, tmp_path):
     _, shards = runs
     ids = [c.eval_id for c in CASES]

@@ -1,5 +1,6 @@
 """Every benchmark, one after another, each printing its figures; exits 1 when any missed its
-target (all of them run regardless). What `mise run bench` does.
+target (all of them run regardless), 2 when the summary file cannot be written. What `mise run
+bench` does.
 
     .venv/bin/python evals/benchmarks/run_all.py [--summary FILE]
 
@@ -44,6 +45,7 @@ def run(name: str) -> Outcome:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        errors="replace",  # a stray byte in a benchmark's output must not stop the others
         bufsize=1,
     ) as process:
         assert process.stdout is not None
@@ -84,6 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         help="append a Markdown summary here (default: $GITHUB_STEP_SUMMARY when set)",
     )
     args = parser.parse_args(argv)
+    if args.summary:  # a summary that cannot be written is said before minutes of benchmarks
+        try:
+            Path(args.summary).open("a", encoding="utf-8").close()
+        except OSError as exc:
+            print(
+                f"bench: --summary {args.summary}: cannot write ({exc.strerror})", file=sys.stderr
+            )
+            return 2
     outcomes = []
     for name in BENCHMARKS:
         print(f"== {name}", flush=True)

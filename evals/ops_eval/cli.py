@@ -149,12 +149,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from .inputs import id_list
     from .run import RunOptions, execute
-    from .shards import parse_shard
+    from .shards import parse_run_group, parse_shard
 
     unwind_on_signals()
     try:
         options = RunOptions(
             shard=parse_shard("--shard", args.shard) if args.shard is not None else None,
+            run_group=parse_run_group(args.run_group, args.shard),
             cases=id_list("--cases", args.cases),
             repeats=args.repeats,
             concurrency=args.concurrency,
@@ -261,6 +262,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--shard", metavar="I/N", help="run only shard I of N of the case x repeat trials"
+    )
+    run.add_argument(
+        "--run-group",
+        metavar="NAME",
+        help="with --shard: a name every shard of one run is given (in CI, the workflow run's "
+        "id); merge refuses shards of different groups",
     )
     run.set_defaults(handler=_cmd_run)
 

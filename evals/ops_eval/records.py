@@ -150,6 +150,8 @@ class ShardInfo(_Rec):
     index: int = Field(ge=1)
     count: int = Field(ge=1)
     trials: list[tuple[str, int]]
+    group: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """`--run-group`: the name every shard of the run was given; None: none was."""
 
     @model_validator(mode="after")
     def _index_within_count(self) -> ShardInfo:

@@ -52,6 +52,8 @@ class RunOptions:
     """Let ADK and LiteLLM log each model error's traceback (default: one line per trial)."""
     shard: tuple[int, int] | None = None
     """(I, N): run only shard I of N of the case x repeat trials (`shards.shard_slice`)."""
+    run_group: str | None = None
+    """With `shard`: the name all shards of one run share, which `ops-eval merge` compares."""
 
 
 def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
@@ -200,7 +202,7 @@ def build_record(
         present = {case for case, _ in keys}
         cases = [c for c in cases if c[0] in present]
         index, count = options.shard
-        shard = ShardInfo(index=index, count=count, trials=keys)
+        shard = ShardInfo(index=index, count=count, trials=keys, group=options.run_group)
     agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
     return RunRecord(
         **run,

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .records import RunRecord
 
 _SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+_GROUP = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
 SHOWN = 8  # missing or overlapping trials named in one line, at most
 
 
@@ -38,6 +39,21 @@ def parse_shard(option: str, raw: str) -> tuple[int, int]:
     if count < 1 or not 1 <= index <= count:
         raise bad_input(f"{option}: {raw!r} is not a shard: I/N needs 1 <= I <= N and N >= 1")
     return index, count
+
+
+def parse_run_group(raw: str | None, shard: str | None) -> str | None:
+    """`--run-group NAME`: letters, digits and `._:-`, up to 100; only with `--shard`."""
+    from .inputs import bad_input
+
+    if raw is None:
+        return None
+    if shard is None:
+        raise bad_input("--run-group: names the shards of one run; give it with --shard I/N")
+    if not _GROUP.fullmatch(raw):
+        raise bad_input(
+            f"--run-group: {raw!r} is not a group name (letters, digits and ._:- , at most 100)"
+        )
+    return raw
 
 
 def planned(cases: Sequence[str], repeats: int) -> list[tuple[str, int]]:
@@ -70,6 +86,7 @@ def _what(record: RunRecord) -> dict[str, Any]:
         "repeats": record.repeats,
         "selected cases": record.selected_cases,
         "shard count": record.shard.count if record.shard else None,
+        "run group": record.shard.group if record.shard else None,
         "judge": (record.judge.pin, record.judge.prompt_versions) if record.judge else None,
     }
 
@@ -149,6 +166,11 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
     )
     if len(commits) > 1:
         notes.append(f"the shards ran at {len(commits)} different git commits; none is recorded")
+    if first.shard is not None and first.shard.group is None:
+        notes.append(
+            "the shards carry no --run-group: that they are shards of one run, and not of two "
+            "runs alike, is taken on trust"
+        )
     model = first.model
     endpoints = list(dict.fromkeys(r.model.endpoint for r in records if r.model.endpoint))
     if len(endpoints) > 1:  # one model served from several machines: the merge names them all
@@ -217,7 +239,7 @@ def merge(
     from datetime import UTC, datetime
 
     from .gate.runs import load, resolve_run
-    from .inputs import output_file
+    from .inputs import bad_input, output_file
     from .records import write_record
     from .run import check_writable
     from .settings import current
@@ -231,6 +253,10 @@ def merge(
     record = merge_records(shards, uuid.uuid4().hex[:12])
     started = datetime.now(UTC).isoformat(timespec="seconds")
     path = output_file("--output", output) if output else _merged_path(record, started)
+    for where, shard in shards:  # the merged record must not take an input's place
+        taken = {Path(where).resolve(), spans_path(Path(where)).resolve()}
+        if {path.resolve(), spans_path(path).resolve()} & taken:
+            raise bad_input(f"--output {path}: it would overwrite shard {shard.run_id} ({where})")
     check_writable(path)
     check_writable(spans_path(path), "--output (its spans file)")
     spans = _merged_spans(shards, say)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal, cast, get_args
 
 from ..exits import EXIT_BAD_INPUT, OpsEvalError
-from ..models.choice import Say, without_userinfo
+from ..models.choice import Say, public_url
 from ..settings import current
 from .budget import Budget
 from .cache import VerdictCache
@@ -67,7 +67,7 @@ def configured() -> JudgeConfig | NoJudge:
     if model == EMBEDDED:
         return JudgeConfig(model=EMBEDDED, schema_mode=mode)
     base = settings.ops_judge_base_url
-    weights = settings.ops_judge_pin or _ollama_digest(model, base) or without_userinfo(base)
+    weights = settings.ops_judge_pin or _ollama_digest(model, base) or public_url(base)
     config = JudgeConfig(
         model=model,
         base_url=base,

@@ -52,19 +52,27 @@ class ModelChoice:
         return lines
 
 
-def without_userinfo(url: str | None) -> str | None:
-    """A URL as a record or a pin shows it: a user and password in it are credentials, not
-    the server's identity."""
+def public_url(url: str | None) -> str | None:
+    """A URL as a record, a pin or a message shows it: a user and password, a query and a
+    fragment are left out (credentials, and keys passed as parameters, are not the server's
+    identity), and so is a port that does not parse."""
     if not url:
         return url
     from urllib.parse import urlsplit, urlunsplit
 
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unbalanced [ in the host
+        return "(a URL that does not parse)"
     host = parts.hostname or ""
     netloc = f"[{host}]" if ":" in host else host
-    if parts.port is not None:
-        netloc += f":{parts.port}"
-    return urlunsplit(parts._replace(netloc=netloc))
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is not None:
+        netloc += f":{port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def probe(

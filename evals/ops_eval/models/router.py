@@ -53,7 +53,7 @@ from ops_copilot.model import PROVIDER_PREFIX, ModelConfigError
 
 from ..exits import one_line
 from ..session import SERVER_KEY
-from .choice import ROUTER_PREFIX, ModelChoice, ModelUnavailable, Say, probe, without_userinfo
+from .choice import ROUTER_PREFIX, ModelChoice, ModelUnavailable, Say, probe, public_url
 
 __all__ = ["RouterSpec", "Server", "load_router", "router_model", "server_of"]
 
@@ -212,13 +212,15 @@ def _problem(data: RouterFile) -> str | None:
     for i, entry in enumerate(data.model_list):
         params = entry.litellm_params
         at = f"model_list[{i}]"
+        for where, text in (("model_name", entry.model_name), ("model_info.id", _id(entry))):
+            if text is not None and not text.isprintable():
+                return f"{at}.{where}: {text!r} holds a control character"
+        shown = _shown(params.api_base)  # never the credentials or query a URL may carry
         if not params.api_base.startswith(("http://", "https://")):
-            return (
-                f"{at}.litellm_params.api_base: {params.api_base!r} must start with http:// "
-                "or https://"
-            )
-        if not _host(params.api_base):
-            return f"{at}.litellm_params.api_base: {params.api_base!r} names no host"
+            return f"{at}.litellm_params.api_base: {shown!r} must start with http:// or https://"
+        bad = _url_problem(params.api_base)
+        if bad:
+            return f"{at}.litellm_params.api_base: {shown!r} {bad}"
         if any(ch.isspace() for ch in params.model) or not PROVIDER_PREFIX.match(params.model):
             return (
                 f"{at}.litellm_params.model: {params.model!r} needs a LiteLLM provider prefix "
@@ -232,11 +234,11 @@ def _problem(data: RouterFile) -> str | None:
                 f"{at}.model_name: {entry.model_name!r} is not {first.model_name!r} "
                 "(model_list[0]): a router file lists the servers of one model"
             )
-        if _provider(params.model) != _provider(first.litellm_params.model):
+        if params.model != first.litellm_params.model:
             return (
-                f"{at}.litellm_params.model: provider {_provider(params.model)!r} is not "
-                f"{_provider(first.litellm_params.model)!r} (model_list[0]): ADK shapes a "
-                "request for one provider"
+                f"{at}.litellm_params.model: {params.model!r} is not "
+                f"{first.litellm_params.model!r} (model_list[0]): a router file lists the "
+                "servers of one model"
             )
         name = _name(entry)
         if name in names:
@@ -250,22 +252,32 @@ def _problem(data: RouterFile) -> str | None:
     return None
 
 
-def _host(url: str) -> str | None:
+def _url_problem(url: str) -> str | None:
+    """Why `url` cannot be reached as written (a space, a bad port, no host), or None."""
     from urllib.parse import urlsplit
 
+    if any(ch.isspace() or not ch.isprintable() for ch in url):
+        return "holds a space or a control character"
     try:
-        return urlsplit(url).hostname
-    except ValueError:
-        return None
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- parsing the port is the check
+    except ValueError as exc:
+        return f"is not a URL ({exc})"
+    if parts.username is not None:  # measured: LiteLLM's call then fails ("Connection error")
+        return (
+            "carries a user or password, which LiteLLM does not send: give the key as "
+            "litellm_params.api_key (os.environ/VAR)"
+        )
+    return None if parts.hostname else "names no host"
 
 
-def _provider(model: str) -> str:
-    return model.split("/", 1)[0]
+def _id(entry: Deployment) -> str | None:
+    return entry.model_info.id if entry.model_info else None
 
 
 def _shown(url: str) -> str:
     """A base URL as the record and banner show it: credentials in it are not its identity."""
-    return without_userinfo(url) or url
+    return public_url(url) or url
 
 
 def _name(entry: Deployment) -> str:
@@ -447,10 +459,12 @@ def routed_llm(spec: RouterSpec, router: Any) -> Any:
     return _llm_class()(model=spec.servers[0].model, llm_client=client)
 
 
-def _probe_url(server: Server) -> str:
+def _probe(server: Server) -> tuple[str, dict[str, str] | None]:
+    """The URL that says whether `server` answers, and its key as a bearer token."""
     base = server.api_base.rstrip("/")
     ollama = server.model.startswith(("ollama/", "ollama_chat/"))
-    return f"{base}/api/tags" if ollama else f"{base}/models"
+    url = f"{base}/api/tags" if ollama else f"{base}/models"
+    return url, ({"Authorization": f"Bearer {server.api_key}"} if server.api_key else None)
 
 
 def preflight(spec: RouterSpec, say: Say) -> list[str]:
@@ -459,10 +473,10 @@ def preflight(spec: RouterSpec, say: Say) -> list[str]:
     fails), which is also returned."""
     down = []
     for server in spec.servers:
-        headers = {"Authorization": f"Bearer {server.api_key}"} if server.api_key else None
-        ok, detail = probe(_probe_url(server), headers=headers)
+        url, headers = _probe(server)
+        ok, detail = probe(url, headers=headers)
         if not ok:
-            down.append(f"{server.label()}: {detail}")
+            down.append(one_line(f"{server.label()}: {detail}"))
     if len(down) == len(spec.servers):
         raise ModelUnavailable(f"no server of {spec.path} answers: {'; '.join(down)}")
     for line in down:
