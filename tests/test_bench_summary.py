@@ -66,6 +66,17 @@ def test_a_summary_that_cannot_be_written_is_refused_before_any_benchmark(
     assert "fast" not in captured.out  # nothing ran
 
 
+def test_a_run_stopped_after_the_check_leaves_no_empty_summary(run_all, tmp_path, monkeypatch):
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_all, "run", interrupted)
+    summary = tmp_path / "new-summary.md"
+    with pytest.raises(KeyboardInterrupt):
+        run_all.main(["--summary", str(summary)])
+    assert not summary.exists()
+
+
 def test_output_that_is_not_utf8_stops_no_benchmark(run_all, tmp_path, monkeypatch):
     (tmp_path / "bytes.py").write_text("import sys\nsys.stdout.buffer.write(b'caf\\xe9 3 ms\\n')\n")
     monkeypatch.setattr(run_all, "BENCHMARKS", ("bytes.py", "fast.py"))

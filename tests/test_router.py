@@ -240,7 +240,9 @@ def test_calls_spread_over_both_servers_and_each_is_named_in_the_record(
     calls = sum(turn.model_calls for t in record.trials for turn in t.turns)
     assert sum(counts.values()) == calls == a.answered + b.answered
     assert all(len(turn.servers) == turn.model_calls for t in record.trials for turn in t.turns)
-    assert record.model.name == "router:fake" and record.model.source == "--model"
+    # named by the model every server serves, not by the file's alias for the group
+    assert record.model.name == "openai/fake" and record.model.source == "--model"
+    assert record.model.reason.startswith(f"from --model router:{config}: a LiteLLM Router")
     assert record.model.endpoint == f"alpha ({a.base}), {b.base}"
     assert {f"Bearer {SECRET}"} == a.keys == b.keys  # the key reached the servers ...
     for written in (out, spans_path(out), recording):  # each written by the run
@@ -387,11 +389,17 @@ BAD_CONFIGS = [
      "model_list[1].litellm_params.model: 'openai/other' is not 'openai/m' (model_list[0]): "
      "a router file lists the servers of one model"),
     ({"model_list": [_entry(api_base="http://h:99999/v1")]},
-     "model_list[0].litellm_params.api_base: 'http://h/v1' is not a URL (Port out of range "
-     "0-65535)"),
+     "model_list[0].litellm_params.api_base: 'http://h/v1' is not a URL: port '99999' (Port out "
+     "of range 0-65535)"),
     ({"model_list": [_entry(api_base="http://h:abc/v1")]},
-     "model_list[0].litellm_params.api_base: 'http://h/v1' is not a URL (Port could not be "
-     "cast to integer value as 'abc')"),
+     "model_list[0].litellm_params.api_base: 'http://h/v1' is not a URL: port 'abc' (Port could "
+     "not be cast to integer value as 'abc')"),
+    ({"model_list": [_entry(api_base="http://a..b/v1")]},
+     "model_list[0].litellm_params.api_base: 'http://a..b/v1' names a host that is no valid "
+     "host name ('a..b')"),
+    ({"model_list": [_entry(api_base="http://%zz/v1")]},
+     "model_list[0].litellm_params.api_base: 'http://%zz/v1' names a host that is no valid "
+     "host name ('%zz')"),
     ({"model_list": [_entry(api_base="http://h h/v1")]},
      "model_list[0].litellm_params.api_base: 'http://h h/v1' holds a space or a control "
      "character"),

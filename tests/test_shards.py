@@ -219,6 +219,31 @@ def test_merge_refuses_shards_of_two_runs_alike_by_their_run_group(runs, tmp_pat
     assert not any("--run-group" in note for note in merged.notes)
 
 
+def test_the_run_group_given_to_run_is_in_the_shard_record_and_merge_compares_it(runs, tmp_path):
+    _, shards = runs
+    grouped = []
+    for i in (1, 2):
+        _, record, path = run(tmp_path / f"g{i}.json", shard=(i, 3), run_group="ci-42")
+        assert record.shard.group == "ci-42" and load_record(path).shard.group == "ci-42"
+        grouped.append(str(path))
+    _refused([*grouped, str(shards[2][1])], "in run group;")  # the third is of no group
+    _, third, path = run(tmp_path / "g3.json", shard=(3, 3), run_group="ci-42")
+    merged, _ = merge([*grouped, str(path)], tmp_path / "m.json")
+    assert "run group ci-42" in merged.notes
+
+
+def test_merge_refuses_an_output_that_is_a_link_to_one_of_its_shards(runs, tmp_path):
+    import os
+
+    _, shards = runs
+    linked = tmp_path / "link.json"
+    os.link(shards[0][1], linked)
+    before = linked.read_bytes()
+    with pytest.raises(OpsEvalError, match="would overwrite shard"):
+        merge([str(p) for _, p in shards], linked)
+    assert Path(shards[0][1]).read_bytes() == before
+
+
 def test_shards_without_a_run_group_merge_saying_it_was_taken_on_trust(runs, tmp_path):
     _, shards = runs
     merged, _ = merge([str(p) for _, p in shards], tmp_path / "m.json")

@@ -87,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.summary:  # a summary that cannot be written is said before minutes of benchmarks
+        existed = Path(args.summary).exists()
         try:
             Path(args.summary).open("a", encoding="utf-8").close()
+            if not existed:
+                Path(args.summary).unlink()  # made again when there is something to say
         except OSError as exc:
             print(
                 f"bench: --summary {args.summary}: cannot write ({exc.strerror})", file=sys.stderr

@@ -171,6 +171,8 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
             "the shards carry no --run-group: that they are shards of one run, and not of two "
             "runs alike, is taken on trust"
         )
+    elif first.shard is not None:
+        notes.append(f"run group {first.shard.group}")
     model = first.model
     endpoints = list(dict.fromkeys(r.model.endpoint for r in records if r.model.endpoint))
     if len(endpoints) > 1:  # one model served from several machines: the merge names them all
@@ -202,6 +204,18 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
         notes=notes,
         **fields,
     )
+
+
+def _same(a: Path, b: Path) -> bool:
+    """One file, by name or by a link to it."""
+    import os
+
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
 
 
 def _merged_path(record: RunRecord, started: str) -> Path:
@@ -254,9 +268,11 @@ def merge(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     path = output_file("--output", output) if output else _merged_path(record, started)
     for where, shard in shards:  # the merged record must not take an input's place
-        taken = {Path(where).resolve(), spans_path(Path(where)).resolve()}
-        if {path.resolve(), spans_path(path).resolve()} & taken:
-            raise bad_input(f"--output {path}: it would overwrite shard {shard.run_id} ({where})")
+        for mine in (Path(where), spans_path(Path(where))):
+            if any(_same(mine, out) for out in (path, spans_path(path))):
+                raise bad_input(
+                    f"--output {path}: it would overwrite shard {shard.run_id} ({where})"
+                )
     check_writable(path)
     check_writable(spans_path(path), "--output (its spans file)")
     spans = _merged_spans(shards, say)

@@ -216,7 +216,7 @@ def _problem(data: RouterFile) -> str | None:
             if text is not None and not text.isprintable():
                 return f"{at}.{where}: {text!r} holds a control character"
         shown = _shown(params.api_base)  # never the credentials or query a URL may carry
-        if not params.api_base.startswith(("http://", "https://")):
+        if params.api_base.split(":", 1)[0].lower() not in ("http", "https"):
             return f"{at}.litellm_params.api_base: {shown!r} must start with http:// or https://"
         bad = _url_problem(params.api_base)
         if bad:
@@ -260,15 +260,28 @@ def _url_problem(url: str) -> str | None:
         return "holds a space or a control character"
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018 -- parsing the port is the check
     except ValueError as exc:
         return f"is not a URL ({exc})"
+    try:
+        parts.port  # noqa: B018 -- parsing the port is the check
+    except ValueError as exc:
+        port = parts.netloc.rsplit("@", 1)[-1].rsplit(":", 1)[-1]
+        return f"is not a URL: port {port!r} ({exc})"
     if parts.username is not None:  # measured: LiteLLM's call then fails ("Connection error")
         return (
             "carries a user or password, which LiteLLM does not send: give the key as "
             "litellm_params.api_key (os.environ/VAR)"
         )
-    return None if parts.hostname else "names no host"
+    host = parts.hostname
+    if not host:
+        return "names no host"
+    try:  # what the connection will need of the name (a bad one would read as a dead server)
+        if "%" in host:
+            raise UnicodeError
+        host.encode("idna")
+    except UnicodeError:
+        return f"names a host that is no valid host name ({host[:80]!r})"
+    return None
 
 
 def _id(entry: Deployment) -> str | None:
@@ -497,9 +510,11 @@ def router_model(value: str, source: str, say: Say) -> Iterator[ModelChoice]:
     try:
         yield ModelChoice(
             model=routed_llm(spec, router),
-            name=f"{ROUTER_PREFIX}{spec.model_name}",
+            # the model every server serves, as a run on one of them names it: merge and the
+            # gate compare runs by it (the file's model_name is only an alias for the group)
+            name=spec.servers[0].model,
             source=source,
-            reason=f"from {source}: a LiteLLM Router over {spec.summary()}",
+            reason=f"from {source} {value.strip()}: a LiteLLM Router over {spec.summary()}",
             caveat=(
                 f"{len(down)} of {len(spec.servers)} server(s) did not answer before the run: "
                 f"{'; '.join(down)}"
