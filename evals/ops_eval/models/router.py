@@ -466,8 +466,8 @@ def _llm_class() -> type:
 
 
 def routed_llm(spec: RouterSpec, router: Any) -> Any:
-    """ADK's model for `LlmAgent(model=...)`: requests shaped for the servers' provider (the
-    first entry's model string; all share its provider), sent through the Router."""
+    """ADK's model for `LlmAgent(model=...)`: requests shaped for the model every server
+    serves (a router file is one model), sent through the Router."""
     client = _client_class()(router, spec.model_name)
     return _llm_class()(model=spec.servers[0].model, llm_client=client)
 
