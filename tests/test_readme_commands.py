@@ -29,6 +29,11 @@ def defined_tasks(mise_toml: str) -> set[str]:
     return set(tomllib.loads(mise_toml).get("tasks", {}))
 
 
+def project_tasks() -> dict:
+    """mise.toml's tasks, by name."""
+    return tomllib.loads((ROOT / "mise.toml").read_text())["tasks"]
+
+
 def readme_test_command(readme: str) -> str:
     """The command the README's quick start gives for the offline suites: `mise run test`."""
     quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
@@ -63,7 +68,7 @@ def documents() -> list[Path]:
 def test_every_mise_run_in_the_docs_and_workflows_is_a_task():
     for folder in FILE_TASK_DIRS:
         assert not (ROOT / folder).exists(), f"{folder}: file tasks this check does not read"
-    tasks = defined_tasks((ROOT / "mise.toml").read_text())
+    tasks = set(project_tasks())
     docs = documents()
     assert {"README.md", "ci.yml", "eval.yml", "run"} <= {p.name for p in docs}
     # lint checks `.github/workflows/*.yml`: a workflow spelt otherwise would go unchecked
@@ -106,7 +111,7 @@ def test_the_ci_workflow_runs_each_offline_gate_once():
     # each runs once, and a dependency added to test is not silently skipped in CI
     at = [t for _, t in ran].index("test")
     assert ran[at] == ("--skip-deps", "test")
-    depends = set(tomllib.loads((ROOT / "mise.toml").read_text())["tasks"]["test"]["depends"])
+    depends = set(project_tasks()["test"]["depends"])
     before = {t for _, t in ran[:at]}
     assert depends <= before, f"ci.yml skips test's dependencies {sorted(depends - before)}"
 

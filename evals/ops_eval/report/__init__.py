@@ -119,7 +119,6 @@ def markdown(record: RunRecord) -> str:
             has_problems=has_problems,
             pc=partial_figures(record),
             skipped=skipped_text(record, ": "),
-            servers=server_calls(record),
             servers_text=server_text(record, quote="`"),
         )
     )
