@@ -1,7 +1,7 @@
 """The real live path, end to end: the embedded llama.cpp server, LiteLLM, the real agent.
 
-Slow (on a fresh machine the first run also compiles llama.cpp), and never skipped silently:
-only OPS_SKIP_EMBEDDED_TEST=1 skips these, and the skip says so.
+Slow (a real model answers), and never skipped silently: only OPS_SKIP_EMBEDDED_TEST=1 skips
+these, and the skip says so.
 """
 
 from __future__ import annotations
@@ -53,36 +53,41 @@ def test_embedded_model_runs_a_case_end_to_end(tmp_path):
 
 @skip_unless_embedded
 def test_the_embedded_server_receives_every_tool_and_answers_with_tool_calls(tmp_path):
-    """Captured between LiteLLM and the server: all declared tools in the request, no
-    `tool_choice` (what Ollama or vLLM would get), tool calls back, and the next request
-    carrying the tool result, answered."""
+    """Captured between LiteLLM and llama.cpp's server: every declared tool in each request, no
+    `tool_choice`; the request that opens the turn constrained to one call of those tools
+    (`opening_call`), the later ones as LiteLLM makes them; a tool call back, and the next
+    request carrying its result, answered."""
     from ops_copilot.definition import tool_specs
     from ops_eval import RunOptions, execute
-    from ops_eval.models.embedded import client, embedded_model
+    from ops_eval.models.embedded import client, default_served, embedded_model
+    from ops_eval.models.opening_call import RESPONSE_FORMAT_NAME
     from ops_eval.testing import fixed_model
 
     with (
         embedded_model(print, tmp_path, "a test asked for it") as choice,
         recording_proxy(choice.endpoint) as (proxy, exchanges),
     ):
-        chooser = fixed_model(client(proxy), choice.name, "embedded, through a recording proxy")
+        model = client(default_served(), proxy)
+        chooser = fixed_model(model, choice.name, "embedded, through a proxy")
         with open(os.devnull, "w") as null:
             _, record, _ = execute(
-                # the exchange is done in seconds; the model then loops until the time is up
-                RunOptions(cases=["list-skills"], output=tmp_path / "run.json", timeout_s=30),
+                RunOptions(cases=["list-skills"], output=tmp_path / "run.json", timeout_s=120),
                 chooser=chooser, out=null, err=null,
             )  # fmt: skip
     chats = [x for x in exchanges if x["path"].endswith("/chat/completions")]
-    first = chats[0]["request"]
+    first, *later = [x["request"] for x in chats]
     assert {t["function"]["name"] for t in first["tools"]} == set(tool_specs())
     assert all("description" in t["function"] for t in first["tools"])
-    assert "tool_choice" not in first
+    assert all("tool_choice" not in r for r in (first, *later))
+    constraint = first["response_format"]["json_schema"]
+    assert constraint["name"] == RESPONSE_FORMAT_NAME
+    assert {o["properties"]["name"]["const"] for o in constraint["schema"]["anyOf"]} == set(
+        tool_specs()
+    )
+    assert later and all("response_format" not in r for r in later)
     assert chats[0]["response"]["usage"]["prompt_tokens"] > 1000  # the declarations were read
-    answered = [x for x in chats if x["status"] == 200]
-    assert any(x["response"]["choices"][0]["message"].get("tool_calls") for x in answered)
-    with_results = [
-        x for x in answered if any(m["role"] == "tool" for m in x["request"]["messages"])
-    ]
+    with_results = [r for r in later if any(m["role"] == "tool" for m in r["messages"])]
     assert with_results, "no request carried a tool result back to the model"
     (trial,) = record.trials
-    assert trial.turns and trial.turns[0].calls and trial.turns[0].calls[0].result
+    (turn,) = trial.turns
+    assert turn.calls and turn.calls[0].name in tool_specs() and turn.calls[0].result

@@ -11,7 +11,7 @@ import pytest
 
 from ops_eval import ModelChoice, ModelUnavailable, choose_model
 from ops_eval.models import selection
-from ops_eval.models.embedded import EmbeddedServer
+from ops_eval.models.embedded import EmbeddedServer, Served
 from ops_eval.testing import RecordingLlm
 
 
@@ -105,7 +105,7 @@ def test_unreachable_ollama_is_infrastructure(monkeypatch, tmp_path, ops_env):
 
 
 def test_an_embedded_server_that_cannot_start_is_reported_and_leaves_nothing(tmp_path):
-    server = EmbeddedServer(tmp_path / "missing.gguf", tmp_path / "server.log")
-    with pytest.raises(ModelUnavailable, match="exited with code"):
+    server = EmbeddedServer(Served(tmp_path / "missing.gguf", "missing"), tmp_path / "server.log")
+    with pytest.raises(ModelUnavailable, match="could not load missing.gguf"):
         server.start(timeout_s=60)
     assert not server.alive()

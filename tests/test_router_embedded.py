@@ -1,16 +1,15 @@
 """A router over two real embedded llama.cpp servers, and one of them SIGKILLed mid-run.
 
-Two llama-cpp-python servers (the embedded SmolLM2 build, one thread each on this 2-core
-machine) serve one `router:FILE`; `ops-eval run --concurrency 2` plays short cases of the ops
-set, and once both servers have answered a call (their access logs say so) one is killed with
-SIGKILL. Every planned trial must be in the record, none errored (its calls went on to the
-survivor), every call after the kill is credited to the survivor, both servers answered, and no
-trial passes unless its scorers passed it.
+Two llama.cpp servers (the embedded SmolLM2, one thread each on this 2-core machine) serve one
+`router:FILE`; `ops-eval run --concurrency 2` plays short cases of the ops set, and once both
+servers have answered a call (their logs say so) one is killed with SIGKILL. Every planned trial
+must be in the record, none errored (its calls went on to the survivor), every call after the
+kill is credited to the survivor, both servers answered, and no trial passes unless its scorers
+passed it.
 
-The 135M model calls tools in a loop until the model-call limit ends its trial (40 calls, about
-five minutes a trial here). The limit is lowered for this test: a loop past it still ends the
-trial as the agent's own failure, never an error and never a pass, and the test stays under a
-minute or two. Slow anyway, so OPS_SKIP_EMBEDDED_TEST=1 skips it, saying so.
+The model-call limit is lowered for this test, so a trial that runs on ends as the agent's own
+failure (never an error and never a pass) and the test stays under a minute or two. Slow
+anyway, so OPS_SKIP_EMBEDDED_TEST=1 skips it, saying so.
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ from __future__ import annotations
 import json
 import re
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -37,59 +34,62 @@ pytestmark = pytest.mark.skipif(
 CASES = ["list-skills", "service-status-inventory"]
 REPEATS = 2
 MODEL_CALL_LIMIT = 4  # per trial; see the module docstring
-ANSWERED = re.compile(rb'"POST /v1/chat/completions HTTP/1\.1" 200')
+ANSWERED = re.compile(rb"slot +release: .*stop processing")  # llama.cpp's log, one per request
 
 
 def llama_servers() -> set[int]:
+    import subprocess
+
     found = subprocess.run(["pgrep", "-f", "ops_eval.models.llama_server"], capture_output=True)
     return {int(pid) for pid in found.stdout.split()}
 
 
 class Llama:
-    """One embedded llama.cpp server on a free loopback port, one thread, its log in a file."""
+    """One embedded llama.cpp server on a loopback port of its own, one thread, its log in a
+    file."""
 
     def __init__(self, name: str, log: Path) -> None:
-        from ops_eval.models.embedded import (
-            CHAT_FORMAT,
-            EMBEDDED_ALIAS,
-            EMBEDDED_CONTEXT,
-            _free_port,
-            embedded_gguf,
-        )
+        from ops_eval.models.embedded import EmbeddedServer, default_served
 
-        self.name, self.log, self.port = name, log, _free_port()
-        self.base = f"http://127.0.0.1:{self.port}/v1"
-        self.model = f"openai/{EMBEDDED_ALIAS}"
-        with log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ops_eval.models.llama_server",
-                 "--model", str(embedded_gguf()), "--model_alias", EMBEDDED_ALIAS,
-                 "--chat_format", CHAT_FORMAT, "--host", "127.0.0.1", "--port", str(self.port),
-                 "--n_ctx", str(EMBEDDED_CONTEXT), "--n_threads", "1", "--verbose", "False"],
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            )  # fmt: skip
+        self.name, self.log = name, log
+        self.server = EmbeddedServer(default_served(), log, threads=1)
+        self.model = f"openai/{self.server.served.alias}"
 
-    def wait_ready(self, timeout_s: float = 120) -> None:
-        from ops_eval.models.choice import probe
+    def start(self) -> None:
+        self.server.start()
+        self.base = self.server.base_url
 
-        deadline = time.monotonic() + timeout_s
-        while not probe(f"{self.base}/models")[0]:
-            assert self.proc.poll() is None, self.log.read_text(errors="replace")[-2000:]
-            assert time.monotonic() < deadline, f"{self.name} did not start"
-            time.sleep(0.25)
+    @property
+    def proc(self):
+        return self.server.proc
 
     def answered(self) -> int:
-        """Chat completions it has answered, from its access log (no record needed)."""
+        """Chat completions it has answered, from its log (no record needed)."""
         return len(ANSWERED.findall(self.log.read_bytes()))
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self.server.stop()
+
+
+def routed_like_the_embedded_default(spec, router):
+    """The router's model, asking each server what the embedded default is asked (each user
+    turn opened with a tool call, replies capped): SmolLM2 then makes several model calls per
+    trial, which the kill can fall between. The Router, its client and its model are the real
+    ones (`ops_eval.models.router`)."""
+    from ops_eval.models import router as routing
+    from ops_eval.models.embedded import EMBEDDED_MAX_TOKENS
+    from ops_eval.models.opening_call import opening_format
+
+    class OpeningRouterClient(routing._client_class()):
+        async def acompletion(self, model, messages, tools, **kwargs):
+            if kwargs.get("response_format") is None:
+                kwargs["response_format"] = opening_format(messages, tools)
+            return await super().acompletion(model, messages, tools, **kwargs)
+
+    client = OpeningRouterClient(router, spec.model_name)
+    return routing._llm_class()(
+        model=spec.servers[0].model, llm_client=client, max_tokens=EMBEDDED_MAX_TOKENS
+    )
 
 
 def test_killing_one_of_two_llama_servers_mid_run_loses_no_trial(tmp_path, monkeypatch, ops_env):
@@ -106,6 +106,7 @@ def test_killing_one_of_two_llama_servers_mid_run_loses_no_trial(tmp_path, monke
         failed[((kwargs.get("litellm_params") or {}).get("model_info") or {}).get("id", "?")] += 1
 
     monkeypatch.setattr(litellm, "failure_callback", [*litellm.failure_callback, count])
+    monkeypatch.setattr("ops_eval.models.router.routed_llm", routed_like_the_embedded_default)
     ops_env.setenv("OPS_AGENT_TEMPERATURE", "0")
     monkeypatch.setattr("ops_eval.play.MAX_MODEL_CALLS", MODEL_CALL_LIMIT)
     before = llama_servers()
@@ -127,7 +128,7 @@ def test_killing_one_of_two_llama_servers_mid_run_loses_no_trial(tmp_path, monke
 
     try:
         for s in servers:
-            s.wait_ready()
+            s.start()
         config = tmp_path / "router.yaml"
         config.write_text(
             json.dumps({

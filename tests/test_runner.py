@@ -63,7 +63,7 @@ def test_gate_passes_with_a_perfect_agent(tmp_path):
         "partial_credit",
     }
     assert record.seed_sha256 and record.tool_schema_sha256 and record.instruction_sha256
-    assert record.schema_version == 3 and record.git_commit
+    assert record.schema_version == 4 and record.git_commit
 
 
 def test_gate_fails_when_a_call_is_missing(tmp_path):
@@ -321,7 +321,13 @@ def test_a_looping_agent_is_a_failed_trial_not_an_error(tmp_path):
     code, record = run(tmp_path, Looper.from_cases(CASES), cases=["open-incidents"])
     (trial,) = record.trials
     assert code == 1 and trial.status == "failed" and trial.error is None
-    assert "looped past" in trial.scores["trajectory"].detail
+    assert trial.looped == (
+        "turn 1: the agent called list_services() 3 times in one turn and got the same result "
+        "each time (no new information)"
+    )
+    assert trial.scores["trajectory"].detail == trial.looped
+    (turn,) = trial.turns
+    assert len(turn.calls) == 3 and turn.model_calls == 3  # ended there, not at 40 calls
 
 
 def test_replay_answers_repeats_in_recorded_order(tmp_path):

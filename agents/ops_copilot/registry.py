@@ -30,6 +30,13 @@ class Param:
     name: str
     required: bool
     annotation: str
+    default: Any = None
+    """What the tool takes when the argument is left out (an optional parameter's only)."""
+
+    def is_default(self, value: Any) -> bool:
+        """`value` is what the tool takes when the argument is left out: the same value of the
+        same type (`False` is not `0`), so the call means the same to the tool either way."""
+        return not self.required and type(value) is type(self.default) and value == self.default
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,7 @@ def declare(
                 name=name,
                 required=p.default is inspect.Parameter.empty,
                 annotation=str(p.annotation),
+                default=None if p.default is inspect.Parameter.empty else p.default,
             )
             for name, p in sig.parameters.items()
             if name != CONTEXT_PARAM

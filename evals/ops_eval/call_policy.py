@@ -38,17 +38,30 @@ def _same_arg(spec: ToolSpec | None, arg: str, got: Any, want: Any) -> bool:
     return got == want
 
 
+def _as_taken(spec: ToolSpec | None, call: ToolCall, arg: str) -> tuple[bool, Any]:
+    """(whether the tool gets a value for `arg`, that value): the one given, else an optional
+    parameter's declared default -- the call as the tool sees it."""
+    if arg in call.args:
+        return True, call.args[arg]
+    param = spec.params.get(arg) if spec else None
+    if param is not None and not param.required:
+        return True, param.default
+    return False, None
+
+
 def forbids(rule: Forbidden, call: ToolCall, specs: Mapping[str, ToolSpec]) -> bool:
-    """Whether `rule` forbids `call`. An unknown tool is no write."""
+    """Whether `rule` forbids `call`, as the tool sees the call: an argument left out is its
+    declared default. An unknown tool is no write."""
     spec = specs.get(call.name)
     if rule.writes:
         return spec is not None and spec.is_write
     if call.name != rule.tool:
         return False
-    return all(
-        arg in call.args and _same_arg(spec, arg, call.args[arg], want)
-        for arg, want in rule.args.items()
-    )
+    for arg, want in rule.args.items():
+        given, value = _as_taken(spec, call, arg)
+        if not (given and _same_arg(spec, arg, value, want)):
+            return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ CSV_COLUMNS = (
     "seconds",
     "previous_run",
     "changed",
+    "interrupted",
     "file",
 )
 
@@ -92,6 +93,7 @@ def to_json(row: HistoryRow) -> dict[str, Any]:
         "seconds": row.seconds,
         "previous_run": row.previous_run,
         "changed": changed,
+        "interrupted": row.interrupted,
         "file": row.file,
     }
 
@@ -122,6 +124,7 @@ def to_csv_row(row: HistoryRow) -> list[object]:
         row.seconds,
         row.previous_run,
         row.changed_text,
+        row.interrupted,
         row.file,
     )
     return [csv_cell(v) for v in values]

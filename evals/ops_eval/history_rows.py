@@ -47,6 +47,9 @@ class HistoryRow:
     seconds: float
     previous_run: str | None  # the run before this one in its series; None: the first
     changed: tuple[Change, ...] | None  # since `previous_run`; None: nothing to compare with
+    interrupted: str | None = None
+    """`interrupted after N of M trials (why)` for a run stopped before its end: its rate is
+    over the trials that finished; None for a run that played them all."""
 
     @property
     def fraction(self) -> float | None:
@@ -77,6 +80,14 @@ def trajectory_mean(record: RunRecord) -> float | None:
         and score.value is not None
     ]
     return sum(values) / len(values) if values else None
+
+
+def interrupted_text(record: RunRecord) -> str | None:
+    """How a run stopped before its end is shown: `interrupted after 2 of 25 trials (why)`."""
+    stopped = record.interrupted
+    if stopped is None:
+        return None
+    return f"interrupted after {stopped.finished} of {stopped.planned} trials ({stopped.reason})"
 
 
 def history_rows(records: Sequence[tuple[Path, RunRecord]]) -> list[HistoryRow]:
@@ -113,6 +124,7 @@ def history_rows(records: Sequence[tuple[Path, RunRecord]]) -> list[HistoryRow]:
                 seconds=record.seconds,
                 previous_run=previous.run_id if previous else None,
                 changed=tuple(changes(previous, record)) if previous else None,
+                interrupted=interrupted_text(record),
             )
         )
     return rows

@@ -8,6 +8,12 @@ normalisation (`ops_copilot.seed.normalise`) with the entity kind the tool decla
 argument -- the same declaration the validator reads -- so a case accepts exactly the spellings
 the tool itself would resolve.
 
+Calls are compared as the tool sees them (`canonical`): an argument equal to its declared default
+is the same call as one that leaves it out -- `list_incidents(service=None, status="open")` is
+`list_incidents(status="open")` -- and every other difference stays one. The scorers read a
+trial's calls and expected calls in that form (`canonical_trial`), ADK's own evaluator is handed
+its invocations in it (`scorers/trajectory.py`), and the validator holds an expected call to it.
+
 Modes: EXACT, IN_ORDER and ANY_ORDER as ADK's `TrajectoryEvaluator` defines them, and SUBSET
 (every actual call is among the expected) / SUPERSET (every expected call is among the actual)
 as agentevals reads them. SUPERSET is the same test as ANY_ORDER (ADK's ANY_ORDER already allows
@@ -18,14 +24,19 @@ pairing use up the wrong actual call cannot fail a turn that has a full pairing.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from ops_copilot.registry import ToolSpec
 from ops_copilot.seed import normalise
 
 from .agents import AGENTS, DEFAULT_AGENT
 from .calls import ToolCall, in_order
+
+if TYPE_CHECKING:
+    from .calls import TrialView
 from .contracts import (
     AnyValue,
     ArgMatchers,
@@ -51,6 +62,47 @@ T = TypeVar("T")
 def entity_kinds(agent: str = DEFAULT_AGENT) -> dict[str, dict[str, str]]:
     """The entity kind of every entity argument of the agent's tools, from their declarations."""
     return {name: dict(spec.entities) for name, spec in AGENTS[agent].tool_specs().items()}
+
+
+def canonical(call: ToolCall, specs: Mapping[str, ToolSpec]) -> ToolCall:
+    """`call` without the arguments its tool would take by default anyway (the tool and each
+    parameter as declared; an unknown tool or argument is kept as it is). The result a call got
+    and its id are kept."""
+    spec = specs.get(call.name)
+    if spec is None:
+        return call
+    dropped = {
+        arg
+        for arg, value in call.args.items()
+        if arg in spec.params and spec.params[arg].is_default(value)
+    }
+    if not dropped:
+        return call
+    args = {arg: value for arg, value in call.args.items() if arg not in dropped}
+    return ToolCall(call.name, args, id=call.id, result=call.result)
+
+
+def canonical_trial(trial: TrialView) -> TrialView:
+    """A copy of `trial` whose turns hold every call -- made, expected, paused, pending -- as
+    its tool sees it (`canonical`); the trial itself, and so the run record, keeps them as the
+    model sent them."""
+    specs = AGENTS[trial.case.meta.agent if trial.case.meta else DEFAULT_AGENT].tool_specs()
+
+    def calls(found: list[ToolCall]) -> list[ToolCall]:
+        return [canonical(c, specs) for c in found]
+
+    turns = [
+        turn.model_copy(
+            update={
+                "calls": calls(turn.calls),
+                "expected": calls(turn.expected),
+                "paused": calls(turn.paused),
+                "pending": calls(turn.pending),
+            }
+        )
+        for turn in trial.turns
+    ]
+    return dataclasses.replace(trial, turns=turns)
 
 
 def free_text(value: str) -> str:

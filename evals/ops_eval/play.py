@@ -4,7 +4,8 @@
 the pauses the way the given decision says (approve with its payload, or deny), up to
 `MAX_APPROVAL_ROUNDS` rounds; with no decision a pause is a legitimate end of the turn. The
 eval runner (`play_trial`) and the red team both drive the agent through it, with one model-call
-limit, `MAX_MODEL_CALLS`: an agent past it is looping.
+limit, `MAX_MODEL_CALLS`: an agent past it is looping. The eval runner also ends a trial as soon
+as its loop is plain (`loops.py`: the same call, the same result, a third time in one turn).
 """
 
 from __future__ import annotations
@@ -148,9 +149,13 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
     assert meta is not None
     workspace = Workspace.fresh(plan.seed)
     view.before = workspace.store.snapshot()
+    from .loops import LoopWatch
+    from .matching import canonical
+
     agent = AGENTS[meta.agent].build(model)
+    specs = AGENTS[meta.agent].tool_specs()
     faults = plan.contracts(case).faults  # injected at the tool boundary, never in the seed
-    injector = attach(agent, faults, AGENTS[meta.agent].tool_specs()) if faults else None
+    injector = attach(agent, faults, specs) if faults else None
     session = AgentSession(
         agent,
         workspace,
@@ -158,6 +163,7 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
         user_id=case.session.user_id or "oncall",
         state=case.session.state,
         run_config=run_config(),
+        loops=lambda: LoopWatch(lambda call: canonical(call, specs)),
     )
     try:
         async with session:
@@ -198,14 +204,18 @@ async def play_trial(
     plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float
 ) -> TrialView:
     """Every turn of `case` in one fresh session and state store. A model error, a timeout or a
-    malformed call ends the trial with `error`; running past the model-call limit or out of the
-    model's context window ends it with `looped` (the agent's own failure)."""
+    malformed call ends the trial with `error`; a plain loop, running past the model-call limit
+    or out of the model's context window ends it with `looped` (the agent's own failure)."""
     from google.adk.agents.invocation_context import LlmCallsLimitExceededError
+
+    from .loops import LoopDetected
 
     view = TrialView(case=case, repeat=repeat)
     started = time.perf_counter()
     try:
         await asyncio.wait_for(_play(plan, view, model), timeout=timeout_s)
+    except LoopDetected as exc:
+        view.looped = f"turn {view.turns[-1].index}: {exc}" if view.turns else str(exc)
     except LlmCallsLimitExceededError:
         view.looped = f"the agent looped past {MAX_MODEL_CALLS} model calls"
     except TimeoutError:

@@ -10,6 +10,9 @@ saying why: left out like n/a), and `judge` says what the run's LLM judge did. A
 record is read as it is (it holds neither). A turn of a run over several servers (`--model
 router:FILE`) also says which server answered each of its model calls (`Turn.servers`, one per
 model call); any other turn leaves the key out, so a record without it reads as it always did.
+Version 4: a trial that ended in a loop says why (`looped`), and a run stopped before its end
+(Ctrl-C, SIGTERM) says so (`interrupted`) and holds only the trials that finished; a record
+without either key reads as a version 3 record does.
 
 Every field a reader uses is typed, and read strictly (JSON types as written, no coercion):
 whatever loads can be reported -- the reports index and format these fields without checking
@@ -19,8 +22,9 @@ A record is also checked against itself: its run id is a safe file name and ledg
 trials are exactly `selected_cases` x repeats 1..`repeats`, once each, and its case aggregates
 name exactly the selected cases, each in its trials' category. A shard's record (`shard`, of
 `ops-eval run --shard I/N`) holds exactly its slice of those trials instead, and aggregates of
-exactly the cases in it. A run `ops-eval run` writes always
-is (`run._record`); a record edited or put together by hand may not be.
+exactly the cases in it. An interrupted record holds a part of those trials, once each. A run
+`ops-eval run` writes always is (`run.build_record`); a record edited or put together by hand
+may not be.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from .exits import first_error
 from .judge.client import JudgeUse
 from .scorers.base import Score
 
-SCHEMA_VERSION = 3  # what this version writes
+SCHEMA_VERSION = 4  # what this version writes
 MIN_SCHEMA_VERSION = 2  # the oldest it reads (version 1 kept results apart from their calls)
 
 
@@ -80,6 +84,9 @@ class TrialRecord(_Rec):
     repeat: int
     status: Literal["passed", "failed", "error"]
     error: str | None = None
+    looped: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Why the trial ended as a loop (the agent's own failure: it fails the scorers that apply
+    to its case); None, and not written, for a trial that did not."""
     turns: list[Turn] = []
     scores: dict[str, Score] = {}
     seconds: Seconds = 0.0
@@ -141,6 +148,25 @@ class ModelInfo(_Rec):
     reason: str
     caveat: str | None = None
     endpoint: str | None = None
+
+
+class Interrupted(_Rec):
+    """A run stopped before its end: how many of its planned trials finished (the record holds
+    exactly those), and what stopped it. Such a record is never compared as a complete run."""
+
+    planned: Count
+    finished: Count
+    reason: str
+
+    @model_validator(mode="after")
+    def _finished_within_planned(self) -> Interrupted:
+        if self.finished >= self.planned:
+            raise _inconsistent(
+                "interrupted: {finished} of {planned} trials finished, so none was cut off",
+                finished=self.finished,
+                planned=self.planned,
+            )
+        return self
 
 
 class ShardInfo(_Rec):
@@ -225,6 +251,14 @@ class RunRecord(_Rec):
     (and not written) for a whole run."""
     merged_from: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
     """The run ids of the shard records an `ops-eval merge` record was made of, by index."""
+    interrupted: Interrupted | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A run stopped before its end holds its finished trials only; None (and not written) for
+    a run that played every planned trial."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether the record holds every trial its run planned (an interrupted one does not)."""
+        return self.interrupted is None
 
     @field_validator("run_id")
     @classmethod
@@ -246,6 +280,7 @@ class RunRecord(_Rec):
         _once_each("selected_cases", self.selected_cases)
         if self.shard is not None:
             return self._a_shard_holds_its_slice(self.shard)
+        self._interrupted_after(len(self.selected_cases) * self.repeats)
         selected = set(self.selected_cases)
         keys = Counter((t.case_id, t.repeat) for t in self.trials)
         for (case, repeat), times in keys.items():
@@ -264,7 +299,7 @@ class RunRecord(_Rec):
                     repeat=repeat,
                     times=times,
                 )
-        if len(keys) != len(selected) * self.repeats:  # all valid and distinct: some missing
+        if self.complete and len(keys) != len(selected) * self.repeats:  # some missing
             missing = next(
                 (case, r)
                 for case in self.selected_cases
@@ -288,6 +323,23 @@ class RunRecord(_Rec):
                 raise _inconsistent("cases: no aggregate of selected case {case}", case=_q(case))
         self._trials_in_their_cases_category(category)
         return self
+
+    def _interrupted_after(self, planned: int) -> None:
+        """An interrupted record's counts are its run's: `planned` trials, its own finished."""
+        if self.interrupted is None:
+            return
+        if self.interrupted.planned != planned:
+            raise _inconsistent(
+                "interrupted: planned {said} trials, but its cases and repeats make {planned}",
+                said=self.interrupted.planned,
+                planned=planned,
+            )
+        if self.interrupted.finished != len(self.trials):
+            raise _inconsistent(
+                "interrupted: {said} trials finished, but it holds {held}",
+                said=self.interrupted.finished,
+                held=len(self.trials),
+            )
 
     def _trials_in_their_cases_category(self, category: dict[str, str]) -> None:
         for t in self.trials:
@@ -319,6 +371,7 @@ class RunRecord(_Rec):
             raise _inconsistent(
                 "shard: shard {index}/{count} holds no trial", index=shard.index, count=shard.count
             )
+        self._interrupted_after(len(expected))
         keys = Counter((t.case_id, t.repeat) for t in self.trials)
         wanted = set(expected)
         for (case, repeat), times in keys.items():
@@ -334,7 +387,7 @@ class RunRecord(_Rec):
                     held="once" if (case, repeat) in wanted else "never",
                 )
         missing = next((key for key in expected if key not in keys), None)
-        if missing:
+        if missing and self.complete:
             raise _inconsistent(
                 "trials: no trial of case {case} repeat {repeat} in shard {index}/{count}",
                 case=_q(missing[0]),

@@ -4,7 +4,9 @@
     -> aggregation (rates, pass^k, gate) -> records (the run record) -> report (the summary)
 
 `execute` is what `ops-eval run` does. Input and model problems become OpsEvalError with their
-exit code, never a traceback.
+exit code, never a traceback. A run stopped before its end (Ctrl-C, SIGTERM) still writes its
+record, of the trials that finished, marked interrupted (exit 3): what finished is not thrown
+away, and no reader takes it for a complete run.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from .evalset import Case
 from .exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
 from .inputs import output_file, trial_timeout
 from .plan import Plan, load_plan
-from .records import ModelInfo, RunRecord, ShardInfo, TrialRecord, write_record
+from .records import Interrupted, ModelInfo, RunRecord, ShardInfo, TrialRecord, write_record
 from .settings import current
 
 if TYPE_CHECKING:
@@ -79,6 +81,7 @@ def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
         repeat=view.repeat,
         status=status,
         error=view.error,
+        looped=view.looped,
         turns=view.turns,  # as far as the trial got
         scores=scores,
         seconds=view.seconds,
@@ -107,18 +110,24 @@ def judging(plan: Plan) -> bool:
 
 async def _trials(
     plan: Plan, model: Any, options: RunOptions, on_done: Callable[[TrialRecord], None]
-) -> list[TrialRecord]:
+) -> None:
+    """Play every planned trial, `options.concurrency` at a time; each finished trial goes to
+    `on_done` as it finishes, so a run cut short still has them."""
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
 
-    async def one(case: Case, repeat: int) -> TrialRecord:
+    async def one(case: Case, repeat: int) -> None:
         async with semaphore:
             trial = await _trial(plan, case, repeat, model, options.timeout_s)
         on_done(trial)
-        return trial
 
     by_id = {case.eval_id: case for case in plan.cases}
-    jobs = [one(by_id[case], r) for case, r in planned_trials(plan, options)]
-    return list(await asyncio.gather(*jobs))
+    await asyncio.gather(*(one(by_id[case], r) for case, r in planned_trials(plan, options)))
+
+
+def in_plan_order(plan: Plan, options: RunOptions, trials: list[TrialRecord]) -> list[TrialRecord]:
+    """The finished trials in the order they were planned (they finish in any order)."""
+    order = {key: i for i, key in enumerate(planned_trials(plan, options))}
+    return sorted(trials, key=lambda t: order[(t.case_id, t.repeat)])
 
 
 def planned_trials(plan: Plan, options: RunOptions) -> list[tuple[str, int]]:
@@ -192,9 +201,15 @@ def provenance_fields(plan: Plan) -> dict[str, Any]:
 
 
 def build_record(
-    plan: Plan, trials: list[TrialRecord], options: RunOptions, **run: Any
+    plan: Plan,
+    trials: list[TrialRecord],
+    options: RunOptions,
+    interrupted: str | None = None,
+    **run: Any,
 ) -> RunRecord:
-    """The run record of `trials`, aggregated; `run` gives run_id, started_at, seconds, model."""
+    """The run record of `trials`, aggregated; `run` gives run_id, started_at, seconds, model.
+    `interrupted`: what stopped the run before its end -- the record then holds the trials
+    that finished, has no verdict (exit 3), and says so."""
     cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
     shard = None
     if options.shard is not None:  # aggregates of the cases in the shard, as far as it goes
@@ -204,6 +219,17 @@ def build_record(
         index, count = options.shard
         shard = ShardInfo(index=index, count=count, trials=keys, group=options.run_group)
     agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
+    fields = record_fields(agg, trials)
+    stopped = None
+    if interrupted is not None:
+        planned = len(planned_trials(plan, options))
+        stopped = Interrupted(planned=planned, finished=len(trials), reason=interrupted)
+        fields.update(gate_passed=False, exit_code=EXIT_INFRA)
+        fields["notes"] = [
+            f"interrupted ({interrupted}) after {len(trials)} of {planned} trials: the record "
+            "holds the finished ones and has no verdict; the gate never takes it for a run",
+            *fields["notes"],
+        ]
     return RunRecord(
         **run,
         **provenance_fields(plan),
@@ -213,7 +239,8 @@ def build_record(
         selected_cases=[c.eval_id for c in plan.cases],
         trials=trials,
         shard=shard,
-        **record_fields(agg, trials),
+        interrupted=stopped,
+        **fields,
     )
 
 
@@ -331,32 +358,42 @@ def execute(
                 flush=True,
             )
             progress = Progress(n, "trial", out=err)
+            finished: list[TrialRecord] = []
 
             def done(t: TrialRecord) -> None:
-                extra = f" ({t.error})" if t.error else ""
+                finished.append(t)
+                why = t.error or (f"looped: {t.looped}" if t.looped else None)
+                extra = f" ({why})" if why else ""
                 line = f"{t.case_id} #{t.repeat} {t.status}{extra} in {t.seconds:.1f} s"
                 progress.update(line, failed=t.status == "error")
 
             t0 = time.perf_counter()
+            interrupted = None
             try:
                 with (
                     judged(plan, say, out, settings.runs_dir),
                     model_logs(options.verbose),
                     recording() as spans,
                 ):
-                    trials = asyncio.run(_trials(plan, choice.model, options, done))
+                    asyncio.run(_trials(plan, choice.model, options, done))
+            except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (`exits.py`): keep what finished
+                interrupted = "Ctrl-C or SIGTERM"
             finally:
                 progress.close()
+            trials = in_plan_order(plan, options, finished)
             seconds = time.perf_counter() - t0
             info = ModelInfo(**choice.described())
     except ModelConfigError as exc:
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     except ModelUnavailable as exc:
         raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None
+    if interrupted is not None and len(trials) == n:
+        interrupted = None  # stopped after the last trial finished: nothing was cut off
     record = build_record(
         plan,
         trials,
         options,
+        interrupted,
         run_id=uuid.uuid4().hex[:12],
         started_at=started.isoformat(timespec="seconds"),
         seconds=seconds,

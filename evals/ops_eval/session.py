@@ -9,10 +9,12 @@ off ADK's events. `play` drives whole conversations through it for the runner an
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.adk.agents import BaseAgent
 from google.adk.agents.run_config import RunConfig
@@ -24,6 +26,9 @@ from ops_copilot.confirmations import guarded_app
 from ops_copilot.workspace import WORKSPACES, Workspace
 
 from .calls import ToolCall
+
+if TYPE_CHECKING:
+    from .loops import LoopWatch
 
 CONFIRMATION = "adk_request_confirmation"
 SERVER_KEY = "ops_eval_server"
@@ -50,6 +55,11 @@ class ToolResult:
     response: dict[str, Any]
     id: str | None = None
 
+    @classmethod
+    def of(cls, fr: types.FunctionResponse) -> ToolResult:
+        response = fr.response if isinstance(fr.response, dict) else {"result": fr.response}
+        return cls(name=fr.name or "", response=response, id=fr.id)
+
 
 @dataclass(frozen=True)
 class PendingWrite:
@@ -71,6 +81,12 @@ class SessionTurn:
     prompt_tokens: int = 0
     output_tokens: int = 0
     events: list[Event] = field(default_factory=list)
+
+    def call_of(self, result: ToolResult) -> ToolCall | None:
+        """The call `result` answers: the one with its id, else the last of its name."""
+        same = [c for c in self.tool_calls if c.name == result.name]
+        by_id = [c for c in same if result.id and c.id == result.id]
+        return (by_id or same or [None])[-1]
 
     def absorb(self, event: Event) -> None:
         self.events.append(event)
@@ -96,9 +112,7 @@ class SessionTurn:
                         ),
                     )
                 )
-        for fr in event.get_function_responses():
-            response = fr.response if isinstance(fr.response, dict) else {"result": fr.response}
-            self.tool_results.append(ToolResult(name=fr.name or "", response=response, id=fr.id))
+        self.tool_results += map(ToolResult.of, event.get_function_responses())
         if event.author != "user" and event.content and event.content.parts and not event.partial:
             text = "".join(p.text or "" for p in event.content.parts if not p.thought).strip()
             if text:
@@ -118,8 +132,13 @@ class AgentSession:
         session_id: str | None = None,
         state: dict[str, Any] | None = None,
         run_config: RunConfig | None = None,
+        loops: Callable[[], LoopWatch] | None = None,
     ) -> None:
         self.agent = agent
+        self.loops = loops
+        """Makes the loop watch of each user turn (`loops.LoopWatch`); None: loops are not
+        watched, and only ADK's model-call limit ends one."""
+        self.watch: LoopWatch | None = None
         self.run_config = run_config
         self.workspace = workspace or Workspace.fresh()
         self.app_name = app_name
@@ -152,18 +171,34 @@ class AgentSession:
         return list(session.events) if session else []
 
     async def _run(self, message: types.Content) -> SessionTurn:
+        """One run of the agent. A plain loop (`loops.LoopDetected`) ends it: ADK's run is
+        closed there, and the turn so far is kept in `running`."""
         turn = self.running = SessionTurn()  # kept when the run fails midway, as evidence
-        async for event in self.runner.run_async(
+        events = self.runner.run_async(
             user_id=self.user_id,
             session_id=self.session_id,
             new_message=message,
             run_config=self.run_config,
-        ):
-            turn.absorb(event)
+        )
+        async with contextlib.aclosing(events):
+            async for event in events:
+                turn.absorb(event)
+                if self.watch is not None:
+                    self._watch(turn, event)
         return turn
 
+    def _watch(self, turn: SessionTurn, event: Event) -> None:
+        """Each tool result of `event`, with the call it answers, to the turn's loop watch."""
+        assert self.watch is not None
+        for result in map(ToolResult.of, event.get_function_responses()):
+            call = turn.call_of(result) if result.name != CONFIRMATION else None
+            if call is not None:
+                self.watch.saw(call, result.response)
+
     async def send(self, text: str) -> SessionTurn:
-        """Run one user turn to its end: a final answer or a confirmation pause."""
+        """Run one user turn to its end: a final answer or a confirmation pause. Each user
+        turn is watched for loops afresh; its approval rounds are the same turn."""
+        self.watch = self.loops() if self.loops is not None else None
         return await self._run(types.Content(role="user", parts=[types.Part(text=text)]))
 
     async def answer_confirmation(

@@ -43,7 +43,8 @@ class EvalSettings(Settings):
     judge_api_key: str | None = env_var("MLFLOW_JUDGE_API_KEY")
     ops_judge_model: str | None = env_var("OPS_JUDGE_MODEL")
     """The judge of the `llm_judge` scorer, `ops-eval calibrate` and `ops-eval ab`: a LiteLLM
-    model string, a model name served at OPS_JUDGE_BASE_URL, or `embedded`. Unset: no judge."""
+    model string, a model name served at OPS_JUDGE_BASE_URL, `embedded`, or `gguf:PATH` (a GGUF
+    on disk, served here). Unset: no judge."""
     ops_judge_base_url: str | None = env_var("OPS_JUDGE_BASE_URL")
     ops_judge_api_key: str | None = env_var("OPS_JUDGE_API_KEY")
     ops_judge_pin: str | None = env_var("OPS_JUDGE_PIN")

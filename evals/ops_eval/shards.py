@@ -116,6 +116,12 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
     for name, record in shards:
         if record.shard is None:
             raise bad_input(f"{name}: run {record.run_id} is not a shard record (no `shard`)")
+        if record.interrupted is not None:
+            stopped = record.interrupted
+            raise bad_input(
+                f"{name}: shard {record.shard.index}/{record.shard.count} was interrupted after "
+                f"{stopped.finished} of its {stopped.planned} trials; run that shard again"
+            )
     first_name, first = shards[0]
     expected = _what(first)
     for name, record in shards[1:]:

@@ -1,8 +1,8 @@
 """The embedded model as the judge, through its HTTP server: `OPS_JUDGE_MODEL=embedded` starts
 llama.cpp's server, pins the judge to its weights, and constrains the reply by the verdict's JSON
-schema (llama-cpp-python's `response_format`), so even a 135M model's reply validates as a
-verdict -- unconstrained, it never produced one (issue 13). Whether the verdict is right is what
-calibration measures, not this test.
+schema (OpenAI's `response_format` with a `json_schema`), so even a 135M model's reply validates
+as a verdict -- unconstrained, it never produced one (issue 13). Whether the verdict is right is
+what calibration measures, not this test.
 
 Only OPS_SKIP_EMBEDDED_TEST=1 with the `local` group missing skips this, and the skip says so.
 """
@@ -41,7 +41,7 @@ def test_the_embedded_judge_replies_with_valid_verdicts_and_caches_them(
     budget = Budget(limit=100_000, source="test")
     with open_judge(print, tmp_path, budget) as judge:
         assert judge.pin.startswith("embedded/smollm2-135m-instruct@sha256:")
-        assert judge.config.schema_mode == "llama_cpp"
+        assert judge.config.schema_mode == "json_schema"
         asked = [
             judge.grade(
                 rubric="Says inventory is down and names INC-002.",
@@ -64,7 +64,7 @@ def test_the_embedded_judge_replies_with_valid_verdicts_and_caches_them(
     use = judge.use()
     assert (use.calls, use.cache_hits, use.errors) == (2, 1, 0)
     assert 0 < use.tokens == budget.spent <= budget.limit
-    assert "embedded-judge-server.log" in {p.name for p in tmp_path.iterdir()}
+    assert "judge-smollm2-135m-instruct-server.log" in {p.name for p in tmp_path.iterdir()}
 
 
 def test_a_run_graded_by_the_embedded_judge_is_refused_by_the_gate(

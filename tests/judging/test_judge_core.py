@@ -350,7 +350,7 @@ def test_an_ollama_judge_is_pinned_to_the_digest_ollama_reports(ops_env):
 
 @pytest.mark.parametrize(
     ("model", "mode"),
-    [("embedded", "llama_cpp"), ("ollama_chat/qwen3:4b", "json_schema"), ("openai/x", "none")],
+    [("embedded", "json_schema"), ("ollama_chat/qwen3:4b", "json_schema"), ("openai/x", "none")],
 )
 def test_the_reply_is_constrained_where_the_route_supports_it(ops_env, model, mode):
     ops_env.setenv("OPS_JUDGE_MODEL", model)

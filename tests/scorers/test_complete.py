@@ -1,8 +1,10 @@
-"""The `complete` scorer: one non-empty terminal response per expected turn."""
+"""The `complete` scorer: one terminal response with content per expected turn."""
 
 from __future__ import annotations
 
-from ops_eval.scorers.complete import complete
+import pytest
+
+from ops_eval.scorers.complete import complete, has_content
 
 
 def test_a_response_per_turn_passes(trial, plan):
@@ -11,7 +13,57 @@ def test_a_response_per_turn_passes(trial, plan):
 
 def test_an_empty_response_fails(trial, plan):
     score = complete(trial("memory-note-then-recall", responses=["Saved.", "  "]), plan)
-    assert score.outcome == "fail" and score.detail == "no response in turn(s) 2"
+    assert score.outcome == "fail" and score.detail == "no answer with content (turn 2: '  ')"
+
+
+EMPTY_FENCE = "```json\n```"  # what the 1.5B model's answers were once ADK took the call out
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "",
+        " \n\t ",
+        EMPTY_FENCE,
+        "```json\n\n```",
+        "```\n```",
+        "~~~\n~~~",
+        "<p></p>",
+        "<tool_response>\n</tool_response>",
+        "&nbsp;",
+        "**  **",
+        "---",
+        "# ",
+        "> ",
+        "- \n- ",
+        "[]()",
+        "| | |\n|---|---|",
+        "{}",
+        "```json\n{}\n```",
+    ],
+)
+def test_an_answer_with_nothing_in_it_fails(trial, plan, answer):
+    assert not has_content(answer)
+    score = complete(trial("memory-note-then-recall", responses=["Saved.", answer]), plan)
+    assert score.outcome == "fail" and score.detail.startswith("no answer with content (turn 2")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Inventory is down.",
+        "0",
+        "INC-002",
+        '```json\n{"status": "down"}\n```',
+        "<p>Inventory is down.</p>",
+        "**down**",
+        "- INC-002\n- INC-009",
+        "été",
+    ],
+)
+def test_an_answer_that_says_something_passes(trial, plan, answer):
+    assert has_content(answer)
+    assert complete(trial("memory-note-then-recall", responses=["Saved.", answer]), plan).passed
 
 
 def test_a_missing_turn_fails(trial, plan):

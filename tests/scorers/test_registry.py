@@ -45,15 +45,29 @@ def test_a_scorer_whose_needs_the_view_lacks_is_not_applicable(trial, plan):
     assert all(scores[n].passed for n in ("complete", "end_state", "facts", "tool_policy"))
 
 
-def test_a_looping_agent_fails_every_gating_scorer_and_an_error_gets_none(trial, plan):
-    view = trial("open-incidents")
+def test_a_looping_agent_fails_the_scorers_its_case_declares_and_only_those(trial, plan):
+    view = trial("open-incidents")  # declares two `contains` checks and no judge, no regex...
     view.looped = "the agent looped past 40 model calls"
     scores = score_trial(view, plan)
-    gating = {n for n, s in registered().items() if s.gate != "report"}
-    assert {scores[n].outcome for n in gating} == {"fail"}
+    for name in ("trajectory", "complete", "tool_policy", "end_state", "contains", "facts"):
+        assert scores[name].outcome == "fail", name
+        assert scores[name].detail == view.looped
+    for name in ("llm_judge", "exact", "regex", "json_valid", "fault_handling", "call_order"):
+        assert scores[name].outcome == "n/a", name  # the case declares none: nothing to fail
+        assert scores[name].detail.startswith(view.looped + " (no "), scores[name].detail
     assert all("looped past" in scores[n].detail for n in scores)
     view.looped, view.error = None, "ConnectionError: gone"
     assert score_trial(view, plan) == {}
+
+
+def test_what_a_scorer_says_of_a_case_that_declares_nothing_of_its_kind_is_its_n_a(trial, plan):
+    """The loop's n/a and the scorer's own n/a are one declaration (`Scorer.applies`)."""
+    view = trial("open-incidents")
+    scores = score_trial(view, plan)
+    for name, entry in registered().items():
+        why = entry.not_applicable(view.case, plan)
+        if why is not None and name != "fault_handling":  # it says "no fault was injected"
+            assert scores[name].outcome == "n/a" and scores[name].detail == why, name
 
 
 def test_a_looping_agent_gets_no_fail_from_a_report_scorer(trial, plan):

@@ -1,13 +1,14 @@
 """The judge's HTTP path against a real OpenAI-compatible server: the embedded llama.cpp server
 (SmolLM2-135M), one per module. A model that small rarely writes a valid verdict, so every
 outcome is either a validated verdict or a JudgeError saying why -- and the request must have
-reached the server either way (its access log, and a recording proxy in between).
+reached the server either way (its log, and a recording proxy in between).
 
 Only OPS_SKIP_EMBEDDED_TEST=1 with the `local` group missing skips these, and the skip says so.
 """
 
 from __future__ import annotations
 
+import re
 import socket
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ from recording_proxy import recording_proxy
 
 OPS_SET = REPO / "evals" / "ops.evalset.json"
 CASES = ("service-status-inventory", "incident-detail-inc-002")
-CHAT_POST = '"POST /v1/chat/completions HTTP/1.1" 200'
+ANSWERED = re.compile(r"slot +release: .*stop processing")  # llama.cpp's log, one per request
 JUNK_OPENAI = {
     "OPENAI_API_KEY": "sk-junk-never-use-me",
     "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
@@ -39,8 +40,8 @@ INVALID = ("the judge's reply is not a valid JudgeVerdict", "the judge replied w
 
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory):
-    """The embedded llama.cpp server for this module: endpoint, served alias, access log, and how
-    long it took to answer."""
+    """The embedded llama.cpp server for this module: endpoint, served alias, log, and how long
+    it took to answer."""
     from ops_eval.models import local_deps
     from ops_eval.settings import current
 
@@ -62,8 +63,8 @@ def embedded(tmp_path_factory):
 
 
 def _posts(log: Path) -> int:
-    """Chat completions the server answered so far (uvicorn's access log)."""
-    return log.read_text(errors="replace").count(CHAT_POST)
+    """Chat completions the server answered so far (llama.cpp's log)."""
+    return len(ANSWERED.findall(log.read_text(errors="replace")))
 
 
 def _posts_reach(log: Path, expected: int, wait_s: float = 10.0) -> int:

@@ -66,6 +66,20 @@ def _same_file(a: Path, b: Path) -> bool:
 SHARD = "one shard of a run, a slice of its trials (`ops-eval merge` its shards first)"
 
 
+def partial(record: RunRecord) -> str | None:
+    """Why `record` holds a part of its run and the gate cannot take it for one (a shard, an
+    interrupted run); None when it holds the whole run."""
+    if record.shard is not None:
+        return SHARD
+    if record.interrupted is not None:
+        stopped = record.interrupted
+        return (
+            f"interrupted after {stopped.finished} of its {stopped.planned} trials "
+            f"({stopped.reason}); the gate decides on whole runs only"
+        )
+    return None
+
+
 def _other_series(record: RunRecord, candidate: RunRecord) -> bool:
     """Not a run of the candidate's eval set, model and case selection: never a baseline, and
     only counted when passed over (listing every run of every other set would bury the rest)."""
@@ -79,8 +93,8 @@ def _comparable(
 ) -> str | None:
     """Why a run of the candidate's series is not measured the way the candidate is; None when
     it is (no blocking change, unless allowed, and the gate can judge it)."""
-    if record.shard is not None:
-        return SHARD
+    if why := partial(record):
+        return why
     blocking = [c.name for c in changes(record, candidate) if c.blocking and c.name not in allowed]
     if blocking:
         return (
@@ -202,8 +216,8 @@ def choose_baseline(
             how, label = f"pinned {pinned} (pinned {by}at {entry.at})", f"pinned baseline {pinned}"
         record = load(path, label)
         _not_itself(candidate, record, path)
-        if record.shard is not None:
-            raise bad_input(f"{label} run {record.run_id}: {SHARD}; it cannot be a baseline")
+        if why := partial(record):
+            raise bad_input(f"{label} run {record.run_id}: {why}; it cannot be a baseline")
         try:
             judgeable(record, config.gating_scorers, label)
         except OpsEvalError as exc:

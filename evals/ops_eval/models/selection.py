@@ -1,10 +1,10 @@
 """Which model a live run talks to.
 
 In order:
-1. `--model` or OPS_AGENT_MODEL: a LiteLLM model string, a Gemini name, `replay:FILE` (answer
-   from a recording) or `router:FILE` (a LiteLLM Router over several servers of one model,
-   `router.py`). The endpoint is probed first (every server of a router), so an unreachable
-   server is one clear error.
+1. `--model` or OPS_AGENT_MODEL: a LiteLLM model string, a Gemini name, `gguf:PATH` (that file
+   served here by llama.cpp, `embedded.py`), `replay:FILE` (answer from a recording) or
+   `router:FILE` (a LiteLLM Router over several servers of one model, `router.py`). The endpoint
+   is probed first (every server of a router), so an unreachable server is one clear error.
 2. Ollama, if it answers (OLLAMA_API_BASE or http://127.0.0.1:11434) and has the default tag.
 3. The embedded llama.cpp model (`embedded`), installed and started on first use.
 """
@@ -21,7 +21,8 @@ from ops_copilot.model import ModelConfigError, ModelSettings, build_model, temp
 
 from ..settings import current
 from .choice import REPLAY_PREFIX, ROUTER_PREFIX, ModelChoice, ModelUnavailable, Say, probe
-from .embedded import embedded_model
+from .embedded import embedded_model, gguf_model
+from .gguf import GGUF_PREFIX
 
 OLLAMA_DEFAULT_TAG = "qwen3:4b-instruct"
 OLLAMA_DEFAULT_BASE = "http://127.0.0.1:11434"
@@ -54,7 +55,11 @@ def _preflight(settings: ModelSettings) -> str | None:
     return None
 
 
-def _explicit(value: str, source: str, say: Say, stack: contextlib.ExitStack) -> ModelChoice:
+def _explicit(
+    value: str, source: str, say: Say, stack: contextlib.ExitStack, log_dir: Path
+) -> ModelChoice:
+    if value.startswith(GGUF_PREFIX):
+        return stack.enter_context(gguf_model(value, source, say, log_dir))
     if value.startswith(ROUTER_PREFIX):
         from .router import router_model
 
@@ -149,9 +154,9 @@ def choose_model(
     with contextlib.ExitStack() as stack:
         configured = current().agent_model
         if cli_model:
-            choice = _explicit(cli_model, "--model", say, stack)
+            choice = _explicit(cli_model, "--model", say, stack, log_dir)
         elif configured:
-            choice = _explicit(configured, "OPS_AGENT_MODEL", say, stack)
+            choice = _explicit(configured, "OPS_AGENT_MODEL", say, stack, log_dir)
         else:
             choice, why_not = _ollama_default()
             if choice is None:

@@ -1,9 +1,9 @@
 """The scorer registry: every scorer of a trial, declared once (see `base`), one module each.
 
 `score_trial` applies them all to a played trial: an error trial gets no scores, a looping agent
-fails every gating scorer (its report scorers are `n/a`: a report never fails), a scorer whose
-needs the trial view lacks is `n/a`, and a scorer that crashes makes the trial an error rather
-than a verdict.
+fails every gating scorer that applies to its case (the others, and its report scorers, are
+`n/a` with the loop as their reason: a report never fails), a scorer whose needs the trial view
+lacks is `n/a`, and a scorer that crashes makes the trial an error rather than a verdict.
 """
 
 from __future__ import annotations
@@ -29,12 +29,10 @@ def score_trial(trial: TrialView, plan: Plan) -> dict[str, Score]:
     if trial.error:
         return {}
     if trial.looped:
-        return {
-            name: Score(outcome="n/a", detail=trial.looped)
-            if entry.gate == "report"
-            else Score.of(False, trial.looped)
-            for name, entry in registered().items()
-        }
+        return {name: _looped(entry, trial, plan) for name, entry in registered().items()}
+    from ..matching import canonical_trial
+
+    trial = canonical_trial(trial)  # calls compared as the tools see them
     have = trial.provides()
     scores = {}
     for name, entry in registered().items():
@@ -48,6 +46,17 @@ def score_trial(trial: TrialView, plan: Plan) -> dict[str, Score]:
         except Exception as exc:
             raise ScorerCrashed(f"scorer {name}: {describe(exc)}") from exc
     return scores
+
+
+def _looped(entry: Scorer, trial: TrialView, plan: Plan) -> Score:
+    """A looping trial's verdict: fail where the scorer applies to its case, else n/a."""
+    assert trial.looped is not None
+    if entry.gate == "report":
+        return Score(outcome="n/a", detail=trial.looped)
+    why = entry.not_applicable(trial.case, plan)
+    if why:
+        return Score(outcome="n/a", detail=f"{trial.looped} ({why})")
+    return Score.of(False, trial.looped)
 
 
 def markdown_table() -> str:

@@ -53,11 +53,21 @@ def response_scorer(*, kind: str, passes_when: str) -> Callable[[Holds], Holds]:
             f"every `{kind}` check the case declares: {passes_when}; a turn without an answer "
             "of the agent's own fails; an invalid check is an error; n/a when none is declared"
         )
-        scorer(name=kind, needs=("turns",), passes_when=line)(score)
+        scorer(name=kind, needs=("turns",), passes_when=line, applies=checks_of(kind))(score)
         _HOLDS[kind] = holds
         return holds
 
     return register
+
+
+def checks_of(kind: str) -> Callable[[Case, Any], str | None]:
+    """The `applies` of the scorer of `kind`: why it does not apply to a case (it declares no
+    check of the kind), or None."""
+
+    def applies(case: Case, plan: Any) -> str | None:
+        return None if positioned(case, kind) else f"no {kind} check declared"
+
+    return applies
 
 
 def holds(check: Any, answer: str) -> str | None:
@@ -83,9 +93,9 @@ def answer_at(trial: TrialView, turn_index: int) -> tuple[Turn | None, str]:
 def score_checks(trial: TrialView, kind: str, check_holds: Holds) -> Score:
     """Every check of `kind` the trial's case declares, against the answers of its turns."""
     case: Case = trial.case
+    if none := checks_of(kind)(case, None):
+        return Score(outcome="n/a", detail=none)
     checks = positioned(case, kind)
-    if not checks:
-        return Score(outcome="n/a", detail=f"no {kind} check declared")
     invalid, failing = [], []
     for position, declared in checks:
         check = revalidated(case, declared)

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 if TYPE_CHECKING:
     from ..calls import TrialView
+    from ..evalset import Case
     from ..plan import Plan
 
 Outcome = Literal["pass", "fail", "error", "skipped", "n/a"]
@@ -84,6 +85,9 @@ class Score(BaseModel):
 
 
 ScoreFn = Callable[["TrialView", "Plan"], Score]
+Applies = Callable[["Case", "Plan"], "str | None"]
+"""Why a scorer does not apply to a case -- the case declares nothing of its kind -- or None
+when it does; read off the case alone, whatever was played."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,13 @@ class Scorer:
     uses_judge: bool = False
     """Its verdicts come from the LLM judge: the gate accepts them only from a judge calibrated
     against labels made by hand (`ops-eval calibrate`), and says so when they were skipped."""
+    applies: Applies | None = None
+    """Why it does not apply to a case (None: it applies to every case). A trial that looped
+    fails the scorers that apply to its case and leaves the others n/a."""
+
+    def not_applicable(self, case: Case, plan: Plan) -> str | None:
+        """Why this scorer does not apply to `case`, or None when it does."""
+        return self.applies(case, plan) if self.applies is not None else None
 
 
 _REGISTRY: dict[str, Scorer] = {}
@@ -114,13 +125,17 @@ def scorer(
     passes_when: str,
     gate: Gate = "all",
     uses_judge: bool = False,
+    applies: Applies | None = None,
 ) -> Callable[[ScoreFn], ScoreFn]:
-    """Register a scorer function under `name`."""
+    """Register a scorer function under `name`; `applies` says why it does not apply to a case
+    (the scorer says n/a with the same reason when it scores one)."""
 
     def register(func: ScoreFn) -> ScoreFn:
         if name in _REGISTRY:
             raise TypeError(f"scorer {name!r} declared twice")
-        _REGISTRY[name] = Scorer(name, func, frozenset(needs), passes_when, gate, uses_judge)
+        _REGISTRY[name] = Scorer(
+            name, func, frozenset(needs), passes_when, gate, uses_judge, applies
+        )
         return func
 
     return register

@@ -17,19 +17,32 @@ from .base import Score, scorer
 
 if TYPE_CHECKING:
     from ..calls import TrialView
+    from ..evalset import Case
     from ..plan import Plan
+
+
+def _declared(case: Case, plan: Plan) -> list[str]:
+    """The figures the case's contracts budget."""
+    limits = plan.contracts(case).budget
+    return [n for n in FIGURES if limits is not None and getattr(limits, n) is not None]
+
+
+def _applies(case: Case, plan: Plan) -> str | None:
+    return None if _declared(case, plan) else "no budget declared"
 
 
 @scorer(
     name="budget",
     needs=("turns",),
     passes_when="no turn exceeds a declared budget of tool calls, model calls, tokens or seconds",
+    applies=_applies,
 )
 def budget(trial: TrialView, plan: Plan) -> Score:
+    if none := _applies(trial.case, plan):
+        return Score(outcome="n/a", detail=none)
     limits = plan.contracts(trial.case).budget
-    declared = [n for n in FIGURES if limits is not None and getattr(limits, n) is not None]
-    if limits is None or not declared:
-        return Score(outcome="n/a", detail="no budget declared")
+    assert limits is not None
+    declared = _declared(trial.case, plan)
     over: list[str] = []
     checked: set[str] = set()
     for turn in trial.turns:

@@ -14,17 +14,23 @@ from .base import Score, scorer
 
 if TYPE_CHECKING:
     from ..calls import TrialView
+    from ..evalset import Case
     from ..plan import Plan
+
+
+def _applies(case: Case, plan: Plan) -> str | None:
+    return None if "read_before_write" in plan.contracts(case).order else "no order rule declared"
 
 
 @scorer(
     name="call_order",
     needs=("turns",),
     passes_when="under `read_before_write`, every write's target was read before it",
+    applies=_applies,
 )
 def call_order(trial: TrialView, plan: Plan) -> Score:
-    if "read_before_write" not in plan.contracts(trial.case).order:
-        return Score(outcome="n/a", detail="no order rule declared")
+    if none := _applies(trial.case, plan):
+        return Score(outcome="n/a", detail=none)
     specs = AGENTS[trial.case.meta.agent].tool_specs()
     calls = placed((t.index, t.calls) for t in trial.turns)
     bad = [

@@ -1,8 +1,15 @@
-"""A complete conversation: one non-empty terminal response per expected turn (a turn that
-ended at an approval pause counts, with its synthesised 'waiting for approval' response)."""
+"""A complete conversation: one terminal response with content per expected turn (a turn that
+ended at an approval pause counts, with its synthesised 'waiting for approval' response).
+
+A response has content when it says something in words or numbers: whitespace, an empty code
+fence (```` ```json ```` then ```` ``` ````, what a model that put its tool call in a fence leaves
+behind once the call is taken out), HTML tags or entities and Markdown markup with no text in
+them say nothing, and a turn that ends on one is not answered.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from .base import Score, scorer
@@ -11,18 +18,30 @@ if TYPE_CHECKING:
     from ..calls import TrialView
     from ..plan import Plan
 
+_FENCE = re.compile(r"(```|~~~)[\w+.-]*")  # a code fence, with its language
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>|&#?\w+;")  # HTML tags and entities
+
+
+def has_content(text: str) -> bool:
+    """Whether `text` says anything: a letter or a digit outside code fences and HTML markup
+    (Markdown's own markup -- `#`, `*`, `-`, `>`, `|`, brackets -- is neither)."""
+    bare = _TAG.sub(" ", _FENCE.sub(" ", text))
+    return any(ch.isalnum() for ch in bare)
+
 
 @scorer(
     name="complete",
     needs=("turns",),
-    passes_when="one non-empty terminal response per turn (the approval pause counts)",
+    passes_when="one terminal response with content per turn -- not empty, blank, an empty code "
+    "fence or markup alone (the approval pause counts)",
 )
 def complete(trial: TrialView, plan: Plan) -> Score:
     responses = [t.response for t in trial.turns]
     expected = len(trial.case.turns)
     if len(responses) != expected:
         return Score.of(False, f"{len(responses)} responses for {expected} turns")
-    empty = [i for i, r in enumerate(responses, 1) if not r.strip()]
+    empty = [i for i, r in enumerate(responses, 1) if not has_content(r)]
     if empty:
-        return Score.of(False, f"no response in turn(s) {', '.join(map(str, empty))}")
+        shown = "; ".join(f"turn {i}: {responses[i - 1][:40]!r}" for i in empty)
+        return Score.of(False, f"no answer with content ({shown})")
     return Score.of(True)

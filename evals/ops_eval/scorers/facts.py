@@ -14,11 +14,21 @@ from .base import Score, scorer
 
 if TYPE_CHECKING:
     from ..calls import TrialView
+    from ..evalset import Case
     from ..plan import Plan
+
+
+def _applies(case: Case, plan: Plan) -> str | None:
+    """The case's references make a checkable claim (read as a response to them would be)."""
+    vocab = Vocabulary.of(plan.seed, plan.negatives)
+    if any(judge(t.reference, "", vocab).applicable for t in case.turns):
+        return None
+    return "no turn's reference makes a checkable claim"
 
 
 @scorer(
     name="facts",
+    applies=_applies,
     needs=("turns",),
     passes_when="every claim of the reference (statuses, severities, owners, root cause, "
     "approval state, runbooks and skills named, negatives that do not exist) is asserted and "

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from ..calls import InjectedFault, ToolCall, TrialView, Turn
     from ..claims import Claim, Vocabulary
+    from ..evalset import Case
     from ..plan import Plan
 
 MAX_RETRIES = 1
@@ -132,8 +133,13 @@ def _args(hit: InjectedFault) -> str:
     return ", ".join(f"{k}={v}" for k, v in hit.args.items()) or "no arguments"
 
 
+def _applies(case: Case, plan: Plan) -> str | None:
+    return None if plan.contracts(case).faults else "no fault declared"
+
+
 @scorer(
     name="fault_handling",
+    applies=_applies,
     needs=("turns",),
     passes_when="after each injected tool fault not recovered by a retry: at most one retry, no "
     "write after it, and no claim about its entity that no real tool result or prompt "

@@ -16,7 +16,12 @@ from .base import Score, scorer
 
 if TYPE_CHECKING:
     from ..calls import TrialView
+    from ..evalset import Case
     from ..plan import Plan
+
+
+def _applies(case: Case, plan: Plan) -> str | None:
+    return None if plan.contracts(case).forbidden else "no forbidden call declared"
 
 
 @scorer(
@@ -24,11 +29,12 @@ if TYPE_CHECKING:
     needs=("turns",),
     passes_when="no call (approval requests included) matches a forbidden rule of the case or "
     "its set",
+    applies=_applies,
 )
 def forbidden_calls(trial: TrialView, plan: Plan) -> Score:
+    if none := _applies(trial.case, plan):
+        return Score(outcome="n/a", detail=none)
     rules = plan.contracts(trial.case).forbidden
-    if not rules:
-        return Score(outcome="n/a", detail="no forbidden call declared")
     specs = AGENTS[trial.case.meta.agent].tool_specs()
     calls = placed((t.index, t.calls) for t in trial.turns)
     hits = [

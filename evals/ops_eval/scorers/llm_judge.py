@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..response_checks import describe, positioned, revalidated, turn_of
-from ._response import answer_at
+from ._response import answer_at, checks_of
 from .base import Score, scorer
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     name="llm_judge",
     needs=("turns",),
     uses_judge=True,
+    applies=checks_of("llm_judge"),
     passes_when="each declared `llm_judge` check: the judge passes the answer of its turn against "
     "the rubric (skipped, saying why, without a judge; an error when the judge gives no valid "
     "verdict or the budget refuses the call)",
@@ -41,9 +42,9 @@ def llm_judge(trial: TrialView, plan: Plan) -> Score:
     from ..judge.setup import UNCONFIGURED, NoJudge
 
     case = trial.case
+    if none := checks_of("llm_judge")(case, plan):
+        return Score(outcome="n/a", detail=none)
     checks = positioned(case, "llm_judge")
-    if not checks:
-        return Score(outcome="n/a", detail="no llm_judge check declared")
     judge = plan.judge
     if judge is None or isinstance(judge, NoJudge):
         return Score.skipped(judge.reason if judge is not None else UNCONFIGURED)

@@ -1,7 +1,10 @@
 """The trajectory gate (the configured criterion: IN_ORDER, threshold 1.0), per turn, averaged.
 
 Without argument matchers it is ADK's own verdict: its event-to-invocation conversion and
-`TrajectoryEvaluator`, unchanged -- what `adk eval` computes. When the case (or its set) declares
+`TrajectoryEvaluator`, unchanged, handed the calls as the tools see them (an argument equal to
+its declared default left out, `matching.canonical`) -- what `adk eval` computes, except that
+`adk eval` would fail `list_incidents(service=None, status="open")` against an expected
+`list_incidents(status="open")`, the same call to the tool. When the case (or its set) declares
 argument matchers in `meta.contracts.args`, `ops-eval` judges the same turns in the same mode
 with each argument held to its matcher (`matching.mode_holds`), and says so in the detail;
 `adk eval`, which ignores `meta`, still applies the exact expected arguments. The gate's mode is
@@ -10,9 +13,11 @@ always `test_config.json`'s; a case's `contracts.mode` is only a second reading 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..matching import entity_kinds, first_unmatched, matcher_for, mode_holds
+from ..agents import AGENTS
+from ..calls import ToolCall
+from ..matching import canonical, entity_kinds, first_unmatched, matcher_for, mode_holds
 from .base import Score, scorer
 
 if TYPE_CHECKING:
@@ -64,8 +69,11 @@ def _adk(trial: TrialView, plan: Plan) -> Score:
     from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
     criteria = plan.criteria
-    expected = plan.adk_cases[trial.case.eval_id].conversation
-    actual = EvaluationGenerator.convert_events_to_eval_invocations(trial.events)
+    specs = AGENTS[trial.case.meta.agent].tool_specs()
+    expected = as_the_tools_see_them(plan.adk_cases[trial.case.eval_id].conversation, specs)
+    actual = as_the_tools_see_them(
+        EvaluationGenerator.convert_events_to_eval_invocations(trial.events), specs
+    )
     if len(actual) != len(expected):
         raise RuntimeError(f"{len(actual)} invocations for {len(expected)} expected turns")
     criterion = ToolTrajectoryCriterion(
@@ -85,3 +93,18 @@ def _adk(trial: TrialView, plan: Plan) -> Score:
         value=mean,
         per_turn=per_turn,
     )
+
+
+def as_the_tools_see_them(invocations: list[Any], specs: Any) -> list[Any]:
+    """Copies of ADK invocations whose tool calls leave out every argument equal to its
+    declared default (`matching.canonical`), for ADK's evaluator, which compares whole
+    argument dicts: `list_incidents(service=None, status="open")` is the call the case expects
+    as `list_incidents(status="open")`."""
+    from google.adk.evaluation.eval_case import get_all_tool_calls
+
+    copies = [invocation.model_copy(deep=True) for invocation in invocations]
+    for invocation in copies:
+        for call in get_all_tool_calls(invocation.intermediate_data):
+            if call.name and call.args:
+                call.args = canonical(ToolCall(call.name, dict(call.args)), specs).args
+    return copies

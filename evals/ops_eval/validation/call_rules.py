@@ -6,6 +6,7 @@ checks its tool makes before writing instead, with the tool's own limits."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -112,6 +113,20 @@ def _note(args: dict[str, Any]) -> Iterator[tuple[str, str]]:
 WRITE_ARGUMENTS = {"save_incident_note": _note}
 
 
+def _defaults_spelt(spec: ToolSpec, call: ToolCall) -> Iterator[tuple[str, str]]:
+    """An expected argument equal to its declared default: the scorers read the call without
+    it (`matching.canonical`), but `adk eval` compares whole argument dicts, so the gold would
+    fail there a model that leaves it out -- the same call to the tool."""
+    for arg, value in call.args.items():
+        param = spec.params.get(arg)
+        if param is not None and param.is_default(value):
+            yield (
+                f"{arg!r} is {json.dumps(value)}, the default {call.name} takes when it is left "
+                "out: leave it out (`adk eval` compares whole argument dicts)",
+                arg,
+            )
+
+
 def _gold_replay(ctx: Context, call: ToolCall) -> str | None:
     result = ctx.replay(call.name, call.args)
     status = result.get("status")
@@ -140,6 +155,8 @@ def expected_calls(ctx: Context, site: Site) -> Iterator[Problem]:
             if not found and spec.is_write and call.name in WRITE_ARGUMENTS:
                 found = list(WRITE_ARGUMENTS[call.name](call.args))
             for message, arg in found:
+                yield site.problem(message, field=f"{call.name}.{arg}", **where)
+            for message, arg in _defaults_spelt(spec, call):
                 yield site.problem(message, field=f"{call.name}.{arg}", **where)
             # Replay only reads that are well-formed; the problems above already say why not.
             if not found and not spec.is_write:
