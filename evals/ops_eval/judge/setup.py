@@ -183,14 +183,23 @@ def open_judge(
     if not served_here(config.model):
         yield Judge(config, verdicts, budget)
         return
-    from ..models.embedded import Served, default_served, gguf_alias, serving
+    from ops_copilot.model import ModelConfigError
+
+    from ..models.embedded import Served, default_served, gguf_alias, serving, serving_file
 
     if config.model == EMBEDDED:
         served, name = default_served(), None
+        server_of = serving(served, say, log_dir / f"judge-{served.alias}-server.log")
     else:
         gguf = _judge_gguf(config.model)
         served, name = Served(gguf, gguf_alias(gguf)), f"gguf:{gguf.name}"
-    with serving(served, say, log_dir / f"judge-{served.alias}-server.log") as server:
+        log = log_dir / f"judge-{served.alias}-server.log"
+        server_of = serving_file(served, config.model, "OPS_JUDGE_MODEL", say, log)
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(server_of)
+        except ModelConfigError as exc:
+            raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
         yield Judge(
             JudgeConfig(
                 model=served.alias,

@@ -51,6 +51,10 @@ SMOKE_CAVEAT = (
 )
 
 
+class ModelNotLoaded(ModelUnavailable):
+    """llama.cpp could not load the GGUF (corrupt, cut short, an unknown architecture)."""
+
+
 @dataclass(frozen=True)
 class Served:
     """What one server serves: the weights, the name they answer to, the chat template in place
@@ -127,7 +131,7 @@ class EmbeddedServer:
         said = self._first_line(timeout_s)
         if "error" in said or "listening" not in said:
             self.stop()
-            raise ModelUnavailable(
+            raise ModelNotLoaded(
                 f"the embedded model server could not load {self.served.gguf.name}: "
                 f"{said.get('error', said)} ({self._log_tail()})"
             )
@@ -145,7 +149,13 @@ class EmbeddedServer:
         assert self.proc is not None and self.proc.stdout is not None
         lines: queue.Queue[str] = queue.Queue()
         stdout = self.proc.stdout
-        threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
+
+        def read() -> None:  # the first line for us; any later output drained, never blocking
+            lines.put(stdout.readline())
+            for _ in stdout:
+                pass
+
+        threading.Thread(target=read, daemon=True).start()
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             try:
@@ -279,15 +289,34 @@ def gguf_alias(gguf: Path) -> str:
 
 
 @contextlib.contextmanager
+def serving_file(
+    served: Served, value: str, source: str, say: Say, log_path: Path
+) -> Iterator[EmbeddedServer]:
+    """`serving` a GGUF the user named (`value`, from `source`): a file llama.cpp cannot load
+    is bad configuration (ModelConfigError), not an outage."""
+    from ops_copilot.model import ModelConfigError
+
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(serving(served, say, log_path))
+        except ModelNotLoaded as exc:
+            why = f"{source}: {value}: llama.cpp could not load it ({exc})"
+            raise ModelConfigError(why) from None
+        yield server
+
+
+@contextlib.contextmanager
 def gguf_model(value: str, source: str, say: Say, log_dir: Path) -> Iterator[ModelChoice]:
-    """`gguf:PATH` served with its own chat template and llama.cpp's native tool calling.
-    A file that is missing, not GGUF, or whose template cannot call tools: ModelConfigError."""
+    """`gguf:PATH` served with its own chat template and llama.cpp's native tool calling. A
+    file that is missing, not GGUF, that llama.cpp cannot load, or whose template cannot call
+    tools: ModelConfigError."""
     from ops_copilot.model import ModelConfigError
 
     gguf = check_gguf(value[len(GGUF_PREFIX) :], source)
     served = Served(gguf, gguf_alias(gguf))
     name = f"{GGUF_PREFIX}{gguf.name}@{weights_digest(gguf)}"
-    with serving(served, say, log_dir / f"gguf-{served.alias}-server.log") as server:
+    log = log_dir / f"gguf-{served.alias}-server.log"
+    with serving_file(served, value, source, say, log) as server:
         if not server.calls_tools():
             raise ModelConfigError(
                 f"{source}: {value}: its chat template cannot call tools (llama.cpp's server "
