@@ -18,6 +18,7 @@ the total; exits 1 when the total misses the target or the eval did not end with
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER_STARTS = "starting llama.cpp's server"
+USER_STATE = ("UV_", "XDG_", "VIRTUAL_ENV", "MISE_", "OPS_", "PYTHONPATH", "PYENV", "npm_")
 
 
 def fresh_path(bin_dir: Path) -> str:
@@ -57,21 +59,23 @@ def main() -> int:
             ["git", "-C", str(clone), "rev-parse", "--short", "HEAD"],
             check=True, capture_output=True, text=True,
         ).stdout.strip()  # fmt: skip
-        env = {
-            "HOME": str(home),
-            "PATH": fresh_path(root / "bin"),
-            "LANG": "C.UTF-8",
-            "npm_config_prefix": str(root / "npm"),
-            "npm_config_cache": str(home / ".npm"),
-            "OLLAMA_API_BASE": "http://127.0.0.1:9",  # an Ollama on this machine is not picked
-        }
-        env["PATH"] = f"{root / 'npm' / 'bin'}:{env['PATH']}"
+        # The machine's own settings stay (its certificates, proxies, pip's indexes); whatever a
+        # user or this checkout installed or cached does not.
+        env = {k: v for k, v in os.environ.items() if not k.startswith(USER_STATE)}
+        env.update(
+            HOME=str(home),
+            PATH=f"{root / 'npm' / 'bin'}:{fresh_path(root / 'bin')}",
+            npm_config_prefix=str(root / "npm"),
+            OLLAMA_API_BASE="http://127.0.0.1:9",  # an Ollama on this machine is not picked
+        )
         print(f"fresh clone of {commit} in {clone}; HOME {home} (empty caches)", flush=True)
         started = time.perf_counter()
-        subprocess.run(
+        npm = subprocess.run(
             ["npm", "install", "-g", "--no-audit", "--no-fund", "@jdxcode/mise"],
-            cwd=clone, env=env, check=True, capture_output=True,
+            cwd=clone, env=env, capture_output=True, text=True,
         )  # fmt: skip
+        if npm.returncode != 0:
+            raise SystemExit(f"fresh_eval: npm install -g @jdxcode/mise failed:\n{npm.stderr}")
         mise_s = time.perf_counter() - started
         print(f"mise installed from npm in {mise_s:.1f} s", flush=True)
         subprocess.run(["mise", "trust", "--yes", "mise.toml"], cwd=clone, env=env, check=True,

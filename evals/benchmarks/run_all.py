@@ -21,7 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ("validate_speed.py", "harness_overhead.py", "concurrency.py", "gate_power.py")
+BENCHMARKS = (
+    "validate_speed.py",
+    "harness_overhead.py",
+    "concurrency.py",
+    "gate_power.py",
+    "fresh_eval.py",
+)
 
 
 @dataclass

@@ -9,6 +9,7 @@ trail, ADK's events, and how it ended -- everything a scorer may read, and nothi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,19 @@ if TYPE_CHECKING:
     from ops_copilot.store import AuditRow, Note, Snapshot
 
     from .evalset import Case
+
+
+_FENCE = re.compile(r"(```|~~~)[\w+.-]*")  # a code fence, with its language
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>|&#?\w+;")  # HTML tags and entities
+
+
+def has_content(text: str) -> bool:
+    """Whether an answer says anything: a letter or a digit outside code fences and HTML markup
+    (Markdown's own markup -- `#`, `*`, `-`, `>`, `|`, brackets -- is neither). Whitespace, an
+    empty fence (```` ```json ```` then ```` ``` ````, what a model that fenced its tool call
+    leaves once the call is taken out) or tags alone say nothing."""
+    bare = _TAG.sub(" ", _FENCE.sub(" ", text))
+    return any(ch.isalnum() for ch in bare)
 
 
 @pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))

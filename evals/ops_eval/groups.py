@@ -1,6 +1,7 @@
-"""Optional dependency groups installed on first use: the embedded model's `local` (compiles
-llama.cpp, minutes) and `mlflow` (seconds). Neither is part of `setup`, so the offline gates stay
-small and fast; the command that needs a group installs it with the project's own bootstrap.
+"""Optional dependency groups installed on first use: the embedded model's `local` (llama.cpp's
+prebuilt server and a GGUF, seconds) and `mlflow` (seconds). Neither is part of `setup`, so the
+offline gates stay small and fast; the command that needs a group installs it with the project's
+own bootstrap.
 
 The bootstrap leaves a marker per installed group, so a later sync keeps the group instead of
 removing it. An installed wheel has no bootstrap: it can only say what to install.

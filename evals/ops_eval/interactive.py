@@ -23,6 +23,11 @@ from .settings import current
 
 AGENT_PACKAGES = ("ops_copilot", "triage_report")
 
+UNCONSTRAINED = (
+    "ADK's CLI reaches the embedded server with the agent's own settings: its replies are not "
+    "constrained to open with a tool call here, so the 135M model mostly answers in prose"
+)
+
 
 @contextmanager
 def agents_dir() -> Iterator[Path]:
@@ -84,6 +89,8 @@ def launch(
         with (chooser or choose_model)(cli_model, say=say, log_dir=current().runs_dir) as choice:
             for line in choice.banner():
                 print(line, flush=True)
+            if choice.source == "embedded":
+                print(f"note:  {UNCONSTRAINED}", flush=True)
             if choice.agent_env is None:
                 raise OpsEvalError(
                     EXIT_BAD_INPUT,

@@ -14,7 +14,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from .calls import ToolCall, TrialView, Turn
+from .calls import ToolCall, TrialView, Turn, has_content
 from .exits import describe
 from .session import CONFIRMATION, LABEL, AgentSession, SessionTurn, server_of_event
 
@@ -84,7 +84,8 @@ def _turn(
     pending = [ToolCall(p.call.name, p.call.args) for p in parts[-1].pending]
     texts = [t for part in parts for t in part.texts]
     response = texts[-1] if texts else ""
-    synthesized = not response and bool(pending)
+    # a pause with nothing said (no text, or text with no content in it) is the pause
+    synthesized = not has_content(response) and bool(pending)
     return Turn(
         index=index,
         prompt=prompt,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.scorers.complete import complete, has_content
+from ops_eval.calls import has_content
+from ops_eval.scorers.complete import complete
 
 
 def test_a_response_per_turn_passes(trial, plan):

@@ -1,32 +1,21 @@
 """A complete conversation: one terminal response with content per expected turn (a turn that
 ended at an approval pause counts, with its synthesised 'waiting for approval' response).
 
-A response has content when it says something in words or numbers: whitespace, an empty code
-fence (```` ```json ```` then ```` ``` ````, what a model that put its tool call in a fence leaves
-behind once the call is taken out), HTML tags or entities and Markdown markup with no text in
-them say nothing, and a turn that ends on one is not answered.
+A response has content when it says something in words or numbers (`calls.has_content`):
+whitespace, an empty code fence, HTML tags or entities and Markdown markup with no text in them
+say nothing, and a turn that ends on one is not answered.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from ..calls import has_content
 from .base import Score, scorer
 
 if TYPE_CHECKING:
     from ..calls import TrialView
     from ..plan import Plan
-
-_FENCE = re.compile(r"(```|~~~)[\w+.-]*")  # a code fence, with its language
-_TAG = re.compile(r"</?[A-Za-z][^<>]*>|&#?\w+;")  # HTML tags and entities
-
-
-def has_content(text: str) -> bool:
-    """Whether `text` says anything: a letter or a digit outside code fences and HTML markup
-    (Markdown's own markup -- `#`, `*`, `-`, `>`, `|`, brackets -- is neither)."""
-    bare = _TAG.sub(" ", _FENCE.sub(" ", text))
-    return any(ch.isalnum() for ch in bare)
 
 
 @scorer(
