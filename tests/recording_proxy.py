@@ -14,16 +14,25 @@ from typing import Any
 
 
 @contextlib.contextmanager
-def recording_proxy(upstream: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+def recording_proxy(
+    upstream: str, reply_cap: int | None = None
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """(the proxy's base URL, the exchanges so far: {"path", "request", "status", "response"})
-    for an `upstream` base URL such as http://127.0.0.1:8080/v1."""
+    for an `upstream` base URL such as http://127.0.0.1:8080/v1. `reply_cap`: the upstream is
+    asked for replies of at most that many tokens (a test's time bound on a model that would
+    write to its context), while the exchange records the request as the client sent it."""
     exchanges: list[dict[str, Any]] = []
     root = upstream.rstrip("/").rsplit("/v1", 1)[0]
 
     class Handler(BaseHTTPRequestHandler):
         def _forward(self, body: bytes | None) -> None:
+            sent = body
+            if body and reply_cap is not None:
+                capped = json.loads(body)
+                capped["max_tokens"] = min(capped.get("max_tokens") or reply_cap, reply_cap)
+                sent = json.dumps(capped).encode()
             request = urllib.request.Request(
-                root + self.path, data=body, method=self.command,
+                root + self.path, data=sent, method=self.command,
                 headers={"Content-Type": "application/json"},
             )  # fmt: skip
             try:

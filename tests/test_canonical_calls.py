@@ -1,7 +1,8 @@
-"""Calls compared as the tool sees them: an argument equal to its declared default is the same
+"""Calls compared as the tool takes them: an argument spelt with its declared default is the same
 call as one that leaves it out -- for `trajectory` (ADK's own evaluator and the matcher path),
-`tool_policy`, `partial_credit`, `forbidden_calls` and the validator -- and any other value
-stays a different call. Through a scripted model (a stand-in, named as such) on the real agent.
+`tool_policy`, `partial_credit`, `forbidden_calls`, `fault_handling` and the validator -- a
+matcher sees the value the tool gets, and any other value stays a different call. Through a
+scripted model (a stand-in, named as such) on the real agent.
 """
 
 from __future__ import annotations
@@ -49,27 +50,70 @@ def test_another_value_for_it_is_still_another_call(tmp_path):
     assert trial.scores["partial_credit"].figures["f1"] == 0.0
 
 
-@pytest.mark.parametrize(("limit", "outcome"), [(20, "pass"), (5, "fail"), (20.0, "fail")])
+@pytest.mark.parametrize(("limit", "outcome"), [(20, "pass"), (5, "fail")])
 def test_a_default_spelt_out_matches_under_the_cases_matchers_too(tmp_path, limit, outcome):
     """diagnose-checkout-with-logs declares matchers: the matcher path. `limit=20` is
-    search_service_logs' default; 5 is not, and neither is 20.0 (a float, not the int)."""
+    search_service_logs' default; 5 is not."""
     call = ToolCall("search_service_logs", {"service": "checkout", "query": "timeout"})
     spelt = ToolCall(call.name, {**call.args, "limit": limit})
     trial = played(tmp_path, "diagnose-checkout-with-logs", spelt)
     assert trial.scores["trajectory"].outcome == outcome, trial.scores["trajectory"].detail
 
 
-def test_canonical_drops_exactly_the_defaults():
+def test_canonical_reads_a_call_as_its_tool_takes_it():
     specs = tool_specs()
-    same = canonical(ToolCall("list_incidents", {"service": None, "status": "open"}), specs)
-    assert same.args == {"status": "open"}
-    kept = {"service": "", "status": "open"}  # the tool treats "" like None, but it is no default
-    assert canonical(ToolCall("list_incidents", kept), specs).args == kept
-    assert canonical(ToolCall("search_service_logs", {"limit": False}), specs).args == {
-        "limit": False  # a boolean is not the integer default
-    }
+
+    def taken(name, **args):
+        return canonical(ToolCall(name, args), specs).args
+
+    assert (
+        taken("list_incidents", service=None, status="open")
+        == taken("list_incidents", status="open")
+        == {"service": None, "status": "open"}
+    )
+    # the tool treats "" like None, but "" is not its default: another call
+    assert taken("list_incidents", service="", status="open") != taken(
+        "list_incidents", status="open"
+    )
+    assert taken("search_service_logs", service="x", query="y") == {
+        "service": "x", "query": "y", "limit": 20
+    }  # fmt: skip
     unknown = ToolCall("no_such_tool", {"x": None})
     assert canonical(unknown, specs) is unknown
+
+
+def test_a_matcher_sees_the_value_the_tool_gets():
+    """A matcher that admits the default passes a call that leaves the argument out."""
+    from ops_eval.contracts import OneOf
+    from ops_eval.matching import call_matches
+
+    specs = tool_specs()
+    matchers = {"search_service_logs": {"limit": OneOf(match="one_of", values=[10, 20])}}
+    want = canonical(
+        ToolCall("search_service_logs", {"service": "cache", "query": "x", "limit": 10}), specs
+    )
+    left_out = canonical(ToolCall("search_service_logs", {"service": "cache", "query": "x"}), specs)
+    assert call_matches(want, left_out, matchers)
+    five = canonical(
+        ToolCall("search_service_logs", {"service": "cache", "query": "x", "limit": 5}), specs
+    )
+    assert not call_matches(want, five, matchers)
+
+
+def test_a_fault_on_a_call_that_spelt_its_default_is_still_judged(tmp_path):
+    """fault-log-read-timeout times out every search of the cache logs; writing after it is
+    acting on a failure, whether the search spelt `limit=20` or not."""
+    note = ToolCall("save_incident_note", {"incident_id": "INC-002", "note": "cache is fine"})
+    for search in (
+        ToolCall("search_service_logs", {"service": "cache", "query": "eviction"}),
+        ToolCall("search_service_logs", {"service": "cache", "query": "eviction", "limit": 20}),
+    ):
+        model = ScriptedLlm(script=[search, note, "Done."])
+        options = RunOptions(cases=["fault-log-read-timeout"], output=tmp_path / "run.json")
+        _, record, _ = execute(options, chooser=fixed_model(model, "scripted", "a test's script"))
+        (trial,) = record.trials
+        score = trial.scores["fault_handling"]
+        assert score.outcome == "fail" and "acted anyway" in score.detail, score.detail
 
 
 def test_a_forbidden_argument_is_read_as_the_tool_takes_it():

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_live_embedded import same_client
 
 from ops_eval.cli import main
 from ops_eval.exits import OpsEvalError
@@ -28,10 +29,19 @@ embedded_tier = pytest.mark.skipif(
 )
 
 
+@pytest.fixture(autouse=True)
+def _runs_here(ops_env, tmp_path):
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path / "runs"))
+
+
 def run_cli(capsys, *argv: str) -> tuple[int, str]:
     code = main(["run", "--cases", "list-skills", *argv])
     out = capsys.readouterr()
     return code, out.err
+
+
+def recorded(tmp_path: Path) -> list[Path]:
+    return list((tmp_path / "runs").glob("*.json"))
 
 
 def not_gguf(tmp_path: Path) -> Path:
@@ -60,7 +70,7 @@ def test_a_file_that_is_no_gguf_is_one_line_and_exit_2(tmp_path, capsys, make, s
     assert code == 2
     (line,) = err.strip().splitlines()
     assert line.startswith("error: --model: gguf:") and line.endswith(said), line
-    assert not list((tmp_path).glob("**/*.json"))  # nothing was recorded
+    assert recorded(tmp_path) == []  # nothing was recorded
 
 
 def test_the_judges_gguf_is_checked_alike(ops_env, tmp_path):
@@ -79,24 +89,31 @@ def test_a_gguf_llama_cpp_cannot_load_is_bad_input(tmp_path, capsys):
     local_deps.ensure(print)
     code, err = run_cli(capsys, "--model", f"gguf:{bad_gguf(tmp_path)}")
     assert code == 2, err
-    assert "llama.cpp could not load it" in err and "Traceback" not in err
+    last = err.strip().splitlines()[-1]  # after what the server's start said, one error line
+    assert last.startswith(f"error: --model: gguf:{tmp_path / 'cut.gguf'}: llama.cpp could not")
+    assert "Traceback" not in err and recorded(tmp_path) == []
 
 
 @embedded_tier
-def test_a_gguf_whose_template_cannot_call_tools_is_refused(capsys):
+def test_a_gguf_whose_template_cannot_call_tools_is_refused(capsys, tmp_path):
+    """SmolLM2 as shipped, copied here so that its server is told apart from any other."""
+    import shutil
+
     from ops_eval.models import local_deps
     from ops_eval.models.embedded import embedded_gguf
 
     local_deps.ensure(print)
-    before = llama_servers()
-    code, err = run_cli(capsys, "--model", f"gguf:{embedded_gguf()}")
+    mine = tmp_path / "smollm2-as-shipped.gguf"
+    shutil.copy(embedded_gguf(), mine)
+    code, err = run_cli(capsys, "--model", f"gguf:{mine}")
     assert code == 2, err
     assert err.strip().splitlines()[-1] == (
-        f"error: --model: gguf:{embedded_gguf()}: its chat template cannot call tools "
+        f"error: --model: gguf:{mine}: its chat template cannot call tools "
         "(llama.cpp's server reports no tool support for it); the agent needs a tool-calling "
         "model"
     )
-    assert llama_servers() <= before, "the server outlived the refusal"
+    assert not servers_of(mine), "the server outlived the refusal"
+    assert recorded(tmp_path) == []
 
 
 @embedded_tier
@@ -104,6 +121,7 @@ def test_a_gguf_with_a_tool_template_is_served_natively(tmp_path):
     """SmolLM2 with our tool template written into its metadata: a GGUF whose own template
     calls tools. The request is LiteLLM's alone (no response_format), the tools reach the
     server, and the record names the file and its digest."""
+    from ops_copilot.definition import tool_specs
     from ops_eval import RunOptions, execute
     from ops_eval.models import local_deps
     from ops_eval.models.embedded import (
@@ -126,21 +144,24 @@ def test_a_gguf_with_a_tool_template_is_served_natively(tmp_path):
     with gguf_model(f"gguf:{copy}", "--model", print, tmp_path) as choice:
         assert choice.name.startswith("gguf:smollm2-tools.gguf@sha256:")
         assert choice.caveat is None and choice.source == "--model"
-        with recording_proxy(choice.endpoint) as (proxy, exchanges):
-            model = client(Served(copy, gguf_alias(copy)), proxy)  # as gguf_model's, via a proxy
+        # SmolLM2, unconstrained, writes to its context: the proxy bounds the test's time
+        with recording_proxy(choice.endpoint, reply_cap=64) as (proxy, exchanges):
+            model = client(Served(copy, gguf_alias(copy)), proxy)
+            assert same_client(choice.model, model)  # the choice's own client, at the proxy
             options = RunOptions(cases=["list-skills"], output=tmp_path / "run.json", timeout_s=300)
             _, record, _ = execute(options, chooser=fixed_model(model, choice.name, "a test"))
     chats = [x for x in exchanges if x["path"].endswith("/chat/completions")]
     assert chats, "no request reached the server"
     first = chats[0]["request"]
     assert "response_format" not in first and "tool_choice" not in first
-    assert len(first["tools"]) == 13
+    assert {t["function"]["name"] for t in first["tools"]} == set(tool_specs())
     assert chats[0]["response"]["usage"]["prompt_tokens"] > 1000  # the template rendered them
     (trial,) = record.trials
     assert trial.status in ("passed", "failed"), trial.error
     assert record.model.name == choice.name
 
 
-def llama_servers() -> set[int]:
-    found = subprocess.run(["pgrep", "-f", "ops_eval.models.llama_server"], capture_output=True)
+def servers_of(gguf: Path) -> set[int]:
+    """The llama.cpp servers running now that serve `gguf`."""
+    found = subprocess.run(["pgrep", "-f", f"llama_server --model {gguf}"], capture_output=True)
     return {int(pid) for pid in found.stdout.split()}

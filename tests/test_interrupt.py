@@ -39,10 +39,10 @@ def slow_answer(request: dict) -> dict:
 
 
 def interrupted_run(
-    tmp_path: Path, signum: int, after: int, *options: str
+    tmp_path: Path, signum: int, after: int, *options: str, times: int = 1
 ) -> tuple[int, str, Path]:
-    """Run the CLI, send `signum` once `after` trials have finished; (exit code, its output,
-    the record's path, under the runs folder)."""
+    """Run the CLI, send `signum` (`times` times) once `after` trials have finished; (exit code,
+    its output, the record's path, under the runs folder)."""
     out = tmp_path / "runs" / "interrupted.json"
     with fake_openai(slow_answer) as (base, _):
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPS_")}
@@ -62,16 +62,20 @@ def interrupted_run(
         for line in proc.stderr:
             err_lines.append(line)
             if line.startswith(f"trial {after}/"):
-                proc.send_signal(signum)
+                for _ in range(times):  # back to back: the second lands while the first unwinds
+                    proc.send_signal(signum)
                 break
         stderr = "".join(err_lines) + proc.stderr.read()
         code = proc.wait(timeout=60)
     return code, stderr + proc.stdout.read(), out  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_run_stopped_after_n_trials_keeps_them_marked_interrupted(tmp_path, signum):
-    code, output, path = interrupted_run(tmp_path, signum, after=2)
+@pytest.mark.parametrize(
+    ("signum", "times"), [(signal.SIGINT, 1), (signal.SIGTERM, 1), (signal.SIGINT, 2)]
+)
+def test_a_run_stopped_after_n_trials_keeps_them_marked_interrupted(tmp_path, signum, times):
+    """A second Ctrl-C, while what finished is being written, does not cut the record short."""
+    code, output, path = interrupted_run(tmp_path, signum, 2, times=times)
     assert code == 3, output
     record = load_record(path)
     stopped = record.interrupted
@@ -96,6 +100,10 @@ def test_the_gate_report_and_history_never_take_an_interrupted_run_for_a_whole_o
     err = capsys.readouterr().err
     assert "interrupted after 2 of its 6 trials (Ctrl-C or SIGTERM)" in err
     assert "the gate decides on whole runs only; run it again" in err
+    assert main(["baseline", "pin", str(path), "--name", "partial"]) == 2
+    assert "interrupted after 2 of its 6 trials" in capsys.readouterr().err
+    assert main(["mlflow", "--from-run", str(path)]) == 2
+    assert "only a whole run is logged" in capsys.readouterr().err
 
     whole = tmp_path / "runs" / "whole.json"
     with fake_openai(lambda r: text("Inventory is down.")) as (base, _):

@@ -31,6 +31,7 @@ def test_embedded_model_runs_a_case_end_to_end(tmp_path):
     env["OLLAMA_API_BASE"] = "http://127.0.0.1:9"  # an Ollama on this machine must not be picked
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     ops_eval = Path(sys.executable).with_name("ops-eval")
+    before = llama_servers()  # another command's server may be running on this machine
     proc = subprocess.run(
         [str(ops_eval), "run", "--cases", "service-status-inventory", "--output", str(record_path)],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=1800,
@@ -47,8 +48,23 @@ def test_embedded_model_runs_a_case_end_to_end(tmp_path):
     from ops_eval.scorers import registered
 
     assert set(trial["scores"]) == set(registered())  # every scorer gave a verdict or n/a
-    leftovers = subprocess.run(["pgrep", "-f", "llama_server"], capture_output=True, text=True)
-    assert leftovers.stdout.strip() == "", "the embedded server outlived the run"
+    assert llama_servers() <= before, "the embedded server outlived the run"
+
+
+def llama_servers() -> set[int]:
+    found = subprocess.run(["pgrep", "-f", "ops_eval.models.llama_server"], capture_output=True)
+    return {int(pid) for pid in found.stdout.split()}
+
+
+def same_client(model, twin) -> bool:
+    """Whether two LiteLlm models ask alike (client class, every argument but the endpoint):
+    the one a choice holds, and the one a test sends through a proxy."""
+
+    def asked(m):
+        args = {k: v for k, v in m._additional_args.items() if k not in ("api_base", "llm_client")}
+        return m.model, type(m.llm_client).__name__, args
+
+    return asked(model) == asked(twin)
 
 
 @skip_unless_embedded
@@ -68,6 +84,7 @@ def test_the_embedded_server_receives_every_tool_and_answers_with_tool_calls(tmp
         recording_proxy(choice.endpoint) as (proxy, exchanges),
     ):
         model = client(default_served(), proxy)
+        assert same_client(choice.model, model)  # the choice's own client, at the proxy
         chooser = fixed_model(model, choice.name, "embedded, through a proxy")
         with open(os.devnull, "w") as null:
             _, record, _ = execute(

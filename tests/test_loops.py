@@ -70,6 +70,34 @@ def test_a_looping_trial_fails_only_the_scorers_its_case_declares(tmp_path, caps
     assert "judge's score" not in out.out + out.err and "names no judge" not in out.out, out
 
 
+def test_a_looping_trial_gives_no_verdict_in_a_judges_name(tmp_path, capsys):
+    """recommend-fix-inc-002 declares an llm_judge check: looping, its trial is judged by no
+    judge, so the check is skipped (saying why) rather than failed, and the gate never finds a
+    judge's score in a run that names no judge."""
+    loop = [ToolCall("get_incident", {"incident_id": "INC-002"})] * 40
+    _, record, path, _ = run(tmp_path, loop, "recommend-fix-inc-002")
+    (trial,) = record.trials
+    judged = trial.scores["llm_judge"]
+    assert judged.outcome == "skipped" and judged.detail.startswith(trial.looped)
+    assert trial.status == "failed"
+    capsys.readouterr()
+    main(["gate", str(path)])
+    out = capsys.readouterr()
+    assert "judge's score" not in out.out + out.err and "names no judge" not in out.out, out
+
+
+def test_each_denial_is_a_result_and_the_wait_for_a_human_is_none(tmp_path):
+    """deny-restart-database: an agent that proposes the same restart after every denial gets
+    the same rejection each time -- a loop at the third. The "requires confirmation"
+    placeholder of each pause is not a result: the human's answer is."""
+    restart = ToolCall("restart_service", {"name": "database"})
+    _, record, _, _ = run(tmp_path, [restart] * 10, "deny-restart-database")
+    (trial,) = record.trials
+    assert "called restart_service(name=database) 3 times" in trial.looped
+    (turn,) = trial.turns
+    assert turn.answered == ["deny", "deny", "deny"]  # three denials heard, not two
+
+
 def test_a_cycle_of_calls_is_a_loop_too(tmp_path):
     cycle = list(itertools.islice(itertools.cycle([STATUS, SERVICES]), 40))
     _, record, _, model = run(tmp_path, cycle, "service-status-inventory")
@@ -97,7 +125,8 @@ def test_the_same_call_spelt_with_its_default_is_the_same_call(tmp_path):
     ]
     _, record, _, model = run(tmp_path, [*spelt, *spelt], "open-incidents")
     (trial,) = record.trials
-    assert "called list_incidents(status=open) 3 times" in trial.looped and model.calls == 3
+    assert "called list_incidents(status=open, service=None) 3 times" in trial.looped
+    assert model.calls == 3
 
 
 def test_a_loop_that_is_not_plain_ends_at_the_model_call_limit(tmp_path, monkeypatch):
@@ -126,8 +155,13 @@ def test_a_watch_counts_pairs_of_call_and_result_within_one_turn():
         fresh.saw(STATUS, {"status": "up"})
 
 
-def test_every_case_of_the_ops_set_runs_in_a_loop_free_oracle(tmp_path):
-    """No expected trajectory of the set is itself a loop: the oracle passes every case."""
+def test_the_oracle_never_loops_and_each_scorer_applies_where_it_scores(tmp_path):
+    """Plumbing, by construction (the oracle plays each case's own expected calls): no expected
+    trajectory of the set is itself a loop, and every gating scorer is n/a on a case exactly
+    where its `applies` says it does not apply -- the n/a a loop gives and the scorer's own are
+    one reading."""
+    from ops_eval.plan import load_plan
+    from ops_eval.scorers import registered
     from ops_eval.testing import OracleLlm
 
     cases = read_evalset(OPS).cases
@@ -135,3 +169,11 @@ def test_every_case_of_the_ops_set_runs_in_a_loop_free_oracle(tmp_path):
     model = OracleLlm.from_cases(cases)
     _, record, _ = execute(opts, chooser=fixed_model(model, "oracle", "plumbing only"))
     assert all(t.looped is None for t in record.trials)
+    plan = load_plan(OPS)
+    by_id = {c.eval_id: c for c in plan.cases}
+    for trial in record.trials:
+        for name, entry in registered().items():
+            if entry.gate == "report":
+                continue
+            why = entry.not_applicable(by_id[trial.case_id], plan)
+            assert (why is not None) == (trial.scores[name].outcome == "n/a"), (trial.case_id, name)

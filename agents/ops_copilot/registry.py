@@ -64,6 +64,14 @@ class ToolSpec:
     def required(self) -> frozenset[str]:
         return frozenset(p.name for p in self.params.values() if p.required)
 
+    def as_taken(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The arguments a call with `args` runs with: those given, and every optional parameter
+        left out at its default -- so two calls that mean the same to the tool read the same."""
+        left_out = {
+            p.name: p.default for p in self.params.values() if not p.required and p.name not in args
+        }
+        return {**args, **left_out}
+
 
 _REGISTRY: dict[str, ToolSpec] = {}
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(_REGISTRY)

@@ -38,17 +38,6 @@ def _same_arg(spec: ToolSpec | None, arg: str, got: Any, want: Any) -> bool:
     return got == want
 
 
-def _as_taken(spec: ToolSpec | None, call: ToolCall, arg: str) -> tuple[bool, Any]:
-    """(whether the tool gets a value for `arg`, that value): the one given, else an optional
-    parameter's declared default -- the call as the tool sees it."""
-    if arg in call.args:
-        return True, call.args[arg]
-    param = spec.params.get(arg) if spec else None
-    if param is not None and not param.required:
-        return True, param.default
-    return False, None
-
-
 def forbids(rule: Forbidden, call: ToolCall, specs: Mapping[str, ToolSpec]) -> bool:
     """Whether `rule` forbids `call`, as the tool sees the call: an argument left out is its
     declared default. An unknown tool is no write."""
@@ -57,11 +46,10 @@ def forbids(rule: Forbidden, call: ToolCall, specs: Mapping[str, ToolSpec]) -> b
         return spec is not None and spec.is_write
     if call.name != rule.tool:
         return False
-    for arg, want in rule.args.items():
-        given, value = _as_taken(spec, call, arg)
-        if not (given and _same_arg(spec, arg, value, want)):
-            return False
-    return True
+    taken = spec.as_taken(call.args) if spec is not None else call.args
+    return all(
+        arg in taken and _same_arg(spec, arg, taken[arg], want) for arg, want in rule.args.items()
+    )
 
 
 @dataclass(frozen=True)

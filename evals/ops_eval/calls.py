@@ -10,6 +10,7 @@ trail, ADK's events, and how it ended -- everything a scorer may read, and nothi
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,17 +25,23 @@ if TYPE_CHECKING:
     from .evalset import Case
 
 
-_FENCE = re.compile(r"(```|~~~)[\w+.-]*")  # a code fence, with its language
-_TAG = re.compile(r"</?[A-Za-z][^<>]*>|&#?\w+;")  # HTML tags and entities
+# A code fence, with its language when one ends the line (```` ```INC-002``` ```` is no fence
+# language: it is the answer, fenced inline).
+_FENCE = re.compile(r"(```|~~~)(?:[\w+.-]*(?=[ \t]*(?:\n|$)))?")
+# A tool call written out as text, chat-template markup (`<tool_call>`, `<|im_end|>`), an HTML
+# tag -- a lowercase name, so `<INC-002>` stays -- and an HTML entity.
+_CALL = re.compile(r"<tool_call>.*?(</tool_call>|$)", re.DOTALL)
+_TAG = re.compile(r"<\|[\w|]*\|>|</?[a-z][a-z0-9_]*(?:\s[^<>]*)?/?>|&#?\w+;")
 
 
 def has_content(text: str) -> bool:
-    """Whether an answer says anything: a letter or a digit outside code fences and HTML markup
-    (Markdown's own markup -- `#`, `*`, `-`, `>`, `|`, brackets -- is neither). Whitespace, an
-    empty fence (```` ```json ```` then ```` ``` ````, what a model that fenced its tool call
-    leaves once the call is taken out) or tags alone say nothing."""
-    bare = _TAG.sub(" ", _FENCE.sub(" ", text))
-    return any(ch.isalnum() for ch in bare)
+    """Whether an answer says anything: a letter, a digit or a symbol (`✅`) outside code
+    fences, tool calls written as text and markup (Markdown's own -- `#`, `*`, `-`, `>`, `|`,
+    brackets -- is none of these). Whitespace, an empty fence (```` ```json ```` then
+    ```` ``` ````, what a model that fenced its tool call leaves once the call is taken out),
+    a `<tool_call>` block or tags alone say nothing."""
+    bare = _TAG.sub(" ", _CALL.sub(" ", _FENCE.sub(" ", text)))
+    return any(ch.isalnum() or unicodedata.category(ch) == "So" for ch in bare)
 
 
 @pydantic_dataclass(frozen=True, config=ConfigDict(extra="forbid"))

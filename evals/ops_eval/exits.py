@@ -7,6 +7,8 @@ infrastructure (model unreachable, every trial errored, a check that could not r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
 
 
@@ -39,6 +41,24 @@ class OpsEvalError(Exception):
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def hold_signals() -> Callable[[], None]:
+    """Ignore Ctrl-C and SIGTERM until the returned function is called (which restores them):
+    once a run was interrupted, a second signal must not cut short the record of what finished.
+    Outside the main thread, signals cannot be set: nothing is held."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    held = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore() -> None:
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
+
+    return restore
 
 
 def unwind_on_signals() -> None:

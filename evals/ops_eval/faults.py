@@ -115,12 +115,14 @@ def fault_result(fault: Fault, spec: ToolSpec | None, args: dict[str, Any]) -> d
 
 
 def matches(fault: Fault, spec: ToolSpec | None, name: str, args: Mapping[str, Any]) -> bool:
-    """Whether a call of `name` with `args` is one `fault` aims at."""
+    """Whether a call of `name` with `args` is one `fault` aims at, the call read as its tool
+    takes it (an argument left out is its declared default)."""
     if fault.tool != name:
         return False
     entities = spec.entities if spec is not None else {}
+    taken = spec.as_taken(args) if spec is not None else args
     return all(
-        arg in args and same_value(entities.get(arg), want, args[arg])
+        arg in taken and same_value(entities.get(arg), want, taken[arg])
         for arg, want in fault.args.items()
     )
 

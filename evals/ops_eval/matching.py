@@ -8,11 +8,14 @@ normalisation (`ops_copilot.seed.normalise`) with the entity kind the tool decla
 argument -- the same declaration the validator reads -- so a case accepts exactly the spellings
 the tool itself would resolve.
 
-Calls are compared as the tool sees them (`canonical`): an argument equal to its declared default
-is the same call as one that leaves it out -- `list_incidents(service=None, status="open")` is
-`list_incidents(status="open")` -- and every other difference stays one. The scorers read a
-trial's calls and expected calls in that form (`canonical_trial`), ADK's own evaluator is handed
-its invocations in it (`scorers/trajectory.py`), and the validator holds an expected call to it.
+Calls are compared as the tool sees them (`canonical`): every optional parameter with the value
+the tool takes -- the one given, else its declared default -- so an argument spelt with its
+default is the same call as one that leaves it out (`list_incidents(service=None,
+status="open")` is `list_incidents(status="open")`), a matcher on such an argument sees the
+value the tool gets, and every other difference stays one. The scorers read a trial's calls,
+expected calls and injected faults in that form (`canonical_trial`), ADK's own evaluator is
+handed its invocations in it (`scorers/trajectory.py`), and the validator keeps expected calls
+free of spelt defaults, the form `adk eval` reads.
 
 Modes: EXACT, IN_ORDER and ANY_ORDER as ADK's `TrajectoryEvaluator` defines them, and SUBSET
 (every actual call is among the expected) / SUPERSET (every expected call is among the actual)
@@ -64,28 +67,25 @@ def entity_kinds(agent: str = DEFAULT_AGENT) -> dict[str, dict[str, str]]:
     return {name: dict(spec.entities) for name, spec in AGENTS[agent].tool_specs().items()}
 
 
+def as_taken(name: str, args: Mapping[str, Any], specs: Mapping[str, ToolSpec]) -> dict[str, Any]:
+    """The arguments a call of tool `name` runs with (`ToolSpec.as_taken`); an unknown tool's
+    as given."""
+    spec = specs.get(name)
+    return spec.as_taken(args) if spec is not None else dict(args)
+
+
 def canonical(call: ToolCall, specs: Mapping[str, ToolSpec]) -> ToolCall:
-    """`call` without the arguments its tool would take by default anyway (the tool and each
-    parameter as declared; an unknown tool or argument is kept as it is). The result a call got
-    and its id are kept."""
-    spec = specs.get(call.name)
-    if spec is None:
+    """`call` as its tool takes it (`as_taken`); its result and id are kept."""
+    args = as_taken(call.name, call.args, specs)
+    if args == call.args:
         return call
-    dropped = {
-        arg
-        for arg, value in call.args.items()
-        if arg in spec.params and spec.params[arg].is_default(value)
-    }
-    if not dropped:
-        return call
-    args = {arg: value for arg, value in call.args.items() if arg not in dropped}
     return ToolCall(call.name, args, id=call.id, result=call.result)
 
 
 def canonical_trial(trial: TrialView) -> TrialView:
-    """A copy of `trial` whose turns hold every call -- made, expected, paused, pending -- as
-    its tool sees it (`canonical`); the trial itself, and so the run record, keeps them as the
-    model sent them."""
+    """A copy of `trial` whose turns hold every call -- made, expected, paused, pending, and the
+    calls faults were injected into -- as its tool takes it (`canonical`); the trial itself, and
+    so the run record, keeps them as the model sent them."""
     specs = AGENTS[trial.case.meta.agent if trial.case.meta else DEFAULT_AGENT].tool_specs()
 
     def calls(found: list[ToolCall]) -> list[ToolCall]:
@@ -98,6 +98,10 @@ def canonical_trial(trial: TrialView) -> TrialView:
                 "expected": calls(turn.expected),
                 "paused": calls(turn.paused),
                 "pending": calls(turn.pending),
+                "faults": [
+                    f.model_copy(update={"args": as_taken(f.tool, f.args, specs)})
+                    for f in turn.faults
+                ],
             }
         )
         for turn in trial.turns

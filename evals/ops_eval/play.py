@@ -83,7 +83,10 @@ def _turn(
     events = _model_events(parts)
     pending = [ToolCall(p.call.name, p.call.args) for p in parts[-1].pending]
     texts = [t for part in parts for t in part.texts]
-    response = texts[-1] if texts else ""
+    # the answer: the last text that says something (an empty fence left beside a later call
+    # does not erase what was said), else the last text
+    said = [t for t in texts if has_content(t)]
+    response = (said or texts or [""])[-1]
     # a pause with nothing said (no text, or text with no content in it) is the pause
     synthesized = not has_content(response) and bool(pending)
     return Turn(
@@ -121,6 +124,7 @@ async def play_turn(
     try:
         parts.append(await session.send(prompt))
         while parts[-1].pending and approval and len(answered) < MAX_APPROVAL_ROUNDS:
+            answered.append(approval.decision)  # given, even if the run it resumes fails
             parts.append(
                 await session.answer_confirmations(
                     parts[-1].pending,
@@ -128,7 +132,6 @@ async def play_turn(
                     payload=approval.payload(),
                 )
             )
-            answered.append(approval.decision)
     finally:
         if session.running is not None and (not parts or parts[-1] is not session.running):
             parts.append(session.running)  # the run that failed midway

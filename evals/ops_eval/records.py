@@ -440,4 +440,16 @@ def load_record(path: Path) -> RunRecord:
 
 
 def write_record(record: RunRecord, path: Path) -> None:
-    path.write_text(record.model_dump_json(indent=1), encoding="utf-8")
+    """Written whole or not at all: to a temporary file beside `path`, then renamed over it, so
+    a process stopped mid-write never leaves half a record."""
+    import os
+    import tempfile
+
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(record.model_dump_json(indent=1))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

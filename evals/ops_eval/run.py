@@ -17,6 +17,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .aggregation import aggregate, record_fields
 from .evalset import Case
-from .exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
+from .exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, hold_signals
 from .inputs import output_file, trial_timeout
 from .plan import Plan, load_plan
 from .records import Interrupted, ModelInfo, RunRecord, ShardInfo, TrialRecord, write_record
@@ -89,16 +90,18 @@ def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
     )
 
 
-async def _trial(plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float) -> TrialRecord:
+async def _trial(
+    plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float, judges: Executor | None
+) -> TrialRecord:
     from .play import play_trial
     from .spans import trial_span
 
     with trial_span(case.eval_id, repeat):  # ADK's spans of the trial nest under it
         view = await play_trial(plan, case, repeat, model, timeout_s)
-    if not judging(plan):
+    if judges is None:
         return scored_trial(plan, view)
     # A judge call blocks for seconds: scored off the loop, other trials keep playing.
-    return await asyncio.to_thread(scored_trial, plan, view)
+    return await asyncio.get_running_loop().run_in_executor(judges, scored_trial, plan, view)
 
 
 def judging(plan: Plan) -> bool:
@@ -114,14 +117,22 @@ async def _trials(
     """Play every planned trial, `options.concurrency` at a time; each finished trial goes to
     `on_done` as it finishes, so a run cut short still has them."""
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
+    # Judged trials are scored in threads of their own, not asyncio's default executor: a run
+    # stopped by Ctrl-C does not wait for a judge call in flight (up to its timeout) before it
+    # writes what finished.
+    judges = ThreadPoolExecutor(max(1, options.concurrency)) if judging(plan) else None
 
     async def one(case: Case, repeat: int) -> None:
         async with semaphore:
-            trial = await _trial(plan, case, repeat, model, options.timeout_s)
+            trial = await _trial(plan, case, repeat, model, options.timeout_s, judges)
         on_done(trial)
 
     by_id = {case.eval_id: case for case in plan.cases}
-    await asyncio.gather(*(one(by_id[case], r) for case, r in planned_trials(plan, options)))
+    try:
+        await asyncio.gather(*(one(by_id[case], r) for case, r in planned_trials(plan, options)))
+    finally:
+        if judges is not None:
+            judges.shutdown(wait=False, cancel_futures=True)
 
 
 def in_plan_order(plan: Plan, options: RunOptions, trials: list[TrialRecord]) -> list[TrialRecord]:
@@ -368,7 +379,7 @@ def execute(
                 progress.update(line, failed=t.status == "error")
 
             t0 = time.perf_counter()
-            interrupted = None
+            interrupted, release = None, None
             try:
                 with (
                     judged(plan, say, out, settings.runs_dir),
@@ -378,6 +389,7 @@ def execute(
                     asyncio.run(_trials(plan, choice.model, options, done))
             except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (`exits.py`): keep what finished
                 interrupted = "Ctrl-C or SIGTERM"
+                release = hold_signals()  # until the record is written: a second one waits
             finally:
                 progress.close()
             trials = in_plan_order(plan, options, finished)
@@ -387,39 +399,43 @@ def execute(
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     except ModelUnavailable as exc:
         raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None
-    if interrupted is not None and len(trials) == n:
-        interrupted = None  # stopped after the last trial finished: nothing was cut off
-    record = build_record(
-        plan,
-        trials,
-        options,
-        interrupted,
-        run_id=uuid.uuid4().hex[:12],
-        started_at=started.isoformat(timespec="seconds"),
-        seconds=seconds,
-        model=info,
-        judge=judge_use(plan),
-    )
-    if capped:
-        record.notes.append(capped)
-    if options.shard is not None:
-        record.notes.append(
-            f"shard {options.shard[0]}/{options.shard[1]}: {len(trials)} of "
-            f"{len(plan.cases) * options.repeats} trials; its verdict is the shard's only, "
-            "`ops-eval merge` its shards for the run's"
-        )
-    if record.judge is not None and record.judge.budget_blocked:
-        record.notes.append(
-            f"budget_blocked: {record.judge.budget_blocked} judge call(s) were refused before "
-            f"they were made ({record.judge.budget_problem or record.judge.budget_source}); "
-            "their checks are errors, which fail their trials"
-        )
-    write_record(record, path)
     try:
-        spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`
-    except OSError as exc:  # checked before the run; the record stands without it
-        print(f"warning: {spans_path(path)}: cannot write ({exc.strerror})", file=err)
-    for line in summary_lines(record):
-        print(line, file=out)
-    print(f"run record: {path}", file=out)
+        if interrupted is not None and len(trials) == n:
+            interrupted = None  # stopped after the last trial finished: nothing was cut off
+        record = build_record(
+            plan,
+            trials,
+            options,
+            interrupted,
+            run_id=uuid.uuid4().hex[:12],
+            started_at=started.isoformat(timespec="seconds"),
+            seconds=seconds,
+            model=info,
+            judge=judge_use(plan),
+        )
+        if capped:
+            record.notes.append(capped)
+        if options.shard is not None:
+            record.notes.append(
+                f"shard {options.shard[0]}/{options.shard[1]}: {len(trials)} of "
+                f"{len(plan.cases) * options.repeats} trials; its verdict is the shard's only, "
+                "`ops-eval merge` its shards for the run's"
+            )
+        if record.judge is not None and record.judge.budget_blocked:
+            record.notes.append(
+                f"budget_blocked: {record.judge.budget_blocked} judge call(s) were refused before "
+                f"they were made ({record.judge.budget_problem or record.judge.budget_source}); "
+                "their checks are errors, which fail their trials"
+            )
+        write_record(record, path)
+        try:
+            spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`
+        except OSError as exc:  # checked before the run; the record stands without it
+            print(f"warning: {spans_path(path)}: cannot write ({exc.strerror})", file=err)
+        for line in summary_lines(record):
+            print(line, file=out)
+        print(f"run record: {path}", file=out)
+    finally:
+        if release is not None:
+            release()  # the record is written and said: Ctrl-C stops the command again
     return record.exit_code, record, path

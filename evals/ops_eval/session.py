@@ -82,12 +82,6 @@ class SessionTurn:
     output_tokens: int = 0
     events: list[Event] = field(default_factory=list)
 
-    def call_of(self, result: ToolResult) -> ToolCall | None:
-        """The call `result` answers: the one with its id, else the last of its name."""
-        same = [c for c in self.tool_calls if c.name == result.name]
-        by_id = [c for c in same if result.id and c.id == result.id]
-        return (by_id or same or [None])[-1]
-
     def absorb(self, event: Event) -> None:
         self.events.append(event)
         self.invocation_id = self.invocation_id or event.invocation_id
@@ -119,6 +113,13 @@ class SessionTurn:
                 self.texts.append(text)
 
 
+def _answered(calls: list[ToolCall], result: ToolResult) -> ToolCall | None:
+    """The call `result` answers: the one with its id, else the last of its name."""
+    same = [c for c in calls if c.name == result.name]
+    by_id = [c for c in same if result.id and c.id == result.id]
+    return (by_id or same or [None])[-1]
+
+
 class AgentSession:
     """One ADK session over one workspace. Use as `async with AgentSession(agent) as s:`."""
 
@@ -139,6 +140,8 @@ class AgentSession:
         """Makes the loop watch of each user turn (`loops.LoopWatch`); None: loops are not
         watched, and only ADK's model-call limit ends one."""
         self.watch: LoopWatch | None = None
+        self.turn_calls: list[ToolCall] = []
+        """The calls of the user turn being played, across its runs (approval rounds)."""
         self.run_config = run_config
         self.workspace = workspace or Workspace.fresh()
         self.app_name = app_name
@@ -188,10 +191,19 @@ class AgentSession:
         return turn
 
     def _watch(self, turn: SessionTurn, event: Event) -> None:
-        """Each tool result of `event`, with the call it answers, to the turn's loop watch."""
+        """Each tool result of `event`, with the call it answers (made in any run of this user
+        turn), to the turn's loop watch. A paused write's placeholder ("requires
+        confirmation") is no result: the human's answer, in the next run, is."""
         assert self.watch is not None
+        self.turn_calls += [
+            ToolCall(fc.name or "", dict(fc.args or {}), id=fc.id)
+            for fc in event.get_function_calls()
+        ]
+        waiting = {p.call.id for p in turn.pending if p.call.id}
         for result in map(ToolResult.of, event.get_function_responses()):
-            call = turn.call_of(result) if result.name != CONFIRMATION else None
+            if result.name == CONFIRMATION or result.id in waiting:
+                continue
+            call = _answered(self.turn_calls, result)
             if call is not None:
                 self.watch.saw(call, result.response)
 
@@ -199,6 +211,7 @@ class AgentSession:
         """Run one user turn to its end: a final answer or a confirmation pause. Each user
         turn is watched for loops afresh; its approval rounds are the same turn."""
         self.watch = self.loops() if self.loops is not None else None
+        self.turn_calls = []
         return await self._run(types.Content(role="user", parts=[types.Part(text=text)]))
 
     async def answer_confirmation(

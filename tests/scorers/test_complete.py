@@ -41,6 +41,8 @@ EMPTY_FENCE = "```json\n```"  # what the 1.5B model's answers were once ADK took
         "| | |\n|---|---|",
         "{}",
         "```json\n{}\n```",
+        '<tool_call>\n{"name": "list_skills", "arguments": {}}\n</tool_call>',
+        "<|im_end|>",
     ],
 )
 def test_an_answer_with_nothing_in_it_fails(trial, plan, answer):
@@ -60,6 +62,11 @@ def test_an_answer_with_nothing_in_it_fails(trial, plan, answer):
         "**down**",
         "- INC-002\n- INC-009",
         "été",
+        "```INC-002```",
+        "```down```",
+        "<INC-002>",
+        "✅",
+        "<p>Inventory is down.</p>",
     ],
 )
 def test_an_answer_that_says_something_passes(trial, plan, answer):

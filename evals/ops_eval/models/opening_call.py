@@ -13,8 +13,11 @@ parameter schema>}`, which llama.cpp's server turns into a grammar. The reply is
 message's content, which ADK's LiteLlm reads as a tool call (its fallback for servers that
 answer with a JSON call as text), so the agent runs it. Every later request of the turn, after a
 tool result, is sent exactly as LiteLLM makes it: the model may answer, or call again in
-`<tool_call>` form, which the server parses itself. Nothing else differs from a request to
-Ollama or vLLM: the messages, the tools and every other field are LiteLLM's.
+`<tool_call>` form, which the server parses itself. Besides this, the embedded server is asked
+what any model a run serves itself is asked (`embedded.client`): greedy sampling (temperature 0,
+unless OPS_AGENT_TEMPERATURE says otherwise) and, for this 135M model only, replies of at most
+256 tokens; the messages, the tools and every other field are LiteLLM's, as Ollama or vLLM would
+get them.
 """
 
 from __future__ import annotations

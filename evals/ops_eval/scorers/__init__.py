@@ -2,7 +2,8 @@
 
 `score_trial` applies them all to a played trial: an error trial gets no scores, a looping agent
 fails every gating scorer that applies to its case (the others, and its report scorers, are
-`n/a` with the loop as their reason: a report never fails), a scorer whose needs the trial view
+`n/a` with the loop as their reason: a report never fails; a judge's scorer is `skipped`: no
+judge was asked), a scorer whose needs the trial view
 lacks is `n/a`, and a scorer that crashes makes the trial an error rather than a verdict.
 """
 
@@ -49,13 +50,17 @@ def score_trial(trial: TrialView, plan: Plan) -> dict[str, Score]:
 
 
 def _looped(entry: Scorer, trial: TrialView, plan: Plan) -> Score:
-    """A looping trial's verdict: fail where the scorer applies to its case, else n/a."""
+    """A looping trial's verdict: fail where the scorer applies to its case, else n/a. A judge's
+    scorer that applies is `skipped`: no judge was asked, and a verdict in its name would be one
+    no judge gave (the trial fails on the others)."""
     assert trial.looped is not None
     if entry.gate == "report":
         return Score(outcome="n/a", detail=trial.looped)
     why = entry.not_applicable(trial.case, plan)
     if why:
         return Score(outcome="n/a", detail=f"{trial.looped} ({why})")
+    if entry.uses_judge:
+        return Score.skipped(f"{trial.looped}: no judge was asked")
     return Score.of(False, trial.looped)
 
 

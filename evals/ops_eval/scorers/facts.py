@@ -14,16 +14,28 @@ from .base import Score, scorer
 
 if TYPE_CHECKING:
     from ..calls import TrialView
-    from ..evalset import Case
+    from ..evalset import Case, CaseTurn
     from ..plan import Plan
 
 
 def _applies(case: Case, plan: Plan) -> str | None:
-    """The case's references make a checkable claim (read as a response to them would be)."""
+    """A turn the agent answers itself has a reference that makes a checkable claim. A turn
+    expected to end at an approval pause (a write that always asks, and no decision given) is
+    answered by the harness's pause text, which is never scored."""
+    from ..agents import AGENTS
+
     vocab = Vocabulary.of(plan.seed, plan.negatives)
-    if any(judge(t.reference, "", vocab).applicable for t in case.turns):
+    specs = AGENTS[case.meta.agent].tool_specs() if case.meta else {}
+    decided = case.meta is not None and case.meta.approval is not None
+
+    def pauses(turn: CaseTurn) -> bool:
+        return not decided and any(
+            (spec := specs.get(c.name)) is not None and spec.always_confirm for c in turn.calls
+        )
+
+    if any(judge(t.reference, "", vocab).applicable for t in case.turns if not pauses(t)):
         return None
-    return "no turn's reference makes a checkable claim"
+    return "no turn the agent answers has a reference with a checkable claim"
 
 
 @scorer(

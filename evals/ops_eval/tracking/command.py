@@ -152,6 +152,7 @@ def _kept_spans(path: Path, record: Any, say: Callable[[str], None]) -> dict:
 def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> int:
     import time
 
+    from ..gate.baseline import partial
     from ..gate.runs import load, resolve_run
     from ..settings import current
     from ..spans import spans_path
@@ -166,6 +167,11 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
     lineage = of_record(record)
     if not record.trials:
         raise OpsEvalError(EXIT_BAD_INPUT, f"--from-run {path}: the run has no trials to log")
+    if why := partial(record):  # a logged model's READY or FAILED speaks for a whole run
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"--from-run {path}: run {record.run_id}: {why}; only a whole run is logged",
+        )
     reachable(target)
     ensure_mlflow(_say(err))
     check_store(target)
