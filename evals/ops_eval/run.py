@@ -342,6 +342,7 @@ def execute(
     check_writable(spans_path(path), "--output (its spans file)")
     say = lambda line: print(line, file=err, flush=True)  # noqa: E731
     settings = current()
+    release: Callable[[], None] | None = None  # set once a stopped run holds further signals
     try:
         with (chooser or choose_model)(
             options.model,
@@ -379,7 +380,7 @@ def execute(
                 progress.update(line, failed=t.status == "error")
 
             t0 = time.perf_counter()
-            interrupted, release = None, None
+            interrupted = None
             try:
                 with (
                     judged(plan, say, out, settings.runs_dir),
@@ -395,10 +396,14 @@ def execute(
             trials = in_plan_order(plan, options, finished)
             seconds = time.perf_counter() - t0
             info = ModelInfo(**choice.described())
-    except ModelConfigError as exc:
-        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
-    except ModelUnavailable as exc:
-        raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None
+    except BaseException as exc:
+        if release is not None:
+            release()
+        if isinstance(exc, ModelConfigError):
+            raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+        if isinstance(exc, ModelUnavailable):
+            raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None
+        raise
     try:
         if interrupted is not None and len(trials) == n:
             interrupted = None  # stopped after the last trial finished: nothing was cut off

@@ -44,7 +44,7 @@ EMBEDDED_PARALLEL = 1  # slots, and so conversations at once (`evals/benchmarks/
 CONTEXT_PER_SLOT = 16384  # llama.cpp caps it at the model's training context (SmolLM2: 8192)
 TOOL_TEMPLATE = Path(__file__).with_name("templates") / "chatml-tools.jinja"
 START_TIMEOUT_S = 180.0
-SMOKE_CAVEAT = (
+EMBEDDED_CAVEAT = (
     "the embedded 135M-parameter model proves the live path end to end; it is far too small to "
     "pass the gate, and its first reply to each message is constrained to a tool call"
 )
@@ -280,7 +280,7 @@ def embedded_model(say: Say, log_dir: Path, why: str) -> Iterator[ModelChoice]:
             f"openai/{EMBEDDED_ALIAS}",
             source="embedded",
             reason=f"embedded llama.cpp serving {served.gguf.name}: no model configured and {why}",
-            caveat=SMOKE_CAVEAT,
+            caveat=EMBEDDED_CAVEAT,
         )
 
 
