@@ -32,7 +32,7 @@ from .entries import AnyEntry, VerdictEntry
 from .ledger import Ledger, find_override, pins
 from .outcomes import judgeable
 from .pins import resolve_pin
-from .runs import load, resolve_run
+from .runs import load, partial, resolve_run
 
 AUTO = "latest comparable run gated under this policy: same eval set, model and cases"
 
@@ -61,23 +61,6 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve() or os.path.samefile(a, b)
     except OSError:
         return False
-
-
-SHARD = "one shard of a run, a slice of its trials (`ops-eval merge` its shards first)"
-
-
-def partial(record: RunRecord) -> str | None:
-    """Why `record` holds a part of its run, so that nothing may take it for one (a shard, an
-    interrupted run); None when it holds the whole run."""
-    if record.shard is not None:
-        return SHARD
-    if record.interrupted is not None:
-        stopped = record.interrupted
-        return (
-            f"interrupted after {stopped.finished} of its {stopped.planned} trials "
-            f"({stopped.reason})"
-        )
-    return None
 
 
 def _other_series(record: RunRecord, candidate: RunRecord) -> bool:

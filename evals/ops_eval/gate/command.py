@@ -65,7 +65,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
     marked unrecorded (exit 3)."""
     from ..inputs import bad_input
     from ..settings import current
-    from .baseline import choose_baseline, partial
+    from .baseline import choose_baseline
     from .changes import changes
     from .compare import evaluate
     from .entries import OverrideEntry, VerdictEntry
@@ -73,7 +73,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
     from .ledger import default_ledger, find_override
     from .outcomes import judgeable
     from .render import Decision
-    from .runs import file_sha256, load, resolve_run
+    from .runs import file_sha256, load, partial, resolve_run
 
     allowed = _allowed(args.allow_change)
     config_path, config, shipped_sha = _policy(args)

@@ -16,7 +16,7 @@ from ..inputs import bad_input
 from .entries import PIN_NAME, AnyEntry, PinEntry
 from .ledger import Ledger, pins
 from .overrides import checked_name
-from .runs import BASELINES, file_sha256, load, resolve_run
+from .runs import BASELINES, file_sha256, load, partial, resolve_run
 
 NAME = re.compile(PIN_NAME)
 # A run id becomes a file name under baselines/: nothing that could leave the folder.
@@ -61,7 +61,6 @@ def pin(
     from ops_copilot.textfiles import TextFileError, read_bytes
 
     from ..settings import current
-    from .baseline import partial
 
     _check_pin_name(name)
     who = checked_name("--by", by) if by is not None else None

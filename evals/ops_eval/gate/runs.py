@@ -1,5 +1,6 @@
 """Which run record a command line names: a path, a run id or a unique prefix of one, or by
-default the newest run -- among the runs and the pinned copies under the runs folder."""
+default the newest run -- among the runs and the pinned copies under the runs folder -- and
+whether it holds a whole run (`partial`: a shard or an interrupted run never stands for one)."""
 
 from __future__ import annotations
 
@@ -98,3 +99,20 @@ def resolve_run(spec: str | None, runs_dir: Path) -> Path:
     raise bad_input(
         f"no run record {spec}: not a file, and no run under {runs_dir} has that id{short}"
     )
+
+
+SHARD = "one shard of a run, a slice of its trials (`ops-eval merge` its shards first)"
+
+
+def partial(record: RunRecord) -> str | None:
+    """Why `record` holds a part of its run, so that nothing may take it for one (a shard, an
+    interrupted run); None when it holds the whole run."""
+    if record.shard is not None:
+        return SHARD
+    if record.interrupted is not None:
+        stopped = record.interrupted
+        return (
+            f"interrupted after {stopped.finished} of its {stopped.planned} trials "
+            f"({stopped.reason})"
+        )
+    return None

@@ -152,8 +152,7 @@ def _kept_spans(path: Path, record: Any, say: Callable[[str], None]) -> dict:
 def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> int:
     import time
 
-    from ..gate.baseline import partial
-    from ..gate.runs import load, resolve_run
+    from ..gate.runs import load, partial, resolve_run
     from ..settings import current
     from ..spans import spans_path
     from .evaluation import summary_lines
