@@ -37,9 +37,6 @@ from ops_copilot.seed import normalise
 
 from .agents import AGENTS, DEFAULT_AGENT
 from .calls import ToolCall, in_order
-
-if TYPE_CHECKING:
-    from .calls import TrialView
 from .contracts import (
     AnyValue,
     ArgMatchers,
@@ -51,6 +48,9 @@ from .contracts import (
     OneOf,
     Regex,
 )
+
+if TYPE_CHECKING:
+    from .calls import TrialView
 
 Kinds = Mapping[str, Mapping[str, str]]
 """tool name -> argument name -> the entity kind the tool declares for it."""

@@ -140,8 +140,8 @@ class AgentSession:
         """Makes the loop watch of each user turn (`loops.LoopWatch`); None: loops are not
         watched, and only ADK's model-call limit ends one."""
         self.watch: LoopWatch | None = None
-        self.turn_calls: list[ToolCall] = []
-        """The calls of the user turn being played, across its runs (approval rounds)."""
+        self.turn_runs: list[SessionTurn] = []
+        """The runs of the user turn being played (its approval rounds are runs of their own)."""
         self.run_config = run_config
         self.workspace = workspace or Workspace.fresh()
         self.app_name = app_name
@@ -177,6 +177,7 @@ class AgentSession:
         """One run of the agent. A plain loop (`loops.LoopDetected`) ends it: ADK's run is
         closed there, and the turn so far is kept in `running`."""
         turn = self.running = SessionTurn()  # kept when the run fails midway, as evidence
+        self.turn_runs.append(turn)
         events = self.runner.run_async(
             user_id=self.user_id,
             session_id=self.session_id,
@@ -195,15 +196,12 @@ class AgentSession:
         turn), to the turn's loop watch. A paused write's placeholder ("requires
         confirmation") is no result: the human's answer, in the next run, is."""
         assert self.watch is not None
-        self.turn_calls += [
-            ToolCall(fc.name or "", dict(fc.args or {}), id=fc.id)
-            for fc in event.get_function_calls()
-        ]
+        made = [c for run in self.turn_runs for c in run.tool_calls]
         waiting = {p.call.id for p in turn.pending if p.call.id}
         for result in map(ToolResult.of, event.get_function_responses()):
             if result.name == CONFIRMATION or result.id in waiting:
                 continue
-            call = _answered(self.turn_calls, result)
+            call = _answered(made, result)
             if call is not None:
                 self.watch.saw(call, result.response)
 
@@ -211,7 +209,7 @@ class AgentSession:
         """Run one user turn to its end: a final answer or a confirmation pause. Each user
         turn is watched for loops afresh; its approval rounds are the same turn."""
         self.watch = self.loops() if self.loops is not None else None
-        self.turn_calls = []
+        self.turn_runs = []
         return await self._run(types.Content(role="user", parts=[types.Part(text=text)]))
 
     async def answer_confirmation(

@@ -41,7 +41,7 @@ from .gguf import GGUF_PREFIX, check_gguf
 EMBEDDED_ALIAS = "smollm2-135m-instruct"
 EMBEDDED_MAX_TOKENS = 256  # a reply of the default model; it can otherwise run to its context
 EMBEDDED_PARALLEL = 1  # slots, and so conversations at once (`evals/benchmarks/concurrency.py`)
-CONTEXT_PER_SLOT = 16384  # llama.cpp caps it at the model's training context (SmolLM2: 8192)
+CONTEXT_PER_SLOT = 16384  # at most the model's training context (`llama_server`; SmolLM2: 8192)
 TOOL_TEMPLATE = Path(__file__).with_name("templates") / "chatml-tools.jinja"
 START_TIMEOUT_S = 180.0
 EMBEDDED_CAVEAT = (

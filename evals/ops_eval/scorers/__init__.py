@@ -3,8 +3,9 @@
 `score_trial` applies them all to a played trial: an error trial gets no scores, a looping agent
 fails every gating scorer that applies to its case (the others, and its report scorers, are
 `n/a` with the loop as their reason: a report never fails; a judge's scorer is `skipped`: no
-judge was asked), a scorer whose needs the trial view
-lacks is `n/a`, and a scorer that crashes makes the trial an error rather than a verdict.
+judge was asked), a scorer whose needs the trial view lacks is `n/a`, and a scorer that crashes
+makes the trial an error rather than a verdict. Calls are scored as their tools take them
+(`matching.canonical_trial`).
 """
 
 from __future__ import annotations

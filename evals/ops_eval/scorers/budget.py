@@ -27,8 +27,11 @@ def _declared(case: Case, plan: Plan) -> list[str]:
     return [n for n in FIGURES if limits is not None and getattr(limits, n) is not None]
 
 
+NONE_DECLARED = "no budget declared"
+
+
 def _applies(case: Case, plan: Plan) -> str | None:
-    return None if _declared(case, plan) else "no budget declared"
+    return None if _declared(case, plan) else NONE_DECLARED
 
 
 @scorer(
@@ -38,11 +41,11 @@ def _applies(case: Case, plan: Plan) -> str | None:
     applies=_applies,
 )
 def budget(trial: TrialView, plan: Plan) -> Score:
-    if none := _applies(trial.case, plan):
-        return Score(outcome="n/a", detail=none)
+    declared = _declared(trial.case, plan)
+    if not declared:
+        return Score(outcome="n/a", detail=NONE_DECLARED)
     limits = plan.contracts(trial.case).budget
     assert limits is not None
-    declared = _declared(trial.case, plan)
     over: list[str] = []
     checked: set[str] = set()
     for turn in trial.turns:

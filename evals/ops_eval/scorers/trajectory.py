@@ -1,8 +1,8 @@
 """The trajectory gate (the configured criterion: IN_ORDER, threshold 1.0), per turn, averaged.
 
 Without argument matchers it is ADK's own verdict: its event-to-invocation conversion and
-`TrajectoryEvaluator`, unchanged, handed the calls as the tools see them (an argument equal to
-its declared default left out, `matching.canonical`) -- what `adk eval` computes, except that
+`TrajectoryEvaluator`, unchanged, handed the calls as the tools take them (every optional
+argument at the value the tool gets, `matching.canonical`) -- what `adk eval` computes, except that
 `adk eval` would fail `list_incidents(service=None, status="open")` against an expected
 `list_incidents(status="open")`, the same call to the tool. When the case (or its set) declares
 argument matchers in `meta.contracts.args`, `ops-eval` judges the same turns in the same mode
@@ -16,8 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..agents import AGENTS
-from ..calls import ToolCall
-from ..matching import canonical, entity_kinds, first_unmatched, matcher_for, mode_holds
+from ..matching import as_taken, entity_kinds, first_unmatched, matcher_for, mode_holds
 from .base import Score, scorer
 
 if TYPE_CHECKING:
@@ -96,15 +95,25 @@ def _adk(trial: TrialView, plan: Plan) -> Score:
 
 
 def as_the_tools_see_them(invocations: list[Any], specs: Any) -> list[Any]:
-    """Copies of ADK invocations whose tool calls leave out every argument equal to its
-    declared default (`matching.canonical`), for ADK's evaluator, which compares whole
-    argument dicts: `list_incidents(service=None, status="open")` is the call the case expects
-    as `list_incidents(status="open")`."""
-    from google.adk.evaluation.eval_case import get_all_tool_calls
+    """The invocations with their tool calls alone (what ADK's trajectory evaluator reads),
+    each holding every optional argument at the value the tool takes (`matching.as_taken`):
+    ADK compares whole argument dicts, and `list_incidents(service=None, status="open")` is the
+    call the case expects as `list_incidents(status="open")`. Shallow copies with new calls:
+    the trial's own events are left as they are."""
+    from google.adk.evaluation.eval_case import IntermediateData, get_all_tool_calls
 
-    copies = [invocation.model_copy(deep=True) for invocation in invocations]
-    for invocation in copies:
-        for call in get_all_tool_calls(invocation.intermediate_data):
-            if call.name and call.args:
-                call.args = canonical(ToolCall(call.name, dict(call.args)), specs).args
-    return copies
+    def taken(call: Any) -> Any:
+        if not call.name:
+            return call
+        return call.model_copy(update={"args": as_taken(call.name, call.args or {}, specs)})
+
+    return [
+        invocation.model_copy(
+            update={
+                "intermediate_data": IntermediateData(
+                    tool_uses=[taken(c) for c in get_all_tool_calls(invocation.intermediate_data)]
+                )
+            }
+        )
+        for invocation in invocations
+    ]
