@@ -70,6 +70,24 @@ def test_markdown_and_html_reports(failing_run, capsys):
     assert capsys.readouterr().out.startswith("# Ops Copilot eval: FAILED")
 
 
+def test_servers_with_equal_counts_are_listed_in_name_order_whichever_answered_first(
+    failing_run,
+):
+    """Tied servers once came in the order they first answered, so one routed run's summary
+    line changed with thread timing (a flaky router test found it)."""
+    from ops_eval import load_record
+    from ops_eval.report.summary import server_text
+
+    record = load_record(failing_run)
+    texts = set()
+    for first, second in (("beta", "alpha"), ("alpha", "beta")):
+        trials = [t.model_copy(deep=True) for t in record.trials]
+        trials[0].turns[0].servers = [first, "gamma", second]
+        trials[1].turns[0].servers = ["gamma"]
+        texts.add(server_text(record.model_copy(update={"trials": trials})))
+    assert texts == {"gamma 2, alpha 1, beta 1 (4 model calls)"}
+
+
 def test_report_of_nothing_or_garbage_is_bad_input(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OPS_RUNS_DIR", str(tmp_path / "runs"))
     assert main(["report"]) == 2

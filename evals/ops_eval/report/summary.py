@@ -55,8 +55,9 @@ def skipped_text(record: RunRecord, sep: str = " skipped: ") -> dict[str, str]:
 
 
 def server_calls(record: RunRecord) -> dict[str, int] | None:
-    """Model calls per server, most first, over every turn of every trial that names its
-    servers (a routed run: `Turn.servers`); None when no turn does."""
+    """Model calls per server, most first (ties by name, so the order never depends on which
+    server answered first), over every turn of every trial that names its servers (a routed
+    run: `Turn.servers`); None when no turn does."""
     counts: Counter[str] = Counter()
     routed = False
     for trial in record.trials:
@@ -64,7 +65,8 @@ def server_calls(record: RunRecord) -> dict[str, int] | None:
             if turn.servers is not None:
                 routed = True
                 counts.update(turn.servers)
-    return dict(counts.most_common()) if routed else None
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return dict(ranked) if routed else None
 
 
 def server_text(record: RunRecord, quote: str = "") -> str | None:
