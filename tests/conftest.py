@@ -18,6 +18,10 @@ os.environ["OPS_EVAL_CACHE"] = tempfile.mkdtemp(prefix="ops-eval-cache-")
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The test tiers: the `e2e` marker, and the guard that fails an unmarked test needing a server
+# (tests/tiers.py); pytester runs the guard's own tests.
+pytest_plugins = ["tiers", "pytester"]
+
 # Property-based fuzzing (tests/fuzz): a bounded profile inside `mise run test`, a long one for
 # `mise run fuzz`. No deadline: the first example of a target pays for its imports.
 from hypothesis import HealthCheck, settings  # noqa: E402
@@ -174,14 +178,6 @@ def uncontracted_trial(trial):
         return view
 
     return build
-
-
-def pytest_collection_modifyitems(config, items):
-    """The MLflow tests run last. Once an evaluation has run, MLflow's tracer provider is
-    OpenTelemetry's global one for the rest of the process, and ADK's tracer stays bound to it:
-    every later ADK span would become an MLflow trace. No other test plays under it."""
-    mlflow_dir = REPO / "tests" / "tracking"
-    items.sort(key=lambda item: Path(str(item.fspath)).is_relative_to(mlflow_dir))
 
 
 # --- the MLflow tests (tests/tracking/): a store per test, the command in-process ---

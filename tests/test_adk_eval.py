@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
 from ops_eval import RunOptions, execute, read_evalset
 from ops_eval.testing import OracleLlm, fixed_model
@@ -15,6 +17,7 @@ from ops_eval.testing import OracleLlm, fixed_model
 SET = REPO / "evals" / "ops.evalset.json"
 
 
+@pytest.mark.e2e
 def test_adk_eval_passes_the_ops_set_with_a_replayed_model(tmp_path):
     recording = tmp_path / "oracle.jsonl"
 

@@ -82,6 +82,7 @@ def test_the_judges_gguf_is_checked_alike(ops_env, tmp_path):
     assert caught.value.code == 2
 
 
+@pytest.mark.e2e
 @embedded_tier
 def test_a_gguf_llama_cpp_cannot_load_is_bad_input(tmp_path, capsys):
     from ops_eval.models import local_deps
@@ -94,6 +95,7 @@ def test_a_gguf_llama_cpp_cannot_load_is_bad_input(tmp_path, capsys):
     assert "Traceback" not in err and recorded(tmp_path) == []
 
 
+@pytest.mark.e2e
 @embedded_tier
 def test_a_gguf_whose_template_cannot_call_tools_is_refused(capsys, tmp_path):
     """SmolLM2 as shipped, copied here so that its server is told apart from any other."""
@@ -116,6 +118,7 @@ def test_a_gguf_whose_template_cannot_call_tools_is_refused(capsys, tmp_path):
     assert recorded(tmp_path) == []
 
 
+@pytest.mark.e2e
 @embedded_tier
 def test_a_gguf_with_a_tool_template_is_served_natively(tmp_path):
     """SmolLM2 with our tool template written into its metadata: a GGUF whose own template

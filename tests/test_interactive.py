@@ -41,6 +41,7 @@ def get(url: str, body: dict | None = None, timeout: float = 120) -> dict:
         return json.loads(response.read())
 
 
+@pytest.mark.e2e
 def test_the_dev_ui_lists_both_agents_eval_sets_and_runs_a_case():
     """One source: the agents' folders link the files of evals/, and a case runs from the UI."""
     for agent, sets in {
@@ -86,6 +87,7 @@ def test_the_dev_ui_lists_both_agents_eval_sets_and_runs_a_case():
     assert "model: openai/fake (from OPS_AGENT_MODEL)" in out
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(
     os.environ.get("OPS_SKIP_EMBEDDED_TEST") == "1",
     reason="OPS_SKIP_EMBEDDED_TEST=1: the embedded llama.cpp chat test was skipped",
@@ -141,6 +143,7 @@ def test_a_recording_cannot_serve_chat(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.e2e
 def test_ctrl_c_ends_the_dev_ui_as_a_normal_stop():
     """Found in review: every Ctrl-C used to end `mise run web` as an infrastructure error."""
     import signal

@@ -22,6 +22,8 @@ from fake_openai import fake_openai, text
 from ops_eval import load_record
 from ops_eval.cli import main
 
+pytestmark = pytest.mark.e2e  # a run in a child process, against a server in this one
+
 CASES = [
     "service-status-inventory",
     "incident-detail-inc-002",

@@ -18,6 +18,8 @@ from conftest import REPO
 from ops_eval.settings import current
 from recording_proxy import recording_proxy
 
+pytestmark = pytest.mark.e2e  # a real llama.cpp server answers
+
 SKIP = current().skip_embedded_test
 skip_unless_embedded = pytest.mark.skipif(
     SKIP, reason="OPS_SKIP_EMBEDDED_TEST=1: the embedded llama.cpp end-to-end test was skipped"

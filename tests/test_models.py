@@ -104,6 +104,7 @@ def test_unreachable_ollama_is_infrastructure(monkeypatch, tmp_path, ops_env):
         ctx.__enter__()
 
 
+@pytest.mark.e2e  # llama.cpp's real server, given a file it cannot load
 def test_an_embedded_server_that_cannot_start_is_reported_and_leaves_nothing(tmp_path):
     server = EmbeddedServer(Served(tmp_path / "missing.gguf", "missing"), tmp_path / "server.log")
     with pytest.raises(ModelUnavailable, match="could not load missing.gguf"):

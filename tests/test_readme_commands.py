@@ -1,6 +1,6 @@
 """The README is the user's contract: every `mise run X` it names -- and every one the workflows
-and `.ci/run` run -- is a task in mise.toml, and `.ci/run` ends by running the README's test
-command, so a green CI means what the README says it means."""
+and `.ci/run` run -- is a task in mise.toml, and `.ci/run` ends by running the README's whole
+test command (`test:all`, both tiers), so a green CI means what the README says it means."""
 
 from __future__ import annotations
 
@@ -34,15 +34,16 @@ def project_tasks() -> dict:
     return tomllib.loads((ROOT / "mise.toml").read_text())["tasks"]
 
 
-def readme_test_command(readme: str) -> str:
-    """The command the README's quick start gives for the offline suites: `mise run test`."""
+def readme_test_command(readme: str, task: str = "test:all") -> str:
+    """The command the README's quick start gives for `task`: `mise run test:all` runs both
+    test tiers, `mise run test` the fast one."""
     quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     commands = [
         line.split("#", 1)[0].strip()
         for line in quick.splitlines()
-        if line.startswith("    ") and named_tasks(line) == {"test"}
+        if line.startswith("    ") and named_tasks(line) == {task}
     ]
-    assert len(commands) == 1, f"the quick start names its test command {len(commands)} times"
+    assert len(commands) == 1, f"the quick start names `{task}` {len(commands)} times"
     return commands[0]
 
 
@@ -83,9 +84,12 @@ def test_every_mise_run_in_the_docs_and_workflows_is_a_task():
 
 
 def test_ci_runs_the_readme_test_command():
-    command = readme_test_command((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert command == "mise run test"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme_test_command(readme, "test") == "mise run test"
+    command = readme_test_command(readme)
+    assert command == "mise run test:all"
     assert last_command((ROOT / ".ci" / "run").read_text()) == command
+    assert project_tasks()["test:all"]["depends"] == ["test"]  # both tiers
 
 
 def ci_gate_tasks() -> list[tuple[str, str]]:
@@ -105,15 +109,16 @@ def ci_gate_tasks() -> list[tuple[str, str]]:
 
 def test_the_ci_workflow_runs_each_offline_gate_once():
     ran = ci_gate_tasks()
-    for task in ("lint", "redteam", "eval:validate", "test"):
+    for task in ("lint", "redteam", "eval:validate", "test", "test:all"):
         assert [t for _, t in ran].count(task) == 1, f"ci.yml runs {task} other than once"
-    # test's dependencies run as steps of their own before it, and the test step skips them:
-    # each runs once, and a dependency added to test is not silently skipped in CI
-    at = [t for _, t in ran].index("test")
-    assert ran[at] == ("--skip-deps", "test")
-    depends = set(project_tasks()["test"]["depends"])
-    before = {t for _, t in ran[:at]}
-    assert depends <= before, f"ci.yml skips test's dependencies {sorted(depends - before)}"
+    # each tier's dependencies run as steps of their own before it, and its step skips them:
+    # each runs once, and a dependency added to a tier is not silently skipped in CI
+    for tier in ("test", "test:all"):
+        at = [t for _, t in ran].index(tier)
+        assert ran[at] == ("--skip-deps", tier)
+        depends = set(project_tasks()[tier]["depends"])
+        before = {t for _, t in ran[:at]}
+        assert depends <= before, f"ci.yml skips {tier}'s dependencies {sorted(depends - before)}"
 
 
 # The checks themselves, on texts where they must fail.
@@ -143,6 +148,8 @@ def test_a_ci_script_that_does_not_end_with_the_test_command_is_found(script, ok
 def test_a_readme_without_one_test_command_is_refused():
     with pytest.raises(AssertionError, match="0 times"):
         readme_test_command("# X\n## Quick start\n\n    mise run eval\n\n## Tasks\n")
+    with pytest.raises(AssertionError, match="`test:all` 0 times"):  # the fast tier alone
+        readme_test_command("# X\n## Quick start\n\n    mise run test\n\n## Tasks\n")
     twice = "## Quick start\n    mise run test\n    mise run --skip-deps test\n## Next\n"
     with pytest.raises(AssertionError, match="2 times"):
-        readme_test_command(twice)
+        readme_test_command(twice, "test")

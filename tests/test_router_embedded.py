@@ -26,10 +26,13 @@ import pytest
 
 from ops_eval.settings import current
 
-pytestmark = pytest.mark.skipif(
-    current().skip_embedded_test,
-    reason="OPS_SKIP_EMBEDDED_TEST=1: the two-llama-server router test was skipped",
-)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        current().skip_embedded_test,
+        reason="OPS_SKIP_EMBEDDED_TEST=1: the two-llama-server router test was skipped",
+    ),
+]
 
 CASES = ["list-skills", "service-status-inventory"]
 REPEATS = 2

@@ -14,6 +14,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.e2e  # the built wheel, installed in a fresh environment
+
 
 def _uv() -> list[str]:
     """uv, found the way .mise/bootstrap finds it (which also installs it)."""

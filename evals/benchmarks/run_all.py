@@ -27,6 +27,7 @@ BENCHMARKS = (
     "concurrency.py",
     "gate_power.py",
     "fresh_eval.py",
+    "test_speed.py",
 )
 
 

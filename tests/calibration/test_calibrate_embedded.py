@@ -48,6 +48,7 @@ def embedded_judge_pin() -> str:
     return embedded_pin(embedded_gguf())
 
 
+@pytest.mark.e2e
 @skip_unless_embedded
 def test_the_embedded_judge_answers_every_item_itself_and_a_small_set_certifies_nothing(
     tmp_path, ops_env, monkeypatch, capsys

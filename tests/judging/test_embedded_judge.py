@@ -17,6 +17,8 @@ from ops_eval.judge import Verdict
 from ops_eval.judge.budget import Budget
 from ops_eval.judge.setup import open_judge
 
+pytestmark = pytest.mark.e2e  # the embedded judge: a real llama.cpp server
+
 ANSWERS = (
     "The inventory service is down; INC-002 (SEV1) is open.",
     "Inventory is healthy and there are no open incidents.",

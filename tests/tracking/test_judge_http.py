@@ -19,6 +19,8 @@ import pytest
 from conftest import REPO
 from recording_proxy import recording_proxy
 
+pytestmark = pytest.mark.e2e  # the embedded judge: a real llama.cpp server
+
 OPS_SET = REPO / "evals" / "ops.evalset.json"
 CASES = ("service-status-inventory", "incident-detail-inc-002")
 ANSWERED = re.compile(r"slot +release: .*stop processing")  # llama.cpp's log, one per request

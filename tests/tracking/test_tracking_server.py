@@ -257,11 +257,13 @@ def _both(logged):
 # -- what the command printed -------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_server_answers_health_within_the_wait(server):
     assert server.proc.poll() is None
     assert server.startup_s < HEALTH_WAIT_S
 
 
+@pytest.mark.e2e
 def test_both_runs_print_the_server_uri_and_no_local_ui_hint(server, logged):
     for label, run in _both(logged):
         shown = f"tracking: {server.uri} (experiment {EXPERIMENT})"
@@ -277,6 +279,7 @@ def test_both_runs_print_the_server_uri_and_no_local_ui_hint(server, logged):
 # -- read back over HTTP ------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_run_has_the_course_metrics_at_one(remote, logged):
     for label, run in _both(logged):
         found = remote.get_run(run.run_id)
@@ -295,6 +298,7 @@ def test_the_run_has_the_course_metrics_at_one(remote, logged):
     assert live["ops_run_id"] == replay["ops_run_id"]
 
 
+@pytest.mark.e2e
 def test_the_instruction_is_the_latest_prompt_version(remote, logged):
     import mlflow
 
@@ -312,6 +316,7 @@ def test_the_instruction_is_the_latest_prompt_version(remote, logged):
     )
 
 
+@pytest.mark.e2e
 def test_the_logged_models_are_ready_with_prompt_and_hashes(remote, logged):
     from mlflow.entities import LoggedModelStatus
 
@@ -347,6 +352,7 @@ def _expected_tools(case_id: str) -> set[str]:
     return {call.name for turn in case.turns for call in turn.calls}
 
 
+@pytest.mark.e2e
 def test_one_trace_per_row_with_adk_spans_linked_to_run_and_model(remote, logged):
     traces = _traces(remote, logged.live.run_id)
     assert sorted(t.info.tags["case_id"] for t in traces) == sorted(CASES)
@@ -365,6 +371,7 @@ def test_one_trace_per_row_with_adk_spans_linked_to_run_and_model(remote, logged
             assert assessed[name].value is True, (name, assessed[name])
 
 
+@pytest.mark.e2e
 def test_from_run_draws_one_trace_per_recorded_trial(remote, logged):
     traces = _traces(remote, logged.replay.run_id)
     assert len(traces) == len(CASES)
@@ -378,6 +385,7 @@ def test_from_run_draws_one_trace_per_recorded_trial(remote, logged):
         assert trace.info.tags.get("ops.trace_source", "").startswith("drawn from run record")
 
 
+@pytest.mark.e2e
 def test_the_run_record_is_attached_to_both_runs(remote, logged, tmp_path):
     import json
 
@@ -410,6 +418,7 @@ def _requests_after(server, offset: int) -> list[str]:
     raise AssertionError(f"the marker request never reached the server's log:\n{text[-2000:]}")
 
 
+@pytest.mark.e2e
 def test_the_access_log_sees_every_request(server):
     """The control for the test below: a request to the server shows in its access log."""
     offset = server.log.stat().st_size
@@ -472,6 +481,7 @@ def test_a_server_that_does_not_answer_health_exits_3(oracle, tmp_path):
     assert not list((tmp_path / "runs").glob("**/*.json"))
 
 
+@pytest.mark.e2e
 def test_one_process_logs_to_a_local_store_then_to_the_server(server, oracle, tmp_path):
     """`run_mlflow` twice in one process, into a SQLite store and then into the server (the
     in-process path of the test fixtures): the second evaluation's ADK spans reach the server,
