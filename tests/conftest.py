@@ -3,7 +3,6 @@ the environment a test sets, and a runner helper."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import tempfile
@@ -16,7 +15,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # exercises ADK's own parse at least once and never depends on a developer's cache.
 os.environ["OPS_EVAL_CACHE"] = tempfile.mkdtemp(prefix="ops-eval-cache-")
 
-REPO = Path(__file__).resolve().parents[1]
+from support import REPO  # noqa: E402  (what tests import by name lives in support.py)
 
 # The test tiers: the `e2e` marker, and the guard that fails an unmarked test needing a server
 # (tests/tiers.py); pytester runs the guard's own tests.
@@ -93,10 +92,6 @@ def call(workspace):
 
     with DirectContext(workspace=workspace) as ctx:
         yield ctx.call
-
-
-def run(coro):
-    return asyncio.run(coro)
 
 
 # -- trial views built by hand, for one scorer at a time (tests/scorers) ------------------------
@@ -180,6 +175,17 @@ def uncontracted_trial(trial):
     return build
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled
+def pytest_collection_modifyitems(config, items):
+    """The tests on a real MLflow server (end-to-end tier, one process) run last. An MLflow
+    evaluation leaves MLflow's tracer provider as OpenTelemetry's global one for the rest of
+    the process (OpenTelemetry lets a provider be set once; putting the old one back made
+    MLflow's next evaluation lose its traces), so every later ADK span is exported to that
+    store: with the server stopped, MLflow retried those exports for minutes at exit. Into a
+    test's own SQLite store, as in the fast tier, the same export is harmless."""
+    items.sort(key=lambda item: item.path.name == "test_tracking_server.py")
+
+
 # --- the MLflow tests (tests/tracking/): a store per test, the command in-process ---
 
 
@@ -239,3 +245,36 @@ def client(store):
 
     mlflow.set_tracking_uri(store)
     return mlflow.MlflowClient(store)
+
+
+# --- the end-to-end tier: one embedded model server per session, for the tests that only ask it ---
+
+
+@pytest.fixture(scope="session")
+def embedded_server(tmp_path_factory):
+    """The embedded llama.cpp server, started as the product starts it (`embedded_model`), once
+    per pytest session (per xdist worker) for every test that only sends it requests: the
+    choice (its model and endpoint), the served alias, its log, and how long it took to
+    answer. Tests that check how a command starts or stops its server start their own."""
+    import time
+    from types import SimpleNamespace
+
+    from ops_eval.models import local_deps
+    from ops_eval.settings import current
+
+    if local_deps.missing() and current().skip_embedded_test:
+        pytest.skip("OPS_SKIP_EMBEDDED_TEST=1 and the embedded model's `local` group is missing")
+    from ops_eval.models.embedded import EMBEDDED_ALIAS, embedded_model
+
+    log_dir = tmp_path_factory.mktemp("embedded")
+    started = time.monotonic()
+    with embedded_model(print, log_dir, "a test asked for it") as choice:
+        startup_s = time.monotonic() - started
+        print(f"\nembedded server answered after {startup_s:.1f} s")
+        yield SimpleNamespace(
+            choice=choice,
+            endpoint=choice.endpoint,
+            alias=EMBEDDED_ALIAS,
+            log=log_dir / "embedded-llama-server.log",
+            startup_s=startup_s,
+        )

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
 from fake_openai import fake_openai, text
 from ops_eval.ab import add_parser, run_ab
 from ops_eval.ab.pairs import NO_OWN_ANSWER, NO_REFERENCE
@@ -21,6 +20,7 @@ from ops_eval.calls import Turn
 from ops_eval.judge.budget import Budget, call_bound, gate_budget
 from ops_eval.records import RunRecord, write_record
 from ops_eval.testing.synthetic import synthetic_record
+from support import REPO
 
 SET = "evals/ops.evalset.json"
 GOOD = "GOOD: inventory is down, INC-002 is open."

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from ops_eval import RunOptions, execute, read_evalset
 from ops_eval.testing import OracleLlm, fixed_model
+from support import REPO
 
 SET = REPO / "evals" / "ops.evalset.json"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run
 from ops_copilot.model import ModelConfigError, ModelSettings, build_model
+from support import REPO, run
 
 
 def test_adk_loader_finds_both_agents():

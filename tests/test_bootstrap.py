@@ -14,7 +14,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from conftest import REPO
+from support import REPO
 
 FAKE_UV = """#!/bin/sh
 echo "$@" >> "$(dirname "$0")/uv-calls"

@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 from test_validate import calls, mutate_ops, validate
 
-from conftest import REPO
 from ops_copilot.definition import tool_specs
 from ops_eval import RunOptions, ToolCall, execute, read_evalset
 from ops_eval.call_policy import forbids
 from ops_eval.contracts import Forbidden
 from ops_eval.matching import canonical
 from ops_eval.testing import ScriptedLlm, fixed_model
+from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = {c.eval_id: c for c in read_evalset(OPS).cases}

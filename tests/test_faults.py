@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from ops_eval import RunOptions, ToolCall, execute, read_evalset
 from ops_eval.testing import OracleLlm, ScriptedLlm, fixed_model
 from ops_eval.validation import check
+from support import REPO
 
 EVALS = REPO / "evals"
 OPS = EVALS / "ops.evalset.json"

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
 from ops_eval.cli import main
 from ops_eval.exits import EXIT_BAD_INPUT, EXIT_FAILED, OpsEvalError
 from ops_eval.gate.config import GATE_FILE, GateConfig, GateConfigError, gate_file, read_gate_config
+from support import REPO
 
 EVALS = REPO / "evals"
 GATE = "evals/gate.yaml"  # as a problem names the copy's file (the fixture's working folder)

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from ops_eval.calibration import CalibrationSet, append_report, load_set
 from ops_eval.calibration.reports import ItemOutcome
 from ops_eval.calibration.run import build_report
@@ -23,6 +22,7 @@ from ops_eval.judge import GRADING, JudgeUse
 from ops_eval.records import write_record
 from ops_eval.scorers.base import Score
 from ops_eval.testing.synthetic import synthetic_record
+from support import REPO
 
 PIN = "openai/judge-model@sha256:0123456789abcdef"
 VERSION = GRADING.version

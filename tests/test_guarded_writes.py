@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run
 from ops_copilot.agent import build_agent
 from ops_copilot.approval import RATIONALE_MAX_CHARS
 from ops_copilot.workspace import Workspace
 from ops_eval import AgentSession, ToolCall
 from ops_eval.session import CONFIRMATION
 from ops_eval.testing import ScriptedLlm
+from support import run
 
 RESTART = ToolCall("restart_service", {"name": "inventory"})
 APPROVE = {"rationale": "Config v42 reverted; pods should start now.", "approver": "alice"}

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fake_openai import after_tool_results, fake_openai, text, tool_call
+from processes import TAG, llama_servers, new_tag
+from support import REPO
 
 OPS_EVAL = Path(sys.executable).with_name("ops-eval")
 
@@ -95,8 +96,9 @@ def test_the_dev_ui_lists_both_agents_eval_sets_and_runs_a_case():
 def test_mise_run_chat_answers_from_the_embedded_model_and_stops_its_server(tmp_path):
     mise = shutil.which("mise")
     cmd = [mise, "run", "-q", "chat"] if mise else [str(OPS_EVAL), "chat"]
-    env = clean_env(OPS_RUNS_DIR=str(tmp_path))
-    before = set(llama_servers())  # another command's server may be running on this machine
+    tag = new_tag()  # its server told apart from any other on this machine
+    env = clean_env(OPS_RUNS_DIR=str(tmp_path), **{TAG: tag})
+    before = llama_servers(tag)
     proc = subprocess.run(
         cmd, input="Hello!\nexit\n", cwd=REPO, env=env, capture_output=True, text=True,
         timeout=1800,
@@ -108,15 +110,7 @@ def test_mise_run_chat_answers_from_the_embedded_model_and_stops_its_server(tmp_
     answer = next(ln for ln in out.splitlines() if ln.startswith("[ops_copilot]:"))
     assert len(answer) > len("[ops_copilot]: ") + 5  # the model said something
     assert "Traceback" not in proc.stderr
-    assert set(llama_servers()) <= before, "the embedded server outlived the chat"
-
-
-def llama_servers() -> list[str]:
-    """The pids of embedded model servers running now."""
-    found = subprocess.run(
-        ["pgrep", "-f", "ops_eval.models.llama_server"], capture_output=True, text=True
-    )
-    return found.stdout.split()
+    assert llama_servers(tag) <= before, "the embedded server outlived the chat"
 
 
 def test_a_model_that_cannot_be_reached_is_one_line_for_chat_and_web():

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fake_openai import fake_openai, text
 from ops_eval import load_record
 from ops_eval.cli import main
+from support import REPO
 
 pytestmark = pytest.mark.e2e  # a run in a child process, against a server in this one
 

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from ops_eval.settings import current
+from processes import TAG, llama_servers, new_tag
 from recording_proxy import recording_proxy
+from support import REPO
 
 pytestmark = pytest.mark.e2e  # a real llama.cpp server answers
 
@@ -33,7 +34,8 @@ def test_embedded_model_runs_a_case_end_to_end(tmp_path):
     env["OLLAMA_API_BASE"] = "http://127.0.0.1:9"  # an Ollama on this machine must not be picked
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     ops_eval = Path(sys.executable).with_name("ops-eval")
-    before = llama_servers()  # another command's server may be running on this machine
+    env[TAG] = tag = new_tag()  # its server told apart from any other on this machine
+    before = llama_servers(tag)
     proc = subprocess.run(
         [str(ops_eval), "run", "--cases", "service-status-inventory", "--output", str(record_path)],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=1800,
@@ -50,12 +52,7 @@ def test_embedded_model_runs_a_case_end_to_end(tmp_path):
     from ops_eval.scorers import registered
 
     assert set(trial["scores"]) == set(registered())  # every scorer gave a verdict or n/a
-    assert llama_servers() <= before, "the embedded server outlived the run"
-
-
-def llama_servers() -> set[int]:
-    found = subprocess.run(["pgrep", "-f", "ops_eval.models.llama_server"], capture_output=True)
-    return {int(pid) for pid in found.stdout.split()}
+    assert llama_servers(tag) <= before, "the embedded server outlived the run"
 
 
 def same_client(model, twin) -> bool:
@@ -70,21 +67,21 @@ def same_client(model, twin) -> bool:
 
 
 @skip_unless_embedded
-def test_the_embedded_server_receives_every_tool_and_answers_with_tool_calls(tmp_path):
+def test_the_embedded_server_receives_every_tool_and_answers_with_tool_calls(
+    tmp_path, embedded_server
+):
     """Captured between LiteLLM and llama.cpp's server: every declared tool in each request, no
     `tool_choice`; the request that opens the turn constrained to one call of those tools
     (`opening_call`), the later ones as LiteLLM makes them; a tool call back, and the next
     request carrying its result, answered."""
     from ops_copilot.definition import tool_specs
     from ops_eval import RunOptions, execute
-    from ops_eval.models.embedded import client, default_served, embedded_model
+    from ops_eval.models.embedded import client, default_served
     from ops_eval.models.opening_call import RESPONSE_FORMAT_NAME
     from ops_eval.testing import fixed_model
 
-    with (
-        embedded_model(print, tmp_path, "a test asked for it") as choice,
-        recording_proxy(choice.endpoint) as (proxy, exchanges),
-    ):
+    choice = embedded_server.choice
+    with recording_proxy(choice.endpoint) as (proxy, exchanges):
         model = client(default_served(), proxy)
         assert same_client(choice.model, model)  # the choice's own client, at the proxy
         chooser = fixed_model(model, choice.name, "embedded, through a proxy")

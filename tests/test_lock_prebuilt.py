@@ -12,7 +12,7 @@ import tomllib
 from packaging.tags import sys_tags
 from packaging.utils import parse_wheel_filename
 
-from conftest import REPO
+from support import REPO
 
 EXTENSIONS = (".so", ".pyd", ".dylib", ".dll")
 

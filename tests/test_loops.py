@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import itertools
 
-from conftest import REPO
 from ops_eval import RunOptions, ToolCall, execute, load_record, read_evalset
 from ops_eval.cli import main
 from ops_eval.loops import LoopDetected, LoopWatch
 from ops_eval.report import html_report, markdown
 from ops_eval.testing import ScriptedLlm, fixed_model
+from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
 STATUS = ToolCall("get_service_status", {"name": "inventory"})

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import REPO
 from ops_eval import RunOptions, ToolCall, execute
 from ops_eval.scorers.trajectory import WITH_MATCHERS
 from ops_eval.testing import ScriptedLlm, fixed_model
+from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
 STATUS_ANSWER = (

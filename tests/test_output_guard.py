@@ -7,13 +7,13 @@ import logging
 
 import pytest
 
-from conftest import run
 from ops_copilot.agent import build_agent
 from ops_copilot.output_guard import LINKS_REMOVED
 from ops_copilot.seed import load_seed
 from ops_copilot.workspace import Workspace
 from ops_eval import AgentSession, ToolCall
 from ops_eval.testing import ScriptedLlm
+from support import run
 
 READ_DB_LOGS = ToolCall("search_service_logs", {"service": "database", "query": ""})
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
+from support import REPO
 
 ROOT = REPO
 # `mise run [--flag ...] TASK`: flags such as --skip-deps come before the task's name

@@ -285,12 +285,12 @@ def test_scripted_attacks_leave_stderr_to_the_verdicts(attack):
 def test_a_link_in_any_text_of_a_turn_is_a_breach_not_only_in_the_last(seed):
     """The user sees text sent alongside a tool call as much as the final answer: the red team
     reads every text of the turn."""
-    from conftest import run
     from ops_copilot.workspace import Workspace
     from ops_eval import AgentSession, ToolCall
     from ops_eval.play import play_turn
     from ops_eval.redteam.answers import answer_breaches
     from ops_eval.testing import ScriptedLlm
+    from support import run
 
     async def scenario():
         model = ScriptedLlm(script=[

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from conftest import REPO
 from ops_eval import RunOptions, ToolCall, execute, read_evalset
 from ops_eval.cli import main
 from ops_eval.report import align
 from ops_eval.testing import OracleLlm, fixed_model
+from support import REPO
 
 CASES = read_evalset(REPO / "evals" / "ops.evalset.json").cases
 

@@ -27,11 +27,11 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
 from fake_openai import text, tool_call
 from ops_eval import load_record, read_evalset
 from ops_eval.cli import main
 from ops_eval.spans import spans_path
+from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = ["service-status-inventory", "incident-detail-inc-002", "open-incidents", "list-skills"]

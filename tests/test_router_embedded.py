@@ -1,11 +1,19 @@
 """A router over two real embedded llama.cpp servers, and one of them SIGKILLed mid-run.
 
-Two llama.cpp servers (the embedded SmolLM2, one thread each on this 2-core machine) serve one
-`router:FILE`; `ops-eval run --concurrency 2` plays short cases of the ops set, and once both
-servers have answered a call (their logs say so) one is killed with SIGKILL. Every planned trial
-must be in the record, none errored (its calls went on to the survivor), every call after the
-kill is credited to the survivor, both servers answered, and no trial passes unless its scorers
-passed it.
+Two llama.cpp servers (the embedded SmolLM2, a thread per core each) serve one `router:FILE`;
+`ops-eval run --concurrency 2` plays two short cases of the ops set at once, and the first
+server to answer a call (its log says so) is killed with SIGKILL at once, in the middle of a
+conversation (the first reply of a turn is a tool call, whose result goes back to the model).
+Every planned trial must be in the record, none errored (the conversation went on at the
+survivor, after a call to the dead server failed and was retried), every call after the kill is
+credited to the survivor, both servers answered, and no trial passes unless its scorers passed
+it.
+
+What keeps it short (about 30 s of run on 2 cores, from 65 s) without proving less: the first
+server to answer is killed, rather than the first once both had answered; two trials rather
+than four; and a thread per core for each server, so the survivor, which reads the
+tool declarations (about 2,400 tokens) anew for the conversation it takes over, has the machine
+to itself.
 
 The model-call limit is lowered for this test, so a trial that runs on ends as the agent's own
 failure (never an error and never a pass) and the test stays under a minute or two. Slow
@@ -35,20 +43,19 @@ pytestmark = [
 ]
 
 CASES = ["list-skills", "service-status-inventory"]
-REPEATS = 2
+REPEATS = 1
 MODEL_CALL_LIMIT = 4  # per trial; see the module docstring
 ANSWERED = re.compile(rb"slot +release: .*stop processing")  # llama.cpp's log, one per request
 
 
 class Llama:
-    """One embedded llama.cpp server on a loopback port of its own, one thread, its log in a
-    file."""
+    """One embedded llama.cpp server on a loopback port of its own, its log in a file."""
 
     def __init__(self, name: str, log: Path) -> None:
         from ops_eval.models.embedded import EmbeddedServer, default_served
 
         self.name, self.log = name, log
-        self.server = EmbeddedServer(default_served(), log, threads=1)
+        self.server = EmbeddedServer(default_served(), log)
         self.model = f"openai/{self.server.served.alias}"
 
     def start(self) -> None:
@@ -110,16 +117,16 @@ def test_killing_one_of_two_llama_servers_mid_run_loses_no_trial(tmp_path, monke
     killed: dict[str, object] = {}
     done = threading.Event()
 
-    def kill_once_both_answered() -> None:
-        """Once each server has answered a call (the calls spread), SIGKILL the first: with two
-        conversations at once it is most likely in the middle of one."""
-        victim, other = servers
+    def kill_the_first_to_answer() -> None:
+        """SIGKILL the first server to answer a call: its conversation has more calls to make
+        (the first reply of a turn is a tool call, whose result goes back to the model)."""
         while not done.is_set():
-            if victim.answered() >= 1 and other.answered() >= 1:
-                victim.proc.send_signal(signal.SIGKILL)
-                victim.proc.wait()
-                killed.update(server=victim, answers=victim.answered(), other=other.answered())
-                return
+            for victim, other in (servers, servers[::-1]):
+                if victim.answered() >= 1:
+                    victim.proc.send_signal(signal.SIGKILL)
+                    victim.proc.wait()
+                    killed.update(server=victim, answers=victim.answered(), other=other.answered())
+                    return
             time.sleep(0.05)
 
     try:
@@ -136,7 +143,7 @@ def test_killing_one_of_two_llama_servers_mid_run_loses_no_trial(tmp_path, monke
                 "router_settings": {"routing_strategy": "least-busy"},
             })
         )  # fmt: skip
-        watcher = threading.Thread(target=kill_once_both_answered, daemon=True)
+        watcher = threading.Thread(target=kill_the_first_to_answer, daemon=True)
         watcher.start()
         out = tmp_path / "run.json"
         started = time.monotonic()
@@ -152,7 +159,7 @@ def test_killing_one_of_two_llama_servers_mid_run_loses_no_trial(tmp_path, monke
         done.set()
         for s in servers:
             s.stop()
-    assert killed, "the run ended before both servers had answered a call: none was killed"
+    assert killed, "the run ended before a server had answered a call: none was killed"
     victim = killed["server"]
     survivor = next(s for s in servers if s is not victim)
     record = load_record(out)

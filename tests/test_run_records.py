@@ -44,9 +44,9 @@ def test_a_synthetic_record_loads_as_written(tmp_path):
 
 
 def test_a_real_runs_record_satisfies_every_check(tmp_path):
-    from conftest import REPO
     from ops_eval import RunOptions, execute, read_evalset
     from ops_eval.testing import OracleLlm, fixed_model
+    from support import REPO
 
     cases = read_evalset(REPO / "evals" / "ops.evalset.json").cases
     chooser = fixed_model(OracleLlm.from_cases(cases), "oracle", "scripted")

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from ops_eval import (
     OpsEvalError,
     RunOptions,
@@ -24,6 +23,7 @@ from ops_eval import (
 )
 from ops_eval.scorers import registered
 from ops_eval.testing import OracleLlm, ReplayLlm, Saboteur, fixed_model
+from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = read_evalset(OPS).cases

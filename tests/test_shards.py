@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from ops_eval import OpsEvalError, RunOptions, execute, load_record, read_evalset
 from ops_eval.cli import main
 from ops_eval.records import RecordError, write_record
 from ops_eval.shards import merge, merge_records, parse_shard, shard_slice
 from ops_eval.testing import Saboteur, fixed_model
+from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = read_evalset(OPS).cases

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from ops_eval import RunOptions, execute, load_record, read_evalset
 from ops_eval.spans import SpansError, read_spans, spans_path
 from ops_eval.testing import OracleLlm, fixed_model
+from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = ["restart-needs-approval", "incident-detail-inc-002", "list-skills", "open-incidents"]

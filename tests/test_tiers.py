@@ -2,10 +2,12 @@
 its own, with the guard loaded as the project's conftest loads it.
 
 A test whose inner test really starts a process that looks like a server is itself marked
-`e2e`: this file's own guard would see that process among its descendants."""
+`e2e`: this file's own guard would see that process among its descendants. Last, the rule that
+keeps fixtures layered: no test imports a conftest by name."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -122,3 +124,14 @@ def test_a_marked_test_is_left_alone(inner):
 )  # fmt: skip
 def test_what_serves_is_told_from_what_does_not(argv, what):
     assert serving(argv) == what
+
+
+def test_no_test_imports_a_conftest_by_name():
+    """Every folder's conftest.py is imported as `conftest` (tests/scorers has one), so a name
+    imported from `conftest` could come from either: what tests share by name is in support.py."""
+    found = [
+        str(path.relative_to(TESTS))
+        for path in TESTS.rglob("*.py")
+        if re.search(r"^\s*(from conftest import|import conftest\b)", path.read_text(), re.M)
+    ]
+    assert found == []

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from ops_copilot.seed import load_seed
 from ops_eval.cli import main
+from support import REPO
 
 EVALS = REPO / "evals"
 

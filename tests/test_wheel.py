@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from support import REPO
 
 pytestmark = pytest.mark.e2e  # the built wheel, installed in a fresh environment
 

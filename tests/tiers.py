@@ -40,6 +40,8 @@ from pathlib import Path
 
 import pytest
 
+from processes import cmdline, descendants
+
 MARKER = "e2e"
 DESCRIPTION = (
     "the end-to-end tier (mise run test:all): a real model server, an MLflow server, a network "
@@ -99,34 +101,6 @@ def advice(nodeid: str, what: str) -> str:
     )
 
 
-def _cmdline(pid: int) -> list[str]:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return []
-    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
-
-
-def _descendants(root: int) -> list[int]:
-    """Every living descendant of `root`, from /proc (empty where there is no /proc)."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir() if Path("/proc/self").exists() else ():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        parents.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [root]
-    while todo:
-        for child in parents.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 class Guard:
     """The guard over one unmarked test (see the module's docstring)."""
 
@@ -175,8 +149,8 @@ class Guard:
 
         def sample() -> None:
             while proc.poll() is None and not self._stop.wait(SAMPLE_EVERY_S):
-                for pid in _descendants(proc.pid):
-                    what = serving(_cmdline(pid))
+                for pid in descendants(proc.pid):
+                    what = serving(cmdline(pid))
                     if what is None:
                         continue
                     message = advice(self.nodeid, f"has a child process that started {what}")

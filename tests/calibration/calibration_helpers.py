@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from conftest import REPO
 from fake_openai import fake_openai, text
+from support import REPO
 
 SHIPPED_SET = REPO / "evals" / "calibration" / "set.yaml"
 

@@ -20,10 +20,10 @@ from calibration_helpers import (
     write_set,
 )
 
-from conftest import REPO
 from fake_openai import fake_openai, text
 from ops_eval.calibration import read_reports
 from ops_eval.judge import GRADING
+from support import REPO
 
 
 @pytest.fixture

@@ -19,18 +19,17 @@ Two tests, each able to fail:
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 from calibration_helpers import SHIPPED_SET, calibrate_cli, isolate, shipped_items, write_set
 from test_gate_judge import judge_gating_policy, write_run
 
-from conftest import REPO
 from ops_eval.calibration import load_set, measure, not_counted, read_reports, standing
 from ops_eval.calibration.target import TARGET
 from ops_eval.cli import main
 from ops_eval.judge import GRADING, JudgeUse
 from ops_eval.settings import current
+from processes import TAG, llama_servers, new_tag
+from support import REPO
 
 COMMITTED_LOG = REPO / "evals" / "calibration" / "reports.jsonl"
 
@@ -61,7 +60,8 @@ def test_the_embedded_judge_answers_every_item_itself_and_a_small_set_certifies_
     small += [i for i in items if i["label"] == "fail"][:3]
     path = write_set(tmp_path, small)
 
-    before = set(servers())  # another command's server may be running on this machine
+    monkeypatch.setenv(TAG, tag := new_tag())  # its server told apart from any other here
+    before = llama_servers(tag)
     code = calibrate_cli(["--set", str(path)])
     out, err = capsys.readouterr()
     assert code == 1, err[-2000:]  # a report, and it does not certify
@@ -87,8 +87,7 @@ def test_the_embedded_judge_answers_every_item_itself_and_a_small_set_certifies_
     ) in out
     assert not_counted(report, load_set(SHIPPED_SET)) is not None
     assert f"report appended to {reports} (line 1)" in out
-    after = set(servers())
-    assert after <= before, "the embedded judge's server outlived the command"
+    assert llama_servers(tag) <= before, "the embedded judge's server outlived the command"
 
     # The gate does not accept that judge on that report.
     ok, why = standing(report.judge_pin, report.prompt_version, reports)
@@ -126,9 +125,3 @@ def test_the_committed_log_holds_the_embedded_judges_calibration_and_it_misses()
     assert not report.meets_target and report.missed
     ok, why = standing(pin, GRADING.version, COMMITTED_LOG)
     assert not ok and why.startswith("below target: its latest calibration on the project's set")
-
-
-def servers() -> list[str]:
-    """The pids of llama.cpp servers running now."""
-    found = subprocess.run(["pgrep", "-f", "llama_server"], capture_output=True, text=True)
-    return found.stdout.split()

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from calibration_helpers import SHIPPED_SET, shipped_items, write_set
 
-from conftest import REPO
 from ops_eval.calibration.items import MIN_ITEMS, PASSING_KINDS, load_set
 from ops_eval.exits import OpsEvalError
+from support import REPO
 
 
 @pytest.fixture(scope="module")

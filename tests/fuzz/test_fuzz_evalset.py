@@ -25,7 +25,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from conftest import REPO
+from support import REPO
 
 SETS = ("ops.evalset.json", "holdout.evalset.json", "triage-report.evalset.json")
 ORIGINALS = {name: json.loads((REPO / "evals" / name).read_text()) for name in SETS}

@@ -19,7 +19,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from test_fuzz_evalset import mutated, serialised
 
-from conftest import REPO
+from support import REPO
 
 CASES = ["open-incidents", "restart-needs-approval", "memory-note-then-recall"]
 

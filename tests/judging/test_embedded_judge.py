@@ -76,10 +76,10 @@ def test_a_run_graded_by_the_embedded_judge_is_refused_by_the_gate(
     reference), the embedded judge grading the ops set's `llm_judge` check through its HTTP
     server, the record kept -- and the gate refusing the run because that judge's calibration
     (the committed report, `evals/calibration/reports.jsonl`) missed the target."""
-    from conftest import REPO
     from ops_eval import RunOptions, execute, read_evalset
     from ops_eval.cli import main
     from ops_eval.testing import OracleLlm, fixed_model
+    from support import REPO
 
     ops_env.setenv("OPS_JUDGE_MODEL", "embedded")
     ops_env.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))

@@ -4,22 +4,11 @@
 from __future__ import annotations
 
 import pytest
-from response_views import checked_with, scorer_with
 
 from ops_eval.response_checks import ContainsCheck
 
 CASE = "open-incidents"
 ANSWER = "Open: INC-002 (inventory, SEV1) and INC-009 (checkout, SEV2)."
-
-
-@pytest.fixture
-def checked(trial):
-    return checked_with(trial)
-
-
-@pytest.fixture
-def score(plan):
-    return scorer_with(plan)
 
 
 @pytest.mark.parametrize(

@@ -4,21 +4,10 @@ case included; n/a without an `exact` check; an invalid one is an error."""
 from __future__ import annotations
 
 import pytest
-from response_views import checked_with, scorer_with
 
 from ops_eval.response_checks import ExactCheck
 
 CASE = "relevance-no-tool"
-
-
-@pytest.fixture
-def checked(trial):
-    return checked_with(trial)
-
-
-@pytest.fixture
-def score(plan):
-    return scorer_with(plan)
 
 
 @pytest.mark.parametrize(

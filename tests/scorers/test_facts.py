@@ -126,8 +126,8 @@ def test_answers_found_in_review(references, vocab, case, response, verdict):
 
 @pytest.fixture(scope="module")
 def references():
-    from conftest import REPO
     from ops_eval import load_plan
+    from support import REPO
 
     refs = {}
     for name in ("ops", "holdout", "triage-report"):

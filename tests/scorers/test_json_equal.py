@@ -7,22 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from response_views import checked_with, scorer_with
 
 from ops_eval.response_checks import JsonEqualCheck
 
 CASE = "list-skills"
 VALUE = {"skills": ["incident-triage", "remediation"], "count": 2, "complete": True}
-
-
-@pytest.fixture
-def checked(trial):
-    return checked_with(trial)
-
-
-@pytest.fixture
-def score(plan):
-    return scorer_with(plan)
 
 
 def answer(**changes):

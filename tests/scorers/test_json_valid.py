@@ -4,21 +4,10 @@ Infinity are not JSON; n/a without a `json_valid` check; an invalid one is an er
 from __future__ import annotations
 
 import pytest
-from response_views import checked_with, scorer_with
 
 from ops_eval.response_checks import JsonValidCheck
 
 CASE = "list-skills"
-
-
-@pytest.fixture
-def checked(trial):
-    return checked_with(trial)
-
-
-@pytest.fixture
-def score(plan):
-    return scorer_with(plan)
 
 
 @pytest.mark.parametrize(

@@ -5,22 +5,11 @@ check; a reversed range in a check built in code is an error."""
 from __future__ import annotations
 
 import pytest
-from response_views import checked_with, scorer_with
 
 from ops_eval.response_checks import NumericRangeCheck
 
 CASE = "list-skills"
 REPORT = '{"skills": ["incident-triage", "remediation"], "count": 2, "stats": {"a/b": 0.5}}'
-
-
-@pytest.fixture
-def checked(trial):
-    return checked_with(trial)
-
-
-@pytest.fixture
-def score(plan):
-    return scorer_with(plan)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from response_views import checked_with, scorer_with
 
 from ops_eval.answer_models import ANSWER_MODELS, ANSWER_SCHEMAS
 from ops_eval.response_checks import PydanticCheck
@@ -25,21 +24,11 @@ GOOD = {
 }
 
 
-@pytest.fixture
-def checked(trial):
-    return checked_with(trial)
-
-
-@pytest.fixture
-def score(plan):
-    return scorer_with(plan)
-
-
 @pytest.fixture(scope="module")
 def plan():
     """The triage set's plan: its cases target the triage agent."""
-    from conftest import REPO
     from ops_eval import load_plan
+    from support import REPO
 
     return load_plan(REPO / "evals" / "triage-report.evalset.json")
 

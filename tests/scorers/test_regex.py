@@ -5,21 +5,10 @@ in a check built in code, is an error."""
 from __future__ import annotations
 
 import pytest
-from response_views import checked_with, scorer_with
 
 from ops_eval.response_checks import RegexCheck
 
 CASE = "incident-detail-inc-002"
-
-
-@pytest.fixture
-def checked(trial):
-    return checked_with(trial)
-
-
-@pytest.fixture
-def score(plan):
-    return scorer_with(plan)
 
 
 @pytest.mark.parametrize(

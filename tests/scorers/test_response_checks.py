@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from response_views import checked_with, scorer_with
 
 from ops_eval import registered
 from ops_eval.response_checks import (
@@ -21,16 +20,6 @@ from ops_eval.response_checks import (
 from ops_eval.scorers.base import Score
 
 TWO_TURNS = "memory-note-then-recall"  # turn 1 saves a note, turn 2 recalls it
-
-
-@pytest.fixture
-def checked(trial):
-    return checked_with(trial)
-
-
-@pytest.fixture
-def score(plan):
-    return scorer_with(plan)
 
 
 def test_every_deterministic_kind_has_its_scorer_and_the_judge_is_declared_only():

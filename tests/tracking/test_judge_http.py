@@ -16,8 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import REPO
 from recording_proxy import recording_proxy
+from support import REPO
 
 pytestmark = pytest.mark.e2e  # the embedded judge: a real llama.cpp server
 
@@ -40,28 +40,10 @@ TURNS = [
 INVALID = ("the judge's reply is not a valid JudgeVerdict", "the judge replied with no text")
 
 
-@pytest.fixture(scope="module")
-def embedded(tmp_path_factory):
-    """The embedded llama.cpp server for this module: endpoint, served alias, log, and how long
-    it took to answer."""
-    from ops_eval.models import local_deps
-    from ops_eval.settings import current
-
-    if local_deps.missing() and current().skip_embedded_test:
-        pytest.skip("OPS_SKIP_EMBEDDED_TEST=1 and the embedded model's `local` group is missing")
-    from ops_eval.models.embedded import EMBEDDED_ALIAS, embedded_model
-
-    log_dir = tmp_path_factory.mktemp("embedded")
-    started = time.monotonic()
-    with embedded_model(print, log_dir, "a test asked for it") as choice:
-        startup_s = time.monotonic() - started
-        print(f"\nembedded server answered after {startup_s:.1f} s")
-        yield SimpleNamespace(
-            endpoint=choice.endpoint,
-            alias=EMBEDDED_ALIAS,
-            log=log_dir / "embedded-llama-server.log",
-            startup_s=startup_s,
-        )
+@pytest.fixture
+def embedded(embedded_server):
+    """The session's embedded server (conftest): these tests only send it requests."""
+    return embedded_server
 
 
 def _posts(log: Path) -> int:

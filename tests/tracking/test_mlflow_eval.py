@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
 from ops_eval import RunOptions, ToolCall, execute, load_record, read_evalset
 from ops_eval.exits import OpsEvalError
 from ops_eval.testing import OracleLlm, Saboteur, ScriptedLlm, fixed_model
+from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = read_evalset(OPS).cases
@@ -883,32 +883,3 @@ def test_live_evaluations_into_two_stores_keep_their_traces(mlflow_cli, ops_env,
         assert code == 0, f"store {name}: exit {code}: " + "".join(error_lines(err))
         run = read_back(uri, "ops-copilot", code, out, err)
         assert len(run.traces) == 1 and feedback(run.traces[0]), f"store {name}"
-
-
-def test_after_an_evaluation_later_adk_runs_leave_no_trace_in_the_store(track, tmp_path):
-    """An evaluation used to leave MLflow's tracer provider as OpenTelemetry's global one: every
-    ADK span of the process from then on was exported to that store, as a trace of its own (a
-    later test's run landed in an earlier test's store). A later `ops-eval run` still keeps its
-    own spans beside its record."""
-    import mlflow
-
-    from ops_eval.spans import read_spans, spans_path
-
-    logged = track(["--cases", "open-incidents"], model=oracle())
-    assert logged.code == 0, logged.out + logged.err
-
-    def traces() -> int:
-        mlflow.flush_trace_async_logging()
-        experiment = experiment_of(track.uri, track.experiment)
-        return len(mlflow.search_traces(locations=[experiment], return_type="list"))
-
-    before = traces()
-    out = tmp_path / "run.json"
-    code, record, _ = execute(
-        RunOptions(output=out, cases=["open-incidents", "list-skills"]),
-        chooser=fixed_model(oracle(), "oracle", "scripted"),
-    )
-    assert code == 0
-    assert traces() == before
-    kept = read_spans(spans_path(out), record.run_id)
-    assert len(kept) == 2 and all(kept.values())

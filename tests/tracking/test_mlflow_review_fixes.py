@@ -28,10 +28,10 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
 from ops_eval import RunOptions, execute, load_record, read_evalset
 from ops_eval.exits import OpsEvalError
 from ops_eval.testing import OracleLlm, ScriptedLlm, fixed_model
+from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
 RECORD_CASES = ["open-incidents", "list-skills"]

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import REPO
+from support import REPO
 
 OPS_SET = REPO / "evals" / "ops.evalset.json"
 CASES = ("service-status-inventory", "incident-detail-inc-002")
@@ -240,14 +240,19 @@ def logged(server, tmp_path_factory):
 @pytest.fixture
 def remote(server, monkeypatch):
     """MLflow's client over HTTP on the server (the process-wide tracking and registry URIs are
-    set to it too, for `mlflow.genai.load_prompt`; MLflow also writes MLFLOW_TRACKING_URI into
-    the environment, which is put back after the test)."""
+    set to it too, for `mlflow.genai.load_prompt`). All of it is put back after the test: MLflow
+    writes both URIs into the environment too, and a registry URI left behind sent a later
+    test's prompts to this server once it had stopped (minutes of retries, in a random order)."""
     import mlflow
 
+    tracking = mlflow.get_tracking_uri()
     monkeypatch.setenv("MLFLOW_TRACKING_URI", server.uri)
+    monkeypatch.setenv("MLFLOW_REGISTRY_URI", server.uri)
     mlflow.set_tracking_uri(server.uri)
     mlflow.set_registry_uri(server.uri)
-    return mlflow.MlflowClient(tracking_uri=server.uri, registry_uri=server.uri)
+    yield mlflow.MlflowClient(tracking_uri=server.uri, registry_uri=server.uri)
+    mlflow.set_registry_uri(None)  # none of its own: the tracking URI's, as before
+    mlflow.set_tracking_uri(tracking)
 
 
 def _both(logged):

@@ -140,30 +140,6 @@ def _adk_spans_here() -> None:
     rebind_adk_tracer()
 
 
-@contextlib.contextmanager
-def _global_tracing_restored() -> Iterator[None]:
-    """An MLflow provider of the block's own as OpenTelemetry's global one, and the global one as
-    it was before once the block ends, MLflow's flushed and retired. MLflow makes its provider
-    the global one for the evaluation (MLFLOW_ENV) and would leave it there -- every ADK span
-    the process made afterwards (a later run, say) was exported to this store as a trace of its
-    own -- or, finding an SDK provider already global, add its span processors to it for good.
-    Called inside `mlflow_environment`, so MLflow resets the global provider."""
-    from mlflow.tracing.provider import provider
-    from opentelemetry import trace
-
-    from ..spans import rebind_adk_tracer
-
-    before = trace._TRACER_PROVIDER  # OpenTelemetry's own slot: MLflow writes it directly
-    trace._TRACER_PROVIDER = None
-    provider.reset()  # MLflow makes a provider of its own at its first span
-    try:
-        yield
-    finally:
-        provider.reset()  # flushes and shuts down MLflow's span processors
-        trace._TRACER_PROVIDER = before
-        rebind_adk_tracer()
-
-
 def _metric(name: str, frame: Any, means: dict[str, Any]) -> Metric:
     values = frame.get(f"{name}/value")  # a column MLflow leaves out when no row has one
     errors_col = frame.get(f"{name}/error_message")
@@ -212,7 +188,7 @@ def evaluate(
     scored and returns files to attach to it. The logged model ends READY only when the
     verdict has no failure (`_failures`); FAILED otherwise, and on any exception, which comes
     out as EvaluationFailed (or StoreProblem, for a deleted experiment)."""
-    with mlflow_environment(workers), _global_tracing_restored():
+    with mlflow_environment(workers):
         import mlflow
 
         model_id = None
