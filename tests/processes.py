@@ -46,6 +46,15 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def alive(pid: int) -> bool:
+    """Whether `pid` runs and has not ended (a zombie has); False where there is no /proc."""
+    try:
+        stat = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def new_tag() -> str:
     """A value for `TAG` in the environment of a command a test starts."""
     return uuid.uuid4().hex

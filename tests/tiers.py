@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 
-from processes import cmdline, descendants
+from processes import alive, cmdline, descendants
 
 MARKER = "e2e"
 DESCRIPTION = (
@@ -145,10 +145,14 @@ class Guard:
         return found
 
     def watch(self, proc: subprocess.Popen) -> None:
-        """Sample the child's descendants until it ends; kill any that serves."""
+        """Sample the child's descendants until it ends; kill any that serves. Whether it ended
+        is read from /proc, never by waiting for it: that would reap a child its owner (asyncio's
+        watcher, say) still means to wait for."""
+        if not alive(proc.pid):  # ended already, or no /proc to sample
+            return
 
         def sample() -> None:
-            while proc.poll() is None and not self._stop.wait(SAMPLE_EVERY_S):
+            while alive(proc.pid) and not self._stop.wait(SAMPLE_EVERY_S):
                 for pid in descendants(proc.pid):
                     what = serving(cmdline(pid))
                     if what is None:
