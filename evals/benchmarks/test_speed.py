@@ -35,8 +35,11 @@ def timed() -> float:
     )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr)[-3000:]
-        print(f"test_speed: `mise run test` failed (exit {proc.returncode}):\n{tail}")
+        said = (proc.stdout + proc.stderr).splitlines()
+        # what failed, and the order's seed to replay it
+        keep = [ln for ln in said if ln.split("] ", 1)[-1].startswith(("FAILED", "ERROR", "rand"))]
+        print(f"test_speed: `mise run test` failed (exit {proc.returncode}):")
+        print("\n".join(keep or said[-40:]))
         sys.exit(1)
     return elapsed
 
