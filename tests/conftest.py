@@ -1,5 +1,6 @@
 """Shared fixtures: the real seed, fresh workspaces, a seed copy to break, settings that follow
-the environment a test sets, and a runner helper."""
+the environment a test sets, the MLflow stores, and the session's embedded server. Loads the test
+tiers (tiers.py). What tests import by name is in support.py, not here."""
 
 from __future__ import annotations
 
