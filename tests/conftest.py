@@ -199,6 +199,16 @@ def mlflow_installed():
     ensure_mlflow(print)
 
 
+@pytest.fixture(scope="session")
+def local_installed():
+    """The embedded model's optional `local` group (its GGUF, llama.cpp's server), installed on
+    first use as the commands install it: for a fast test that reads the GGUF (its pin) and
+    starts no server, which on a fresh clone no end-to-end test has installed before it."""
+    from ops_eval.models import local_deps
+
+    local_deps.ensure(print)
+
+
 @pytest.fixture
 def store(tmp_path: Path, ops_env, mlflow_installed):
     """A fresh SQLite tracking store and runs folder for this test (MLflow installed); the

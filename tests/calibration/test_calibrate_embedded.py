@@ -101,7 +101,7 @@ def test_the_embedded_judge_answers_every_item_itself_and_a_small_set_certifies_
     assert "is uncalibrated, so it cannot gate: not calibrated on the project's calibration" in out
 
 
-def test_the_committed_log_holds_the_embedded_judges_calibration_and_it_misses():
+def test_the_committed_log_holds_the_embedded_judges_calibration_and_it_misses(local_installed):
     """Needs the committed report regenerated whenever the set, the pin's spelling or the
     grading prompt changes: `OPS_JUDGE_MODEL=embedded ops-eval calibrate`."""
     pin = embedded_judge_pin()
