@@ -2,17 +2,22 @@
 its own, with the guard loaded as the project's conftest loads it.
 
 A test whose inner test really starts a process that looks like a server is itself marked
-`e2e`: this file's own guard would see that process among its descendants. Last, the rule that
-keeps fixtures layered: no test imports a conftest by name."""
+`e2e`: this file's own guard would see that process among its descendants. Then the tag the
+end-to-end tests find their own servers by (processes.py), and the rule that keeps fixtures
+layered: no test imports a conftest by name."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from processes import TAG, llama_servers, new_tag
 from tiers import MARKER, serving
 
 TESTS = Path(__file__).resolve().parent
@@ -135,3 +140,21 @@ def test_no_test_imports_a_conftest_by_name():
         if re.search(r"^\s*(from conftest import|import conftest\b)", path.read_text(), re.M)
     ]
     assert found == []
+
+
+@pytest.mark.e2e  # starts a process the guard takes for a server
+def test_a_tagged_server_is_found_and_only_by_its_tag():
+    """processes.llama_servers, which the end-to-end tests use to say no server outlived the
+    command they started: it finds the tagged one, and not another test's."""
+    tag = new_tag()
+    proc = subprocess.Popen(LOOKALIKE, env={**os.environ, TAG: tag})
+    try:
+        deadline = time.monotonic() + 5  # until the child has exec'd what it runs
+        while not llama_servers(tag) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert llama_servers(tag) == {proc.pid}
+        assert llama_servers(new_tag()) == set()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert llama_servers(tag) == set()
