@@ -265,12 +265,16 @@ def client(store):
 def embedded_server(tmp_path_factory):
     """The embedded llama.cpp server, started as the product starts it (`embedded_model`), once
     per pytest session (per xdist worker) for every test that only sends it requests: the
-    choice (its model and endpoint), the served alias, its log, and how long it took to
-    answer. Tests that check how a command starts or stops its server start their own."""
+    choice (its model and endpoint), the served alias, its log, how long it took to answer,
+    and `idle()`, which waits until no request is in progress -- a test counting what the
+    server answered starts there, never in the middle of an earlier test's request. Tests that
+    check how a command starts or stops its server start their own."""
+    import json
     import time
     from types import SimpleNamespace
 
     from ops_eval.models import local_deps
+    from ops_eval.models.choice import probe
     from ops_eval.settings import current
 
     if local_deps.missing() and current().skip_embedded_test:
@@ -282,10 +286,28 @@ def embedded_server(tmp_path_factory):
     with embedded_model(print, log_dir, "a test asked for it") as choice:
         startup_s = time.monotonic() - started
         print(f"\nembedded server answered after {startup_s:.1f} s")
+        slots = choice.endpoint.removesuffix("/v1") + "/slots"  # llama.cpp's own endpoint
+
+        def idle(wait_s: float = 120.0) -> None:
+            """No slot processing, and its log unchanged for half a second (the line saying a
+            request finished can come after its answer)."""
+            log = log_dir / "embedded-llama-server.log"
+            deadline = time.monotonic() + wait_s
+            while True:
+                ok, body = probe(slots)
+                if ok and not any(s.get("is_processing") for s in json.loads(body)):
+                    size = log.stat().st_size
+                    time.sleep(0.5)
+                    if log.stat().st_size == size:
+                        return
+                assert time.monotonic() < deadline, f"the embedded server stayed busy: {body}"
+                time.sleep(0.1)
+
         yield SimpleNamespace(
             choice=choice,
             endpoint=choice.endpoint,
             alias=EMBEDDED_ALIAS,
             log=log_dir / "embedded-llama-server.log",
             startup_s=startup_s,
+            idle=idle,
         )
