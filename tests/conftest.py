@@ -209,6 +209,18 @@ def local_installed():
     local_deps.ensure(print)
 
 
+@pytest.fixture(scope="session")
+def local_group():
+    """The `local` group installed, as `local_installed`; skipped, saying so, where
+    OPS_SKIP_EMBEDDED_TEST=1 and it is missing (the end-to-end tests of the embedded model)."""
+    from ops_eval.models import local_deps
+    from ops_eval.settings import current
+
+    if local_deps.missing() and current().skip_embedded_test:
+        pytest.skip("OPS_SKIP_EMBEDDED_TEST=1 and the embedded model's `local` group is missing")
+    local_deps.ensure(print)
+
+
 @pytest.fixture
 def store(tmp_path: Path, ops_env, mlflow_installed):
     """A fresh SQLite tracking store and runs folder for this test (MLflow installed); the
@@ -262,7 +274,7 @@ def client(store):
 
 
 @pytest.fixture(scope="session")
-def embedded_server(tmp_path_factory):
+def embedded_server(tmp_path_factory, local_group):
     """The embedded llama.cpp server, started as the product starts it (`embedded_model`), once
     per pytest session (per xdist worker) for every test that only sends it requests: the
     choice (its model and endpoint), the served alias, its log, how long it took to answer,
@@ -273,12 +285,7 @@ def embedded_server(tmp_path_factory):
     import time
     from types import SimpleNamespace
 
-    from ops_eval.models import local_deps
     from ops_eval.models.choice import probe
-    from ops_eval.settings import current
-
-    if local_deps.missing() and current().skip_embedded_test:
-        pytest.skip("OPS_SKIP_EMBEDDED_TEST=1 and the embedded model's `local` group is missing")
     from ops_eval.models.embedded import EMBEDDED_ALIAS, embedded_model
 
     log_dir = tmp_path_factory.mktemp("embedded")

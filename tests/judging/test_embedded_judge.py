@@ -25,16 +25,6 @@ ANSWERS = (
 )
 
 
-@pytest.fixture
-def local_group():
-    from ops_eval.models import local_deps
-    from ops_eval.settings import current
-
-    if local_deps.missing() and current().skip_embedded_test:
-        pytest.skip("OPS_SKIP_EMBEDDED_TEST=1 and the embedded model's `local` group is missing")
-    local_deps.ensure(print)
-
-
 def test_the_embedded_judge_replies_with_valid_verdicts_and_caches_them(
     local_group, ops_env, tmp_path: Path
 ):
