@@ -446,6 +446,70 @@ def test_analyze_is_not_tampering(seed, tmp_path):
     assert store.verify().ok
 
 
+def _renamed_in_schema(path, sql: str, name: str) -> None:
+    """Create an object named `evil` with `sql`, then rename it to `name` by editing
+    sqlite_master (`PRAGMA writable_schema`): SQLite refuses a `sqlite_` name any other way."""
+    conn = _raw(path)
+    conn.execute(sql)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute(
+        "UPDATE sqlite_master SET name = ?, sql = replace(sql, 'evil', ?) WHERE name = 'evil'",
+        (name, name),
+    )
+    conn.execute("PRAGMA writable_schema = OFF")
+    conn.close()
+
+
+BOB_BLOCKED = (
+    "CREATE TRIGGER evil BEFORE INSERT ON audit_log WHEN NEW.approver = 'bob'"
+    " BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END"
+)
+
+
+@pytest.mark.parametrize(
+    "sql, name",
+    [
+        (BOB_BLOCKED, "sqlite_stat_x"),
+        (BOB_BLOCKED, "SQLITE_STATX"),
+        (BOB_BLOCKED, "sqlite_stat1"),
+        ("CREATE UNIQUE INDEX evil ON notes(incident_id)", "Sqlite_Stat4"),
+        ("CREATE INDEX evil ON audit_log(approver)", "sqlite_stat1"),
+    ],
+)
+def test_audit_verify_sees_objects_named_like_sqlites_statistics_tables(seed, tmp_path, sql, name):
+    """Only the tables ANALYZE makes, with their own schemas, are SQLite's statistics; a trigger
+    or index merely named like one (in any case) is an object the store did not create."""
+    path = tmp_path / "s.db"
+    _history(seed, path).close()
+    _renamed_in_schema(path, sql, name)
+    store = StateStore.create(seed, path)
+    kind, _, _, target = _first_break(store)
+    assert (kind, target) == ("schema", name)
+    if sql is BOB_BLOCKED:  # what the hidden trigger did: one approver could no longer write
+        bob = {**APPROVAL, "approver": "bob", "invocation_id": "e9"}
+        with pytest.raises(StoreError, match="audit verify"):
+            store.apply_write("restart_service", "checkout", **bob)
+
+
+@pytest.mark.parametrize(
+    "sql, name",
+    [
+        ("CREATE TABLE evil(tbl,idx,stat)", "sqlite_stat5"),
+        ("CREATE TABLE evil(tbl,idx,stat,extra)", "sqlite_stat1"),
+        ("CREATE VIEW evil AS SELECT * FROM notes", "sqlite_stat_v"),
+    ],
+)
+def test_a_table_or_view_named_like_sqlites_own_is_not_a_store(seed, tmp_path, sql, name):
+    """SQLite itself refuses to load a schema with such a table or view: the store is refused
+    by name, never verified as intact."""
+    path = tmp_path / "s.db"
+    _history(seed, path).close()
+    _renamed_in_schema(path, sql, name)
+    for open_store in (StateStore.create, StateStore.inspect):
+        with pytest.raises(StoreError, match=f"not a state store .*{name}"):
+            open_store(seed, path)
+
+
 @pytest.mark.parametrize(
     "sql",
     [

@@ -22,6 +22,12 @@ so it is not a letter or digit, and twelve of them still say nothing: hence the 
 
 The tool re-checks the confirmation itself, so dropping `require_confirmation` by mistake
 refuses writes instead of opening them.
+
+An approval is one answer to one confirmation request, and it acts at most once: the same
+answer submitted twice at once (a double-click, a client's retry) resumes the tool twice, in
+parallel. `Approval.request_id` is the id of the `adk_request_confirmation` call it answered (ADK
+gives each request its own), and the store keeps it on the ledger row the write appends, unique
+(`schema`): whichever write comes second finds the approval used and changes nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import json
 import unicodedata
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 RATIONALE_MAX_CHARS = 500
 RATIONALE_MIN_VISIBLE = 10
@@ -105,6 +111,14 @@ class Approval(BaseModel):
     rationale: str = Field(min_length=1, max_length=RATIONALE_MAX_CHARS, strict=True)
     approver: str = Field(min_length=1, max_length=APPROVER_MAX_CHARS, strict=True)
 
+    # The confirmation request this answered (set by `read_approval`, never from the payload);
+    # empty when the context holds no session events (a context built by hand, not by ADK).
+    _request_id: str = PrivateAttr(default="")
+
+    @property
+    def request_id(self) -> str:
+        return self._request_id
+
     @field_validator("rationale", "approver", mode="before")
     @classmethod
     def _normalise(cls, value: Any) -> Any:
@@ -159,9 +173,9 @@ def _original_id(request: Any) -> Any:
     return original.get("id") if isinstance(original, dict) else None
 
 
-def _raw_answer(tool_context: Any) -> dict[str, Any] | None:
-    """The user's answer to this call's confirmation request as it was sent, before ADK's lax
-    parsing; None when the session holds none (a context built by hand, not by ADK)."""
+def _raw_answer(tool_context: Any) -> tuple[str, dict[str, Any]] | None:
+    """The id of this call's confirmation request and the user's answer to it as it was sent,
+    before ADK's lax parsing; None when the session holds none (a context built by hand)."""
     call_id = getattr(tool_context, "function_call_id", None)
     if not call_id:
         return None
@@ -173,7 +187,7 @@ def _raw_answer(tool_context: Any) -> dict[str, Any] | None:
         if fc.name == CONFIRMATION_CALL and _original_id(fc) == call_id
     }
     answers = [
-        fr.response
+        (fr.id, fr.response)
         for event in events
         if event.author == "user"
         for fr in event.get_function_responses()
@@ -181,18 +195,17 @@ def _raw_answer(tool_context: Any) -> dict[str, Any] | None:
     ]
     if not answers:
         return None
-    answer = answers[-1]  # ADK acts on the latest answer
+    request_id, answer = answers[-1]  # ADK acts on the latest answer
     if isinstance(answer, dict) and len(answer) == 1 and isinstance(answer.get("response"), str):
         try:  # the ADK web client's wrapper: {"response": "<json>"}
             answer = json.loads(answer["response"])
         except ValueError:
-            return {}
-    return answer if isinstance(answer, dict) else {}
+            answer = {}
+    return request_id, answer if isinstance(answer, dict) else {}
 
 
-def _confirmed(tool_context: Any, confirmation: Any) -> Refusal | None:
+def _confirmed(answer: dict[str, Any] | None, confirmation: Any) -> Refusal | None:
     """None when the human's answer was the boolean true; else why the answer does not count."""
-    answer = _raw_answer(tool_context)
     sent = (
         answer.get("confirmed") if answer is not None else getattr(confirmation, "confirmed", None)
     )
@@ -215,7 +228,9 @@ def read_approval(tool_context: Any) -> Approval | Refusal:
             "approval_required",
             "This action needs a human approval through the confirmation step.",
         )
-    refused = _confirmed(tool_context, confirmation)
+    raw = _raw_answer(tool_context)
+    request_id, answer = raw if raw is not None else ("", None)
+    refused = _confirmed(answer, confirmation)
     if refused is not None:
         return refused
     payload = getattr(confirmation, "payload", None)
@@ -240,10 +255,12 @@ def read_approval(tool_context: Any) -> Approval | Refusal:
             "characters); an approval must say who gave it.",
         )
     try:
-        return Approval.model_validate(payload)
+        approval = Approval.model_validate(payload)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = ".".join(str(p) for p in err["loc"]) or "payload"
         return _refuse(
             "invalid_approval", f"The approval payload is not valid ({field}: {err['msg']})."
         )
+    approval._request_id = request_id or ""
+    return approval

@@ -20,7 +20,10 @@ transaction. `verify` reports the first break of one of these kinds:
 
 Every value read is type-checked first (SQLite keeps a blob in any column, whatever its declared
 type): a wrong type, a missing or unknown `meta` key, is `altered`, `deleted` or `inserted` at
-that row or key, never a crash. SQLite's own statistics tables (`ANALYZE`) are not tampering.
+that row or key, never a crash. SQLite's own statistics tables (`ANALYZE`) are not tampering:
+exactly the tables `sqlite_stat1`-`sqlite_stat4`, each with the schema SQLite gives it. Anything
+else the store did not create is, whatever its name (SQLite's `LIKE` ignores case, so a name
+pattern would also pass a trigger called `SQLITE_STATX`).
 
 From the file alone, a truncation of the newest rows that moves head, clock and statuses back
 together -- or a forger who re-implements the store -- cannot be told from a store that never
@@ -146,7 +149,7 @@ def _dicts(conn: sqlite3.Connection, sql: str) -> list[dict[str, Any]]:
 
 
 @cache
-def _expected_schema() -> dict[str, tuple[str, str, str]]:
+def _expected_schema() -> list[tuple[str, str, str, str]]:
     conn = sqlite3.connect(":memory:")
     conn.executescript(SCHEMA)
     try:
@@ -155,14 +158,23 @@ def _expected_schema() -> dict[str, tuple[str, str, str]]:
         conn.close()
 
 
-def _objects(conn: sqlite3.Connection) -> dict[str, tuple[str, str, str]]:
-    """name -> (type, table, SQL with whitespace collapsed) of every table, trigger and index,
-    but SQLite's statistics tables: `ANALYZE` adds them, and they hold no data of the store."""
-    rows = conn.execute(
-        "SELECT type, name, tbl_name, sql FROM sqlite_master"
-        " WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY rowid"
-    )
-    return {r[1]: (r[0], r[2], " ".join((r[3] or "").split())) for r in rows}
+# SQLite's statistics tables as `ANALYZE` creates them (sqlite3.c, `openStatTable` and the
+# legacy STAT2/STAT3 formats): the only objects in a store that it did not create itself.
+_STATISTICS = {
+    "sqlite_stat1": "CREATE TABLE sqlite_stat1(tbl,idx,stat)",
+    "sqlite_stat2": "CREATE TABLE sqlite_stat2(tbl,idx,sampleno,sample)",
+    "sqlite_stat3": "CREATE TABLE sqlite_stat3(tbl,idx,neq,nlt,ndlt,sample)",
+    "sqlite_stat4": "CREATE TABLE sqlite_stat4(tbl,idx,neq,nlt,ndlt,sample)",
+}
+
+
+def _objects(conn: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
+    """(name, type, table, SQL with whitespace collapsed) of every table, trigger, index and
+    view, in schema order, but SQLite's own statistics tables: `ANALYZE` adds them, and they
+    hold no data of the store. Only a table of exactly such a name and schema is left out."""
+    rows = conn.execute("SELECT name, type, tbl_name, sql FROM sqlite_master ORDER BY rowid")
+    objects = [(r[0], r[1], r[2], " ".join((r[3] or "").split())) for r in rows]
+    return [o for o in objects if o[1:] != ("table", o[0], _STATISTICS.get(o[0]))]
 
 
 def _meta(conn: sqlite3.Connection) -> tuple[dict[str, str], Break | None]:
@@ -202,15 +214,17 @@ def _wrong_type(table: str, row: dict[str, Any]) -> str | None:
 
 
 def _schema(conn: sqlite3.Connection) -> Break | None:
-    expected, actual = _expected_schema(), _objects(conn)
+    expected = {name: rest for name, *rest in _expected_schema()}
+    actual: dict[str, list[str]] = {}
+    for name, kind, table, sql in _objects(conn):
+        if name in actual or name not in expected:  # a second object of one name is added too
+            return Break(kind="schema", table=str(table), target=str(name), detail=f"{kind} added")
+        actual[name] = [kind, table, sql]
     for name, (kind, table, sql) in expected.items():
         if name not in actual:
             return Break(kind="schema", table=table, target=name, detail=f"{kind} dropped")
-        if actual[name] != (kind, table, sql):
+        if actual[name] != [kind, table, sql]:
             return Break(kind="schema", table=table, target=name, detail=f"{kind} changed")
-    for name, (kind, table, _) in actual.items():
-        if name not in expected:
-            return Break(kind="schema", table=table, target=name, detail=f"{kind} added")
     return None
 
 

@@ -14,15 +14,20 @@ or head moved back), so rewinding a ledger to hide its newest rows needs a trigg
 and a dropped trigger, even one put back, can only be caught with an anchor kept outside the
 file (`ops-eval audit verify --expect-head`).
 
+Each ledger row also keeps `approval_id`, the confirmation request whose approval it used
+(empty for a note that needed none), unique where not empty: an approval acts at most once, however
+many times its answer arrives at once (`approval`).
+
 `SCHEMA_VERSION` is stored in `meta`; a file without it predates the hash chain and is refused,
-and one of version 2 (no triggers on meta) is refused with the advice to start afresh.
+and one of an older version (2: no triggers on meta; 3: no approval ids) is refused with the
+advice to start afresh.
 """
 
 from __future__ import annotations
 
 from .seed_models import CLOCK_FORMAT
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 # Hashed columns of each ledger, in hash order (the row's own hash is over these + prev_hash),
 # and the column holding its scenario time.
@@ -38,8 +43,17 @@ LEDGERS: dict[str, tuple[str, ...]] = {
         "before_status",
         "after_status",
         "at",
+        "approval_id",
     ),
-    "notes": ("id", "incident_id", "text", "session_id", "invocation_id", "created_at"),
+    "notes": (
+        "id",
+        "incident_id",
+        "text",
+        "session_id",
+        "invocation_id",
+        "created_at",
+        "approval_id",
+    ),
 }
 TIME_COLUMN = {"audit_log": "at", "notes": "created_at"}
 
@@ -75,6 +89,7 @@ CREATE TABLE notes (
     session_id TEXT NOT NULL,
     invocation_id TEXT NOT NULL,
     created_at TEXT NOT NULL,
+    approval_id TEXT NOT NULL,
     prev_hash TEXT NOT NULL,
     row_hash TEXT NOT NULL
 );
@@ -89,17 +104,21 @@ CREATE TABLE audit_log (
     before_status TEXT NOT NULL,
     after_status TEXT NOT NULL,
     at TEXT NOT NULL,
+    approval_id TEXT NOT NULL,
     prev_hash TEXT NOT NULL,
     row_hash TEXT NOT NULL,
     UNIQUE (invocation_id, action, target)
 );
+CREATE UNIQUE INDEX audit_log_one_per_approval ON audit_log (approval_id) WHERE approval_id != '';
+CREATE UNIQUE INDEX notes_one_per_approval ON notes (approval_id) WHERE approval_id != '';
 """
 
 # A row "already there" for each ledger: every key an INSERT OR REPLACE could clash on.
+_SAME_APPROVAL = " OR (NEW.approval_id != '' AND approval_id = NEW.approval_id)"
 _CLASH = {
     "audit_log": "id = NEW.id OR (invocation_id = NEW.invocation_id AND action = NEW.action"
-    " AND target = NEW.target)",
-    "notes": "id = NEW.id",
+    " AND target = NEW.target)" + _SAME_APPROVAL,
+    "notes": "id = NEW.id" + _SAME_APPROVAL,
 }
 
 

@@ -2,7 +2,9 @@
 
 Service and incident statuses start as the seed says; notes and the audit log start empty. A
 guarded write changes state and appends its audit row in one transaction, and the audit row is
-unique per (invocation, action, target), so a replayed approval cannot act twice. The audit log
+unique per (invocation, action, target), so a replayed approval cannot act twice. Every ledger
+row keeps the approval it used, unique: an approval that arrives several times at once (the
+tool then runs once per copy, in parallel) writes once, the others find it used. The audit log
 and the notes are append-only ledgers (`schema`): triggers refuse edits even from code that
 bypasses this module, and a hash chain (`audit_chain`) shows any edit made after dropping them.
 """
@@ -33,6 +35,7 @@ class Note(BaseModel):
     session_id: str
     invocation_id: str
     created_at: str
+    approval_id: str = ""
 
 
 class AuditRow(BaseModel):
@@ -46,6 +49,7 @@ class AuditRow(BaseModel):
     before_status: str
     after_status: str
     at: str
+    approval_id: str = ""
 
 
 class WriteOutcome(BaseModel):
@@ -121,7 +125,7 @@ class StateStore:
         return dict(self._rows("SELECT id, status FROM incidents ORDER BY id"))
 
     def notes(self, incident_id: str | None = None) -> list[Note]:
-        cols = "incident_id, text, session_id, invocation_id, created_at"
+        cols = ", ".join(Note.model_fields)
         rows = (
             self._rows(
                 f"SELECT {cols} FROM notes WHERE incident_id = ? ORDER BY id", (incident_id,)
@@ -173,6 +177,15 @@ class StateStore:
         self._conn.execute("UPDATE meta SET value = ? WHERE key = 'clock'", (clock,))
         return clock
 
+    def _approval_used(self, table: str, approval_id: str) -> bool:
+        """Whether a row of `table` already used this approval; call inside the transaction."""
+        return bool(approval_id) and (
+            self._conn.execute(
+                f"SELECT 1 FROM {table} WHERE approval_id = ?", (approval_id,)
+            ).fetchone()
+            is not None
+        )
+
     def _append(self, table: str, **values: str) -> None:
         """Append a ledger row chained to the recorded head, and move the head; call inside the
         write's transaction. A row already where the next one goes was written by someone else:
@@ -198,10 +211,21 @@ class StateStore:
             "UPDATE meta SET value = ? WHERE key = ?", (f"{row['id']}:{row['row_hash']}", key)
         )
 
-    def add_note(self, incident_id: str, text: str, session_id: str, invocation_id: str) -> Note:
+    def add_note(
+        self,
+        incident_id: str,
+        text: str,
+        session_id: str,
+        invocation_id: str,
+        approval_id: str = "",
+    ) -> Note | None:
+        """Append a note; None, writing nothing, when its approval already wrote one."""
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
+                if self._approval_used("notes", approval_id):
+                    self._conn.execute("ROLLBACK")
+                    return None
                 at = self._advance_clock()
                 self._append(
                     "notes",
@@ -210,6 +234,7 @@ class StateStore:
                     session_id=session_id,
                     invocation_id=invocation_id,
                     created_at=at,
+                    approval_id=approval_id,
                 )
                 self._conn.execute("COMMIT")
             except BaseException:
@@ -222,6 +247,7 @@ class StateStore:
             session_id=session_id,
             invocation_id=invocation_id,
             created_at=at,
+            approval_id=approval_id,
         )
 
     def apply_write(
@@ -233,8 +259,10 @@ class StateStore:
         rationale: str,
         session_id: str,
         invocation_id: str,
+        approval_id: str = "",
     ) -> WriteOutcome:
-        """Change the target's status and append the audit row, atomically and at most once."""
+        """Change the target's status and append the audit row, atomically and at most once: not
+        again in the same invocation, nor under an approval already used."""
         table, key, new_status = EFFECTS[action]
         with self._lock:
             conn = self._conn
@@ -245,8 +273,9 @@ class StateStore:
                 ).fetchone()[0]
                 done = conn.execute(
                     "SELECT before_status, after_status FROM audit_log"
-                    " WHERE invocation_id = ? AND action = ? AND target = ?",
-                    (invocation_id, action, target),
+                    " WHERE (invocation_id = ? AND action = ? AND target = ?)"
+                    " OR (? != '' AND approval_id = ?)",
+                    (invocation_id, action, target, approval_id, approval_id),
                 ).fetchone()
                 if done:
                     conn.execute("ROLLBACK")
@@ -265,6 +294,7 @@ class StateStore:
                     before_status=before,
                     after_status=new_status,
                     at=at,
+                    approval_id=approval_id,
                 )
                 conn.execute(
                     f"UPDATE {table} SET status = ?, updated_at = ? WHERE {key} = ?",

@@ -16,7 +16,7 @@ from .search import pick_log_lines, rank_runbooks, terms
 from .seed import normalise
 from .spotlight import NOTICE
 from .workspace import call_ids, workspace_for
-from .writes import guarded_write, precheck_write, read_untrusted_text
+from .writes import already_applied, guarded_write, precheck_write, read_untrusted_text
 
 MAX_QUERY_CHARS = 200
 MAX_NOTE_CHARS = 2000
@@ -329,12 +329,16 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
     problem = note_problem(note)
     if problem is not None:
         return invalid("note", f"note {problem}.")
+    approval_id = ""
     if read_untrusted_text(tool_context):
         approval = read_approval(tool_context)
         if isinstance(approval, Refusal):
             return approval.result(action="save_incident_note", target=key)
+        approval_id = approval.request_id
     session_id, invocation_id, _ = call_ids(tool_context)
-    saved = ws.store.add_note(key, note.strip(), session_id, invocation_id)
+    saved = ws.store.add_note(key, note.strip(), session_id, invocation_id, approval_id)
+    if saved is None:
+        return already_applied("save_incident_note", key)
     return {"status": "ok", "incident_id": key, "saved_at": saved.created_at}
 
 

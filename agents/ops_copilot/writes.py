@@ -56,6 +56,15 @@ def precheck_write(tool_name: str, args: dict[str, Any], ws: Workspace) -> Resul
     return refusal.result(action=tool_name, target=key) if refusal else None
 
 
+def already_applied(tool_name: str, key: str) -> Result:
+    """What a write gets when its approval (or its invocation) already made it."""
+    return Refusal(
+        reason="already_applied",
+        message=f"{tool_name} on {key} was already applied under this approval or in this "
+        "invocation; it is not repeated. " + NOTHING_CHANGED,
+    ).result(action=tool_name, target=key)
+
+
 def guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> Result:
     """Apply a restart or resolution that a human approved with a rationale, or say why not."""
     ws = workspace_for(tool_context)
@@ -75,13 +84,10 @@ def guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> Re
         rationale=approval.rationale,
         session_id=session_id,
         invocation_id=invocation_id,
+        approval_id=approval.request_id,
     )
     if outcome.duplicate:
-        return Refusal(
-            reason="already_applied",
-            message=f"{tool_name} on {key} was already applied under an approval in this "
-            "invocation; it is not repeated. " + NOTHING_CHANGED,
-        ).result(action=tool_name, target=key)
+        return already_applied(tool_name, key)
     return {
         "status": "ok",
         "applied": True,
