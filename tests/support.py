@@ -12,3 +12,28 @@ REPO = Path(__file__).resolve().parents[1]
 
 def run(coro):
     return asyncio.run(coro)
+
+
+def forge_ledger(path: Path, edit, key: bytes | None = None) -> None:
+    """Rewrite a hash-chained JSONL log (gate ledger, calibration reports) as a forger with
+    write access would: `edit` changes the list of line bodies (without hash, prev, sig), then
+    every line's prev and hash are recomputed -- signed with `key` when given, a key the forger
+    may or may not hold."""
+    import json
+
+    from ops_eval.gate.ledger import GENESIS, canonical, entry_hash
+
+    bodies = [
+        {k: v for k, v in json.loads(line).items() if k not in ("hash", "prev", "sig")}
+        for line in path.read_text().splitlines()
+    ]
+    prev, lines = GENESIS, []
+    for body in edit(bodies):
+        fields = {**body, "prev": prev}
+        fields["hash"] = prev = entry_hash(fields)
+        if key is not None:
+            from ops_eval.gate.ledger import signature
+
+            fields["sig"] = signature(key, prev)
+        lines.append(canonical(fields).decode())
+    path.write_text("".join(f"{line}\n" for line in lines))

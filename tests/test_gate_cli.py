@@ -7,12 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from gate_runs import ALL_PASS, DROPPED, write_run
 
 from ops_eval.cli import main
 from ops_eval.records import write_record
-from ops_eval.testing.synthetic import synthetic_record
-
-SET = "evals/scenario.evalset.json"  # no required cases in the project's policy
 
 
 @pytest.fixture
@@ -21,49 +19,13 @@ def runs(tmp_path, ops_env):
     return tmp_path
 
 
-def _write(
-    runs: Path, run_id: str, passes: list[list[bool | None]], hour: int, judged=False, **kw
-) -> Path:
-    """A run record in `runs`; `judged`: with a passing verdict under the shipped policy in the
-    ledger, as if it had been gated -- what makes a run an automatic baseline."""
-    cases = [(f"case-{i:02d}", "happy" if i % 2 else "negative", p) for i, p in enumerate(passes)]
-    record = synthetic_record(
-        cases, run_id=run_id, started_at=f"2026-11-30T{hour:02d}:00:00+00:00", eval_set=SET, **kw
-    )
-    path = runs / f"{run_id}.json"
-    write_record(record, path)
-    if judged:
-        from ops_eval.gate.config import gate_file, read_gate_config
-        from ops_eval.gate.entries import VerdictEntry
-        from ops_eval.gate.ledger import Ledger
-        from ops_eval.gate.runs import file_sha256
-
-        policy, _ = read_gate_config(gate_file())
-        Ledger(runs / "gate-ledger.jsonl").append(
-            VerdictEntry(
-                candidate=run_id,
-                candidate_sha256=file_sha256(path),
-                baseline=None,
-                baseline_sha256=None,
-                policy_sha256=policy.digest(),
-                verdict="pass",
-                passed=True,
-            )
-        )
-    return path
-
-
-ALL_PASS = [[True] * 10] * 20
-DROPPED = [[True] * 7 + [False] * 3] * 10 + [[True] * 10] * 10  # 200 -> 170 of 200
-
-
 def _ledger(runs: Path) -> list[dict]:
     return [json.loads(line) for line in (runs / "gate-ledger.jsonl").read_text().splitlines()]
 
 
 def test_identical_runs_pass_against_the_latest_comparable_run(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     assert main(["gate"]) == 0  # the newest run, against the one before it
     out = capsys.readouterr().out
     assert "candidate: cand0001" in out and "baseline:  base0001" in out
@@ -79,8 +41,8 @@ def test_identical_runs_pass_against_the_latest_comparable_run(runs, capsys):
 
 
 def test_a_regression_exits_1_and_says_why_with_both_rates(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", DROPPED, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001"]) == 1
     out = capsys.readouterr().out
     assert "baseline  200/200 100.0%" in out and "candidate 170/200 85.0%" in out
@@ -90,16 +52,16 @@ def test_a_regression_exits_1_and_says_why_with_both_rates(runs, capsys):
 
 
 def test_inconclusive_noise_passes_loudly(runs, capsys):
-    _write(runs, "base0001", [[True]] * 13, 1, judged=True)
-    _write(runs, "cand0001", [[False]] * 2 + [[True]] * 11, 2)
+    write_run(runs, "base0001", [[True]] * 13, 1, judged=True)
+    write_run(runs, "cand0001", [[False]] * 2 + [[True]] * 11, 2)
     assert main(["gate", "cand0001", "--suite-threshold", "0.8"]) == 0
     out = capsys.readouterr().out
     assert "INCONCLUSIVE: the pass rate dropped by more than the threshold" in out
 
 
 def test_a_changed_eval_set_is_refused_unless_the_change_is_named(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", ALL_PASS, 2, eval_set_sha256="f" * 64, model="other/model")
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", ALL_PASS, 2, eval_set_sha256="f" * 64, model="other/model")
     assert main(["gate", "cand0001", "--baseline", "base0001"]) == 2
     err = capsys.readouterr().err
     assert "incompatible runs: eval_set: eeeeeeeeeeee… -> ffffffffffff…" in err
@@ -112,8 +74,8 @@ def test_a_changed_eval_set_is_refused_unless_the_change_is_named(runs, capsys):
 
 
 def test_an_override_is_recorded_once_and_never_changes_the_recorded_verdict(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    cand = _write(runs, "cand0001", DROPPED, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    cand = write_run(runs, "cand0001", DROPPED, 2)
     record_bytes = cand.read_bytes()
     assert main(["gate", "cand0001"]) == 1
     first = _ledger(runs)[1]
@@ -133,17 +95,17 @@ def test_an_override_is_recorded_once_and_never_changes_the_recorded_verdict(run
 
 
 def test_a_passing_gate_cannot_be_overridden(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     assert main(["gate", "cand0001"]) == 0
     reason = "I would like to override this anyway, please"
     assert main(["gate", "override", "cand0001", "--reason", reason, "--by", "ana"]) == 2
 
 
 def test_a_pinned_baseline_is_used_by_name(runs, capsys):
-    _write(runs, "good0001", ALL_PASS, 1)
-    _write(runs, "mid00001", DROPPED, 2)
-    _write(runs, "cand0001", DROPPED, 3)
+    write_run(runs, "good0001", ALL_PASS, 1)
+    write_run(runs, "mid00001", DROPPED, 2)
+    write_run(runs, "cand0001", DROPPED, 3)
     assert main(["baseline", "pin", "good0001", "--name", "release-1", "--by", "ana"]) == 0
     capsys.readouterr()
     assert main(["gate", "cand0001", "--pinned", "release-1"]) == 1
@@ -155,8 +117,8 @@ def test_a_pinned_baseline_is_used_by_name(runs, capsys):
 
 
 def test_json_output_carries_the_fields_tools_read(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", DROPPED, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001", "--format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["verdict"] == "regressed" and data["exit_code"] == 1
@@ -179,15 +141,15 @@ def test_json_output_carries_the_fields_tools_read(runs, capsys):
 
 
 def test_github_format_annotates_the_failure(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", DROPPED, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001", "--format", "github"]) == 1
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("::error title=ops-eval gate cand0001::the set regressed")
 
 
 def test_no_baseline_applies_the_candidates_own_checks_or_exits_2_when_required(runs, capsys):
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     assert main(["gate"]) == 0
     assert "baseline:  none" in capsys.readouterr().out
     assert main(["gate", "--require-baseline"]) == 2
@@ -204,27 +166,27 @@ def test_no_baseline_applies_the_candidates_own_checks_or_exits_2_when_required(
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(runs, capsys, argv, message):
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_run_where_every_trial_errored_has_nothing_to_gate_exit_3(runs, capsys):
-    _write(runs, "cand0001", [[None]] * 13, 2)
+    write_run(runs, "cand0001", [[None]] * 13, 2)
     assert main(["gate", "cand0001"]) == 3
     assert "every trial errored (13); there is no verdict to gate on" in capsys.readouterr().err
 
 
 def test_a_run_below_the_suite_threshold_fails_without_a_baseline(runs, capsys):
-    _write(runs, "cand0001", [[True]] * 7 + [[False]] * 6, 2)
+    write_run(runs, "cand0001", [[True]] * 7 + [[False]] * 6, 2)
     assert main(["gate", "cand0001"]) == 1
     assert "below the suite threshold 80.0%" in capsys.readouterr().out
 
 
 def test_an_altered_ledger_is_refused_before_any_decision(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", DROPPED, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001"]) == 1
     ledger = runs / "gate-ledger.jsonl"
     ledger.write_text(ledger.read_text().replace('"regressed"', '"pass"'))
@@ -234,15 +196,15 @@ def test_an_altered_ledger_is_refused_before_any_decision(runs, capsys):
 
 def test_an_override_does_not_cover_a_stricter_policy_or_a_changed_record(runs, capsys):
     """Found in review: an override bound to the run ids alone passed whatever came later."""
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    cand = _write(runs, "cand0001", DROPPED, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    cand = write_run(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001"]) == 1
     reason = "accepted for the 1.2 release; the drop is the new refusal policy"
     assert main(["gate", "override", "cand0001", "--reason", reason, "--by", "ana"]) == 0
     assert main(["gate", "cand0001"]) == 0
     assert main(["gate", "cand0001", "--suite-threshold", "0.99"]) == 1  # a failure not accepted
     worse = [[False] * 10] * 10 + [[True] * 10] * 10  # same run id, other content
-    _write(runs, "cand0001", worse, 2)
+    write_run(runs, "cand0001", worse, 2)
     assert main(["gate", "cand0001"]) == 1
     assert "OVERRIDDEN" not in capsys.readouterr().out.splitlines()[-1]
     assert cand.exists()
@@ -251,8 +213,8 @@ def test_an_override_does_not_cover_a_stricter_policy_or_a_changed_record(runs, 
 def test_a_run_with_one_errored_trial_and_no_failure_is_gated(runs, capsys):
     """Found in review: the runner's exit 3 (a case without a valid trial) was read as 'every
     trial errored', so such a run could never be gated."""
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", [[True] * 10] * 19 + [[None] * 10], 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", [[True] * 10] * 19 + [[None] * 10], 2)
     assert main(["gate", "cand0001"]) == 0
     out = capsys.readouterr().out
     assert "candidate 190/190 100.0%" in out and "10 errored" in out
@@ -262,7 +224,7 @@ def test_a_run_where_no_gating_scorer_applied_is_refused(runs, capsys):
     from ops_eval.records import load_record
     from ops_eval.scorers.base import Score
 
-    path = _write(runs, "cand0001", ALL_PASS, 2)
+    path = write_run(runs, "cand0001", ALL_PASS, 2)
     record = load_record(path)
     na = {name: Score(outcome="n/a") for name in record.trials[0].scores}
     trials = [t.model_copy(update={"scores": na}) for t in record.trials]
@@ -279,7 +241,7 @@ def test_the_gate_refuses_a_policy_that_cannot_gate(runs, capsys, monkeypatch, t
         "suite_threshold: 0.5\nregression_threshold: 0.05\ngating_scorers: [partial_credit]\n"
     )
     monkeypatch.setattr(config, "gate_file", lambda evals_dir=None: policy)
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     assert main(["gate", "cand0001"]) == 2
     err = capsys.readouterr().err
     assert "gating_scorers[0]: 'partial_credit' is a report scorer" in err
@@ -289,8 +251,8 @@ def test_the_gate_refuses_a_policy_that_cannot_gate(runs, capsys, monkeypatch, t
 def test_github_format_fences_what_a_record_says_from_workflow_commands(runs, capsys):
     from ops_eval.records import load_record
 
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    path = _write(runs, "cand0001", DROPPED, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    path = write_run(runs, "cand0001", DROPPED, 2)
     record = load_record(path)
     hostile = "x\n::error title=x::INJECTED\n::stop-commands::tok"
     cases = [c.model_copy(update={"category": hostile}) for c in record.cases]
@@ -316,8 +278,8 @@ def test_a_decision_the_ledger_cannot_keep_is_printed_unrecorded_exit_3(runs, ca
     def full(fd, data):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     monkeypatch.setattr(ledger.os, "write", full)
     assert main(["gate", "cand0001"]) == 3
     out = capsys.readouterr().out
@@ -327,8 +289,8 @@ def test_a_decision_the_ledger_cannot_keep_is_printed_unrecorded_exit_3(runs, ca
 
 
 def test_the_ledger_keeps_what_decided_each_verdict(runs):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", ALL_PASS, 2, model="other/model", seed_sha256="1" * 64)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", ALL_PASS, 2, model="other/model", seed_sha256="1" * 64)
     assert main(["gate", "cand0001", "--baseline", "base0001", "--allow-change", "seed"]) == 0
     assert main(["gate", "cand0001", "--baseline", "base0001", "--allow-change", "seed",
                  "--suite-threshold", "0.9"]) == 0  # fmt: skip
@@ -338,9 +300,9 @@ def test_the_ledger_keeps_what_decided_each_verdict(runs):
 
 
 def test_the_series_latest_pin_is_the_baseline_without_asking(runs, capsys):
-    _write(runs, "good0001", ALL_PASS, 1)
-    _write(runs, "newr0001", DROPPED, 2, judged=True)  # newer, eligible, but not the anchor
-    _write(runs, "cand0001", DROPPED, 3)
+    write_run(runs, "good0001", ALL_PASS, 1)
+    write_run(runs, "newr0001", DROPPED, 2, judged=True)  # newer, eligible, but not the anchor
+    write_run(runs, "cand0001", DROPPED, 3)
     assert main(["baseline", "pin", "good0001", "--name", "release-1"]) == 0
     capsys.readouterr()
     assert main(["gate", "cand0001"]) == 1
@@ -363,7 +325,7 @@ def test_the_gate_refuses_a_policy_whose_required_cases_name_no_set(runs, capsys
         "required_cases:\n  ops-evalset.json: [restart-needs-approval]\n"
     )
     monkeypatch.setattr(config, "gate_file", lambda evals_dir=None: policy)
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     assert main(["gate", "cand0001"]) == 2
     assert "required_cases.ops-evalset.json" in capsys.readouterr().err
 
@@ -372,7 +334,7 @@ def test_the_newest_file_not_being_a_run_record_is_refused_not_skipped(runs, cap
     """Found in review: a truncated newest record let the gate judge an older run instead."""
     import os
 
-    _write(runs, "old00001", ALL_PASS, 1)
+    write_run(runs, "old00001", ALL_PASS, 1)
     broken = runs / "new00001.json"
     broken.write_text('{"schema_version": 2, "run_id": ')
     os.utime(broken, (2_000_000_000, 2_000_000_000))
@@ -384,7 +346,7 @@ def test_the_newest_file_not_being_a_run_record_is_refused_not_skipped(runs, cap
 def test_github_format_says_when_there_was_no_comparison_and_why_a_gate_did_not_decide(
     runs, capsys
 ):
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     assert main(["gate", "--format", "github"]) == 0
     out = capsys.readouterr().out
     assert "::notice title=ops-eval gate cand0001::no baseline" in out
@@ -400,7 +362,7 @@ def test_json_says_why_a_decision_was_not_recorded(runs, capsys, monkeypatch):
     def full(fd, data):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     monkeypatch.setattr(ledger.os, "write", full)
     assert main(["gate", "cand0001", "--format", "json"]) == 3
     captured = capsys.readouterr()
@@ -410,8 +372,8 @@ def test_json_says_why_a_decision_was_not_recorded(runs, capsys, monkeypatch):
 
 
 def test_an_override_of_another_decision_is_mentioned_when_it_does_not_apply(runs, capsys):
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", DROPPED, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", DROPPED, 2)
     assert main(["gate", "cand0001"]) == 1
     reason = "accepted for the 1.2 release; the drop is the new refusal policy"
     assert main(["gate", "override", "cand0001", "--reason", reason, "--by", "ana"]) == 0
@@ -425,8 +387,8 @@ def test_output_piped_into_head_ends_quietly(runs):
     import subprocess
     import sys
 
-    _write(runs, "base0001", ALL_PASS, 1, judged=True)
-    _write(runs, "cand0001", ALL_PASS, 2)
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", ALL_PASS, 2)
     cli = Path(sys.executable).with_name("ops-eval")
     env = {**os.environ, "OPS_RUNS_DIR": str(runs)}
     done = subprocess.run(

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import field_validator
+from pydantic import SecretStr, field_validator
 
 from ops_copilot import settings as agent_settings
 from ops_copilot.settings import Settings, data_root, env_var, source_root
@@ -53,6 +53,8 @@ class EvalSettings(Settings):
     """How the reply is constrained: json_schema, llama_cpp or none (default by route)."""
     calibration_reports_override: Path | None = env_var("OPS_CALIBRATION_REPORTS")
     """Where calibration reports are appended (default: evals/calibration/reports.jsonl)."""
+    ledger_key: SecretStr | None = env_var("OPS_LEDGER_KEY")
+    """The secret that signs the gate ledger and the calibration reports (`gate/ledger.py`)."""
 
     @field_validator("skip_embedded_test", mode="before")
     @classmethod

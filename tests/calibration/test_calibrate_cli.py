@@ -101,7 +101,9 @@ def test_oracle_judge_that_looks_up_the_labels_meets_the_target_and_certifies(
     data = json.loads(capsys.readouterr().out)
     assert data["meets_target"] is True and data["missed"] == []
     assert data["metrics"]["agreement"]["k"] == 54 and data["metrics"]["kappa"] == 1.0
+    trust = data["appended_to"].pop("trust")
     assert data["appended_to"] == {"path": str(reports), "line": 1}
+    assert trust.startswith(f"{reports} is not signed (OPS_LEDGER_KEY unset)")
     assert data["gate"]["counts"] is True and data["judge"]["cache_hits"] == 0
     assert data["gate"]["says"].startswith("this report certifies judge ")
     # every request carried the item's rubric and reference to the judge

@@ -284,3 +284,33 @@ def test_an_unreadable_project_set_is_refused(tmp_path, cset):
     with pytest.raises(OpsEvalError) as info:
         standing(PIN, VERSION, log, set_path=tmp_path / "missing.yaml")
     assert info.value.code == 2 and "missing.yaml" in str(info.value)
+
+
+def _forged_certification(cset):
+    """A forger's line: the honest report of a judge that always passes, its verdicts replaced
+    by the labels -- a report that follows from its items, as a recomputed one does."""
+    forged = report(cset, honest).model_dump(mode="json")
+    return lambda bodies: [*bodies, forged]
+
+
+def test_unsigned_a_forged_report_with_its_chain_recomputed_certifies(tmp_path, cset):
+    """The documented limit of an unsigned log, shown: the forgery is indistinguishable."""
+    from support import forge_ledger
+
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, always_pass), log)
+    forge_ledger(log, _forged_certification(cset))
+    assert standing(PIN, VERSION, log)[0] is True
+
+
+@pytest.mark.parametrize("forger_key", [None, b"another-key-of-16-chars"], ids=["none", "other"])
+def test_signed_a_forged_report_is_refused(tmp_path, cset, ops_env, forger_key):
+    from support import forge_ledger
+
+    ops_env.setenv("OPS_LEDGER_KEY", "a-secret-of-ci-not-of-the-runner")
+    log = tmp_path / "reports.jsonl"
+    append_report(report(cset, always_pass), log)
+    assert standing(PIN, VERSION, log)[0] is False  # the honest, signed report reads back
+    forge_ledger(log, _forged_certification(cset), key=forger_key)
+    with pytest.raises(OpsEvalError, match="line 1: (not signed|its signature is not)"):
+        standing(PIN, VERSION, log)

@@ -220,9 +220,10 @@ def _calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_INFRA
     counts, gate = _gate_says(report, project)
     line = append_report(report, log_path)
+    trust = report_log(log_path).trust()
     if args.format == "json":
-        print(as_json(report, log_path, line, counts=counts, gate=gate), file=out)
+        print(as_json(report, log_path, line, counts=counts, gate=gate, trust=trust), file=out)
     else:
-        for text in text_lines(report, log_path, line, gate=gate):
+        for text in text_lines(report, log_path, line, gate=gate, trust=trust):
             print(text, file=out)
     return EXIT_OK if report.meets_target and counts else EXIT_FAILED

@@ -18,7 +18,10 @@ def _r(value: float | None) -> str:
     return "undefined" if value is None else f"{value:+.2f}"
 
 
-def text_lines(report: CalibrationReport, appended: Path, line: int, gate: str) -> list[str]:
+def text_lines(
+    report: CalibrationReport, appended: Path, line: int, gate: str, trust: str
+) -> list[str]:
+    """The report for a person; `trust` says whether its log is signed (`Ledger.trust`)."""
     m = report.metrics
     use = report.judge
     kappa = "undefined" if m.kappa is None else f"{m.kappa:.2f}"
@@ -60,16 +63,17 @@ def text_lines(report: CalibrationReport, appended: Path, line: int, gate: str) 
     lines += [f"  MISSED: {one_line(reason)}" for reason in report.missed]
     lines.append(f"gate: {one_line(gate)}")
     lines.append(f"report appended to {appended} (line {line})")
+    lines.append(f"log: {one_line(trust)}")
     return lines
 
 
 def as_json(
-    report: CalibrationReport, appended: Path, line: int, *, counts: bool, gate: str
+    report: CalibrationReport, appended: Path, line: int, *, counts: bool, gate: str, trust: str
 ) -> str:
     """The report as its log line holds it, with where it was appended and what the gate makes
     of it: `counts` (made on the project's calibration set as it is now) and `gate` (the text
     output's `gate:` sentence)."""
     data = report.model_dump(mode="json")
-    data["appended_to"] = {"path": str(appended), "line": line}
+    data["appended_to"] = {"path": str(appended), "line": line, "trust": trust}
     data["gate"] = {"counts": counts, "says": gate}
     return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)

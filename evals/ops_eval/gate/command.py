@@ -158,6 +158,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
         ),
         skipped=skipped,
         judges=judges,
+        trust=ledger.trust(),
     )
     try:
         ledger.append(verdict)

@@ -9,7 +9,23 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from ops_copilot.approval import (
+    APPROVER_MAX_CHARS,
+    RATIONALE_MAX_CHARS,
+    normalise_text,
+    rationale_problem,
+    visible_chars,
+)
 
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Verdict = Literal["regressed", "inconclusive_noise", "improved", "pass"]
@@ -116,6 +132,32 @@ class PinEntry(_Entry):
         return value
 
 
+def name_problem(name: str) -> str | None:
+    """Why `name`, already normalised (`normalise_text`), cannot say who did it: the bar of an
+    approver's name in the audit log. None when it can."""
+    if not name or not visible_chars(name):
+        return "names nobody (no visible characters)"
+    if not name.isprintable():
+        return "holds characters that do not print"
+    if len(name) > APPROVER_MAX_CHARS:
+        return f"{len(name)} characters; at most {APPROVER_MAX_CHARS}"
+    return None
+
+
+def reason_problem(reason: str) -> str | None:
+    """Why `reason`, already normalised, does not say why: the bar of an approval's rationale
+    (at least 10 visible characters, 3 of them letters or digits; at most 500). None when it
+    does."""
+    problem = rationale_problem(reason)
+    if problem:
+        return problem
+    if len(reason) > RATIONALE_MAX_CHARS:
+        return f"{len(reason)} characters; at most {RATIONALE_MAX_CHARS}"
+    if not reason.isprintable():
+        return "holds characters that do not print"
+    return None
+
+
 class OverrideEntry(_Decided):
     """A human accepted a failed verdict: the decision it accepts (`_Decided`), the verdict and
     failures as recorded, who and why. The gate shows it as the effective verdict of a later run
@@ -126,6 +168,18 @@ class OverrideEntry(_Decided):
     failures: list[str]
     by: str = Field(min_length=1)
     reason: str = Field(min_length=1)
+
+    @field_validator("by", "reason")
+    @classmethod
+    def _as_the_cli_takes_them(cls, value: str, info: ValidationInfo) -> str:
+        """Read back under the rules `gate override` writes by: a line appended by hand with a
+        one-letter reason or an invisible name is refused, not shown as an accepted override."""
+        if normalise_text(value) != value:
+            raise ValueError("not in normal form (NFKC, invisible characters dropped)")
+        problem = (name_problem if info.field_name == "by" else reason_problem)(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     def covers(self, verdict: VerdictEntry) -> bool:
         """Whether this override accepts `verdict`: the same decision, no new failure."""

@@ -10,6 +10,15 @@ short one does not parse or lacks its newline. Any of those is a LedgerError nam
 the gate never decides on a ledger it cannot trust. (Removing the *last* lines is the one change a
 chain cannot see; a copy of the file, kept elsewhere, can.)
 
+What a chain cannot do: anyone who can write the file can edit a line and recompute every hash
+after it -- turn a regressed verdict into a pass, append an override, certify a judge with a
+made-up calibration. The chain has no secret. With `OPS_LEDGER_KEY` set (a secret of at least 16
+characters, kept where the file's writers are not: CI's secrets), every line also carries `sig`,
+an HMAC-SHA256 of its hash under the key, and a read refuses a line that is unsigned or wrongly
+signed; a forger without the key can then only cut lines off the end. Without a key, `trust()`
+says in words what a local forger can do, and the commands print it. A ledger begun without a
+key is refused under one: start a new file with the key set.
+
 Why a lock: two gate runs at once (two CI jobs on one runner) would each read the same last hash
 and append a line pointing at it -- a forked chain that the next read refuses. An append holds an
 exclusive `flock` from verifying the chain to the fsync of its one `write`, so appends are
@@ -26,6 +35,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
+import hmac
 import json
 import os
 import stat
@@ -45,6 +55,10 @@ GENESIS = "0" * 64
 # The ledger grows by a line (about half a kilobyte) per gate run and is never pruned: a cap far
 # above any real ledger, so a wrong path (a disk image) is refused instead of read into memory.
 MAX_BYTES = 512_000_000
+
+
+KEY_VAR = "OPS_LEDGER_KEY"
+MIN_KEY_CHARS = 16
 
 
 def _append_only(what: str) -> str:
@@ -72,13 +86,52 @@ def canonical(data: dict[str, object]) -> bytes:
 
 
 def entry_hash(fields: dict[str, object]) -> str:
-    """sha256 of the canonical JSON of a line without its `hash` (with its `prev`)."""
-    return hashlib.sha256(canonical({k: v for k, v in fields.items() if k != "hash"})).hexdigest()
+    """sha256 of the canonical JSON of a line without its `hash` and `sig` (with its `prev`)."""
+    kept = {k: v for k, v in fields.items() if k not in ("hash", "sig")}
+    return hashlib.sha256(canonical(kept)).hexdigest()
 
 
-def _line(entry: BaseModel, prev: str) -> bytes:
+def signing_key() -> bytes | None:
+    """The key that signs the ledgers (`OPS_LEDGER_KEY`), or None when unset; LedgerError
+    (exit 2) when it is too short to be a secret."""
+    from ..settings import current
+
+    secret = current().ledger_key
+    if secret is None:
+        return None
+    key = secret.get_secret_value()
+    if len(key) < MIN_KEY_CHARS:
+        raise LedgerError(
+            f"{KEY_VAR}: {len(key)} characters; a signing key has at least {MIN_KEY_CHARS}"
+        )
+    return key.encode()
+
+
+def signature(key: bytes, line_hash: str) -> str:
+    """A line's `sig`: HMAC-SHA256 of its hash (which covers its content and, through `prev`,
+    every line before it) under `key`."""
+    return hmac.new(key, line_hash.encode(), hashlib.sha256).hexdigest()
+
+
+def trust(path: Path, key: bytes | None) -> str:
+    """What the file's reader can rely on, in words, for the commands to print."""
+    if key is not None:
+        return (
+            f"{path} is signed ({KEY_VAR}): a line without its key's signature is refused; only "
+            "cutting lines off its end goes unseen"
+        )
+    return (
+        f"{path} is not signed ({KEY_VAR} unset): an edited line is refused, but anyone who can "
+        "write the file can rewrite a line and recompute the chain after it (a verdict, pin, "
+        f"override or calibration report then counts); set {KEY_VAR} to sign it"
+    )
+
+
+def _line(entry: BaseModel, prev: str, key: bytes | None) -> bytes:
     fields: dict[str, object] = {**entry.model_dump(mode="json"), "prev": prev}
     fields["hash"] = entry_hash(fields)
+    if key is not None:
+        fields["sig"] = signature(key, str(fields["hash"]))
     return canonical(fields) + b"\n"
 
 
@@ -87,11 +140,15 @@ def _problem(exc: ValidationError) -> str:
 
 
 def verify(
-    data: bytes, path: Path, adapter: TypeAdapter[Any] = ENTRY_ADAPTER, what: str = "ledger"
+    data: bytes,
+    path: Path,
+    adapter: TypeAdapter[Any] = ENTRY_ADAPTER,
+    what: str = "ledger",
+    key: bytes | None = None,
 ) -> tuple[list[Any], str]:
     """(the entries, the last line's hash) of a ledger file's bytes, every line checked and read
     through `adapter`; the first line that breaks the chain is a LedgerError naming it. `what`
-    names the file in messages."""
+    names the file in messages. With `key`, every line must carry its signature."""
 
     def broken(number: int, why: str) -> LedgerError:
         return LedgerError(f"{path}: line {number}: {why} {_append_only(what)}")
@@ -127,7 +184,17 @@ def verify(
                 number,
                 f"its prev does not match {where} (a line was removed, inserted or reordered)",
             )
-        body = {k: v for k, v in fields.items() if k not in ("hash", "prev")}
+        if key is not None:
+            sig = fields.get("sig")
+            if sig is None:
+                raise LedgerError(
+                    f"{path}: line {number}: not signed, and {KEY_VAR} is set: it was not "
+                    f"written with the key (a {what} begun without the key is refused under "
+                    "one; start a new file)"
+                )
+            if not isinstance(sig, str) or not hmac.compare_digest(sig, signature(key, stated)):
+                raise broken(number, f"its signature is not the {KEY_VAR} key's (forged or edited)")
+        body = {k: v for k, v in fields.items() if k not in ("hash", "prev", "sig")}
         try:
             entries.append(adapter.validate_python(body, strict=True))
         except ValidationError as exc:
@@ -205,7 +272,11 @@ class Ledger:
             raise _cannot(self.path, exc) from None
         finally:
             os.close(fd)
-        return verify(data, self.path, self.adapter, self.what)[0]
+        return verify(data, self.path, self.adapter, self.what, signing_key())[0]
+
+    def trust(self) -> str:
+        """What a reader of this file can rely on (`trust`), for a command to print."""
+        return trust(self.path, signing_key())
 
     def append(self, entry: M) -> M:
         """Append one entry after verifying the chain; returns it."""
@@ -215,6 +286,7 @@ class Ledger:
         """Append the entry `make` builds from the verified entries, all under the exclusive
         lock: a check that `make` makes (is this override the first?) cannot be raced. `make`
         may raise to append nothing."""
+        key = signing_key()
         for _ in range(_OPEN_ATTEMPTS):
             fd, created = self._open_locked()
             if fd is not None:
@@ -224,10 +296,10 @@ class Ledger:
         written = 0
         try:
             entries, prev = verify(
-                _read_all(fd, self.path, self.what), self.path, self.adapter, self.what
+                _read_all(fd, self.path, self.what), self.path, self.adapter, self.what, key
             )
             entry = make(entries)
-            line = _line(entry, prev)
+            line = _line(entry, prev, key)
             written = os.write(fd, line)  # O_APPEND: at the end, in one write
             if written != len(line):
                 os.ftruncate(fd, os.fstat(fd).st_size - written)  # never leave half a line

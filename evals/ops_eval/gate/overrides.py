@@ -5,40 +5,37 @@ line nor the run record is ever changed; the gate shows the override as the effe
 
 from __future__ import annotations
 
+from ops_copilot.approval import normalise_text
+
 from ..inputs import bad_input
-from .entries import DECIDED_FIELDS, AnyEntry, OverrideEntry, VerdictEntry
+from .entries import (
+    DECIDED_FIELDS,
+    AnyEntry,
+    OverrideEntry,
+    VerdictEntry,
+    name_problem,
+    reason_problem,
+)
 from .ledger import Ledger, find_override, latest_verdict
 
 
 def checked_name(option: str, value: str) -> str:
     """Who did it, as the ledger keeps it: normalised, visible, printable, at most 100
-    characters -- the bar of an approver's name in the audit log."""
-    from ops_copilot.approval import APPROVER_MAX_CHARS, normalise_text, visible_chars
-
+    characters -- the bar of an approver's name in the audit log (`name_problem`)."""
     name = normalise_text(value)
-    if not name or not visible_chars(name):
-        raise bad_input(f"{option}: names nobody (no visible characters)")
-    if not name.isprintable():
-        raise bad_input(f"{option}: holds characters that do not print")
-    if len(name) > APPROVER_MAX_CHARS:
-        raise bad_input(f"{option}: {len(name)} characters; at most {APPROVER_MAX_CHARS}")
+    problem = name_problem(name)
+    if problem:
+        raise bad_input(f"{option}: {problem}")
     return name
 
 
 def checked_reason(option: str, value: str) -> str:
-    """Why, as the ledger keeps it: the bar of an approval's rationale (normalised; at least
-    10 visible characters, 3 of them letters or digits; at most 500), so an override says
-    something a later reader can weigh."""
-    from ops_copilot.approval import RATIONALE_MAX_CHARS, normalise_text, rationale_problem
-
+    """Why, as the ledger keeps it: the bar of an approval's rationale (`reason_problem`), so
+    an override says something a later reader can weigh."""
     reason = normalise_text(value)
-    problem = rationale_problem(reason)
+    problem = reason_problem(reason)
     if problem:
         raise bad_input(f"{option}: {problem}")
-    if len(reason) > RATIONALE_MAX_CHARS:
-        raise bad_input(f"{option}: {len(reason)} characters; at most {RATIONALE_MAX_CHARS}")
-    if not reason.isprintable():
-        raise bad_input(f"{option}: holds characters that do not print")
     return reason
 
 

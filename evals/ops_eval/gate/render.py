@@ -52,6 +52,7 @@ class Decision:
     other_overrides: int = 0  # overrides of this run for other decisions (they do not apply)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     unrecorded: str | None = None  # why the ledger could not take the decision
+    trust: str = ""  # what the ledger's reader can rely on: signed or not (`ledger.trust`)
     judges: JudgeCheck = field(default_factory=JudgeCheck)
     """The gating scorers' judge: calibrated (notes), skipped (warnings); its failures are in
     `result.failures` too."""
@@ -167,6 +168,8 @@ def text_lines(d: Decision) -> list[str]:
     lines += [f"note: {_shown(n)}" for n in r.notes]
     lines += [f"judge: {_shown(n)}" for n in d.judges.notes]
     lines += [f"WARNING: {_shown(w)}" for w in d.judges.warnings]
+    if d.trust:
+        lines.append(f"ledger: {_shown(d.trust)}")
     if r.verdict == "inconclusive_noise":
         lines.append(
             "INCONCLUSIVE: the pass rate dropped by more than the threshold, but the 95% interval "
@@ -256,6 +259,7 @@ def as_json(d: Decision) -> str:
         "notes": r.notes,
         "warnings": d.judges.warnings,
         "judge": d.judges.as_dict(),
+        "ledger_trust": d.trust,
     }
     return json.dumps(data, indent=1, allow_nan=False)
 
