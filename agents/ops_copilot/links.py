@@ -8,9 +8,11 @@ is: two grammars drifted apart once, and `http:evil.example` got past one while 
 `find_links` finds, after decoding HTML entities (as a renderer does, to a fixed point so that
 `&amp;#104;` cannot hide an `h`): markdown links and images (nested, and the bare `](target)` of
 one whose text the grammar cannot parse), reference definitions (`[1]: url`), autolinks
-(`<https://...>`, `<a@b.example>`), HTML tags with a URL attribute (`href`, `src`, `srcset`,
-`action`, `poster`, a CSS `url(...)`, ...), and bare URLs: `scheme://`, `//host`, `http:host`
-(browsers add the slashes), `mailto:`, `www.` and `host.tld/path`, with `\\` read as `/`.
+(`<https://...>`, `<a@b.example>`), HTML tags with a URL in any attribute (`href`, `src`,
+`srcset`, `action`, `poster`; and any URL written inside another attribute's value: an event
+handler's script, `style` with its `url(...)` and `image-set("...")`, `data-src`), and bare URLs:
+`scheme://`, `//host` (an IPv6 host in brackets too), `http:host` (browsers add the slashes),
+`mailto:`, `www.` and `host.tld/path`, with `\\` read as `/`.
 
 `parse` reads one target the way a browser does (WHATWG URL): tabs and newlines dropped, `\\` as
 `/`, any number of slashes after a web scheme, the host after the last `@` of the authority
@@ -35,7 +37,9 @@ _WEB = frozenset({"http", "https", "ws", "wss", "ftp"})  # WHATWG's special sche
 _ENTITY = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 _DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
 
-_U = r"[^\s<>\"'`()\[\]{}]"  # a character of a bare URL
+# A character of a bare URL, or a bracketed IPv6 literal (a nested URL's host, `?to=http://[::1]/`).
+_U = r"(?:[^\s<>\"'`()\[\]{}]|\[[0-9a-f:.]+\])"
+_IPV6 = r"(?:[^\s/\\@\[\]<>\"'`]*@)?\[[0-9a-f:.]+(?:%[\w.~-]+)?\]"  # [user@][2001:db8::1]
 _DEST = r"(?:<[^<>\n]*>|(?:[^\s()]|\((?:[^\s()]|\([^\s()]*\))*\))+)"  # markdown destination
 _TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?"
 _GRAMMAR = re.compile(
@@ -45,19 +49,27 @@ _GRAMMAR = re.compile(
     rf"|(?P<ref>^[ \t]{{0,3}}\[(?P<ref_label>[^\]\n]+)\]:[ \t]*(?P<ref_dest>{_DEST})[^\n]*)"
     r"|(?P<auto><(?P<auto_dest>[a-z][a-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>)"
     r"|(?P<tag><(?P<tag_name>[a-z][\w:-]*)(?P<attrs>\s[^<>]*)>)"
-    rf"|(?P<url>(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}[^\s/\\<>\"'`()\[\]{{}}]{_U}*"
+    rf"|(?P<url>(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}{_IPV6}{_U}*"
+    rf"|(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}[^\s/\\<>\"'`()\[\]{{}}]{_U}*"
     rf"|(?<![\w.+-])(?:https?|ftp|wss?):[/\\]?(?=[\w\[%]){_U}+"
     rf"|(?<![\w.+-])mailto:{_U}+"
     rf"|(?<![\w@./-])www\.{_U}+"
     rf"|(?<![\w@./-])(?:[\w-]+\.)+[^\W\d_]{{2,}}(?::\d+)?[/\\]{_U}*)",
     re.IGNORECASE | re.MULTILINE,
 )
+# Every attribute of a tag: a URL attribute's value is a target; any other value (an event
+# handler's script, `style`, `data-src`, a framework's binding) is read for the URLs in it.
 _ATTR = re.compile(
-    r"(?:^|\s)(?P<name>href|src|srcset|action|formaction|poster|data|background|cite|ping|"
-    r"lowsrc|longdesc|xlink:href|style|content)\s*=\s*(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'>]+)",
-    re.IGNORECASE,
+    r"(?:^|[\s\"'/])(?P<name>[^\s\"'<>/=]+)\s*=\s*(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'>]+)"
 )
-_CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")]+)|url=\s*['\"]?([^'\";\s]+)", re.IGNORECASE)
+_URL_ATTRS = frozenset(
+    "href src action formaction poster data background cite ping lowsrc longdesc xlink:href "  # noqa: SIM905
+    "codebase dynsrc manifest icon profile".split()
+)
+# CSS: url(...), image-set("..."), @import "...", and a meta refresh's `url=`.
+_CSS_URL = re.compile(
+    r"url\(\s*['\"]?([^'\")]+)|url=\s*['\"]?([^'\";\s]+)|['\"]([^'\"]+)['\"]", re.IGNORECASE
+)
 _NESTED = re.compile(
     r"(?:[a-z][a-z0-9+.-]*:)?[/\\]{2}[^\s/\\?#&]+|(?:https?|ftp|wss?):[^\s/\\?#&]+|www\.[^\s/?#&]+",
     re.IGNORECASE,
@@ -226,16 +238,19 @@ class Link:
 
 
 def _tag_targets(attrs: str) -> list[str]:
+    """Every URL a tag's attributes hold: the value of a URL attribute, each candidate of a
+    `srcset`, and the URLs written anywhere in any other value (script, CSS, data-*)."""
     found = []
     for m in _ATTR.finditer(attrs):
         name, value = m.group("name").lower(), m.group("value").strip("\"'")
-        if name in ("style", "content"):
-            found += [a or b for a, b in _CSS_URL.findall(value)]
-        elif name == "srcset":
+        if name in _URL_ATTRS:
+            found.append(value)
+        elif name.endswith("srcset"):
             found += [c.split()[0] for c in value.split(",") if c.split()]
         else:
-            found.append(value)
-    return found
+            found += [u for groups in _CSS_URL.findall(value) for u in groups if u]
+            found += [t for link in find_links(value) for t in link.targets]
+    return list(dict.fromkeys(found))
 
 
 def _match(m: re.Match[str]) -> tuple[str, list[str], tuple[int, int] | None, int]:

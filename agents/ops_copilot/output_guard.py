@@ -28,8 +28,9 @@ logged and recorded in session state under `LINKS_REMOVED` (host, kind, the URL 
 characters), so a harness or an operator can see what the model tried to show.
 
 Runs as the agent's `after_model_callback` on every model response -- text sent alongside a tool
-call as well as the final answer, partial (streamed) chunks as well as whole responses. With
-streaming on, a URL split across partial chunks is only caught in the final response.
+call as well as the final answer, partial (streamed) chunks as well as whole responses -- and
+the text parts of one response joined, as the reader sees them. With streaming on, a URL split
+across partial chunks is only caught in the final response.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ logger = logging.getLogger(__name__)
 
 LINKS_REMOVED = "ops_copilot_links_removed"
 _MARKER = {"image": "[image removed: untrusted link]", "link": "[link removed: untrusted link]"}
+_MAX_PASSES = 8
 
 
 @dataclass(frozen=True)
@@ -123,10 +125,22 @@ def _defang(text: str, trust: Trust) -> tuple[str, list[Removal]]:
     return "".join(out), removed
 
 
+def _clean(text: str, trust: Trust) -> tuple[str, list[Removal]]:
+    """`_defang` until nothing more goes: a marker can close a markdown link that a removal
+    opened. Still removing after `_MAX_PASSES`: nothing of the text can be shown safely."""
+    removed: list[Removal] = []
+    for _ in range(_MAX_PASSES):
+        text, cut = _defang(text, trust)
+        if not cut:
+            return text, removed
+        removed += cut
+    return _MARKER["link"], removed
+
+
 def defang(text: str, trusted: str, untrusted: str = "") -> tuple[str, list[Removal]]:
     """`text` with every link that `trusted` text does not vouch for replaced (see the module
     docstring); `untrusted` is the tool results' text."""
-    return _defang(text, Trust.of(trusted, untrusted))
+    return _clean(text, Trust.of(trusted, untrusted))
 
 
 _SEED_TEXT: dict[Path, str] = {}
@@ -168,24 +182,31 @@ def session_text(events: Iterable[Any], seed: Seed) -> tuple[str, str]:
 
 def guard_links(callback_context: Any, llm_response: LlmResponse) -> LlmResponse | None:
     """ADK `after_model_callback`: the response with untrusted links replaced, or None when
-    it holds none."""
+    it holds none.
+
+    A response's text parts reach the reader joined (`adk run` and the harness join them with
+    nothing between), so a URL can be split across two parts that each look harmless: the
+    parts are judged joined, as the reader sees them, and the cleaned whole replaces the first
+    text part (the other text parts are dropped) when anything was removed."""
     content = llm_response.content
     texts = [p.text for p in (content.parts if content else None) or [] if p.text and not p.thought]
-    if not any(find_links(t, nested=False) for t in texts):
+    whole = "".join(texts)
+    if not find_links(whole, nested=False):
         return None  # nothing to judge: the session's text is not read
     session = callback_context.session
     trust = Trust.of(*session_text(session.events, workspace_for(callback_context).seed))
-    parts: list[types.Part] = []
-    removed: list[Removal] = []
-    for part in content.parts or []:
-        if part.text and not part.thought:
-            text, cut = _defang(part.text, trust)
-            if cut:
-                removed += cut
-                part = part.model_copy(update={"text": text})
-        parts.append(part)
+    whole, removed = _clean(whole, trust)
     if not removed:
         return None
+    parts: list[types.Part] = []
+    placed = False
+    for part in content.parts or []:
+        if part.text and not part.thought:
+            if not placed:
+                parts.append(part.model_copy(update={"text": whole}))
+                placed = True
+            continue
+        parts.append(part)
     logger.warning(
         "output guard removed %d link(s) the user and trusted data did not give: %s",
         len(removed),
