@@ -145,3 +145,55 @@ def test_a_replay_file_that_is_a_folder_or_binary(here, capsys, make, message):
     code, _, err = cli(capsys, "run", "--model", "replay:rec.jsonl", "--output", "r.json")
     assert code == 2
     assert err == f"error: --model: replay file rec.jsonl: {message}\n"
+
+
+LOOPED = [
+    ["validate", "loop.json"],
+    ["run", "--set", "loop.json", "--model", NO_MODEL, "--output", "r.json"],
+    ["run", "--model", "replay:loop.json", "--output", "r.json"],
+    ["run", "--model", "gguf:loop.json", "--output", "r.json"],
+    ["run", "--record", "loop.json", "--model", NO_MODEL, "--output", "r.json"],
+    ["run", "--output", "loop.json", "--model", NO_MODEL],
+    ["merge", "loop.json"],
+    ["report", "loop.json"],
+    ["gate", "loop.json"],
+    ["ab", "loop.json", "loop.json"],
+    ["mlflow", "--from-run", "loop.json"],
+    ["calibrate", "--set", "loop.json"],
+    ["redteam", "--corpus", "loop.json"],
+    ["redteam", "--benign", "loop.json"],
+    ["audit", "verify", "loop.json"],
+]
+
+
+@pytest.mark.parametrize("argv", LOOPED, ids=[" ".join(a[:2]) for a in LOOPED])
+def test_a_symlink_loop_is_one_line_and_exit_2_wherever_a_path_is_read(here, capsys, ops_env, argv):
+    """`ln -s loop.json loop.json`: every reader says it cannot be read, as for any unreadable
+    file (Python 3.11's Path.resolve raised RuntimeError on it: a traceback)."""
+    ops_env.setenv("OPS_RUNS_DIR", str(here / "runs"))
+    ops_env.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{here / 'mlflow.db'}")
+    (here / "loop.json").symlink_to("loop.json")
+    code, out, err = cli(capsys, *argv)
+    said = err if argv[0] != "validate" else out  # validate lists findings, then a summary
+    assert code == 2, err
+    assert said.count("\n") == 1 and "Traceback" not in out + err
+    assert "loop.json" in said and "Too many levels of symbolic links" in said, said
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--shard", "1/2", "--repeats", "100000000000"], "--repeats: 100000000000 is not a whole"),
+        (["--repeats", "1001"], "--repeats: 1001 is not a whole number from 1 to 1,000"),
+        (["--concurrency", "100000"], "--concurrency: 100000 is not a whole number from 1 to 64"),
+        (["--shard", "1/1001"], "--shard: '1/1001': at most 1,000 shards"),
+        (["--shard", f"1/{'9' * 5000}"], "is not I/N"),
+        (["--timeout", "1e300"], "--timeout: 1e+300 seconds; at most 86,400 (a day)"),
+    ],
+    ids=["huge-repeats-sharded", "repeats", "concurrency", "shards", "digits", "timeout"],
+)
+def test_every_count_option_has_an_upper_bound(here, capsys, argv, message):
+    """`--shard 1/2 --repeats 100000000000` planned every trial in memory and died of
+    MemoryError after seconds; a count past its documented bound is one line, at once."""
+    code, _, err = cli(capsys, "run", *argv, "--model", NO_MODEL, "--output", "r.json")
+    assert code == 2 and err.count("\n") == 1 and message in err, err

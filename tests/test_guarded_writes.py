@@ -528,3 +528,28 @@ def test_a_plain_rejection_through_the_guard_is_adks_rejection(workspace):
     resumed, _ = _guarded_answer(workspace, {"confirmed": False})
     assert "rejected" in _restart_result(resumed)["error"]
     assert workspace.store.audit_rows() == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ToolCall("save_incident_note", {"incident_id": "INC-008", "note": "pool \ud800 exhausted"}),
+        ToolCall("search_service_logs", {"service": "database", "query": "\udfff"}),
+        ToolCall("get_incident", {"incident_id": "INC-\ud83d"}),
+    ],
+    ids=["note", "log-query", "incident-id"],
+)
+def test_text_that_cannot_be_encoded_is_a_tool_error_not_a_crash(workspace, call):
+    """A lone surrogate in a tool-call argument (a model's JSON can carry one) made the note's
+    hash raise UnicodeEncodeError and ADK end the run with a traceback."""
+    model = ScriptedLlm(script=[call, "Sorry."])
+
+    async def scenario():
+        async with AgentSession(build_agent(model), workspace) as session:
+            return await session.send("Note on INC-008 what you find.")
+
+    turn = run(scenario())
+    (result,) = [r.response for r in turn.tool_results if r.name == call.name]
+    assert result["status"] == "invalid_argument" and "lone surrogate" in result["message"]
+    assert result["argument"] in call.args and "character" in result["message"]
+    assert workspace.store.snapshot().notes == 0 and turn.texts[-1] == "Sorry."

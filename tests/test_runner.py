@@ -181,7 +181,10 @@ def test_concurrency_overlaps_trials(tmp_path):
     ("options", "message"),
     [
         ({"cases": ["nope"]}, "evals/ops.evalset.json: no case 'nope'"),
-        ({"repeats": 0}, "--repeats and --concurrency must be at least 1"),
+        ({"repeats": 0}, "--repeats: 0 is not a whole number from 1 to 1,000"),
+        ({"repeats": 1001}, "--repeats: 1001 is not a whole number from 1 to 1,000"),
+        ({"concurrency": 65}, "--concurrency: 65 is not a whole number from 1 to 64"),
+        ({"timeout_s": 86_401.0}, "--timeout: 86401 seconds; at most 86,400 (a day)"),
         ({"set_path": REPO / "evals" / "missing.evalset.json"}, "file not found"),
     ],
 )

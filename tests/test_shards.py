@@ -398,3 +398,17 @@ def test_the_gate_refuses_a_shard_as_candidate_and_never_takes_one_as_baseline(
     assert main(["gate", whole.run_id, "--baseline", shard.run_id]) == 2
     said = capsys.readouterr()
     assert "one shard of a run" in said.out + said.err
+
+
+def test_a_shard_is_computed_without_listing_the_whole_plan():
+    """Each shard is every count-th trial of the plan, from its position: the same trials as
+    filtering the whole plan, for every shape of run."""
+    from ops_eval.shards import planned
+
+    for cases in (["a"], ["a", "b", "c"], [f"c{i}" for i in range(7)]):
+        for repeats in (1, 2, 5):
+            for count in (1, 2, 3, 8):
+                for index in range(1, count + 1):
+                    whole = planned(cases, repeats)
+                    expected = [k for p, k in enumerate(whole) if p % count == index - 1]
+                    assert shard_slice(cases, repeats, index, count) == expected

@@ -6,10 +6,16 @@ carries untrusted text. Everything that needs
 a table of tools -- the agent's tool list, the eval-set validator, the tool-policy scorer, the red
 team, the docs -- derives it from these declarations (`definition.tool_specs()` and the tables
 beside it) instead of keeping a list of its own.
+
+`declare` also guards the boundary every tool shares: an argument holding text that cannot be
+encoded (a lone surrogate such as `"\\ud800"`, which a model's tool-call JSON can carry) is
+answered with an `invalid_argument` result naming it, before the tool runs -- nothing downstream
+(a note's hash, the state store, a log line) can then crash on it.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -73,6 +79,47 @@ class ToolSpec:
         return {**args, **left_out}
 
 
+def unencodable(value: Any, path: str) -> str | None:
+    """Where in an argument's value (`path`, then `[i]` or `.key`) there is text that UTF-8
+    cannot encode, and at which character; None when there is none."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"{path} (character {exc.start + 1}, {value[exc.start]!r})"
+        return None
+    items: Any = ()
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}", v) for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    for where, inner in items:
+        found = unencodable(inner, where)
+        if found:
+            return found
+    return None
+
+
+def _encodable_arguments(func: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """`func`, refusing (as its result, which the model sees) an argument holding text that
+    cannot be encoded; ADK reads the signature and docstring through `functools.wraps`."""
+
+    @functools.wraps(func)
+    def tool(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        for name, value in kwargs.items():
+            where = None if name == CONTEXT_PARAM else unencodable(value, name)
+            if where:
+                return {
+                    "status": "invalid_argument",
+                    "argument": name,
+                    "message": f"{where} is not valid Unicode text (a lone surrogate cannot be "
+                    "encoded); nothing was done. Send the text without it.",
+                }
+        return func(*args, **kwargs)
+
+    return tool
+
+
 _REGISTRY: dict[str, ToolSpec] = {}
 TOOLS: Mapping[str, ToolSpec] = MappingProxyType(_REGISTRY)
 
@@ -109,15 +156,16 @@ def declare(
             raise TypeError(f"{func.__name__}: only a write can require confirmation")
         if func.__name__ in _REGISTRY:
             raise TypeError(f"tool {func.__name__!r} declared twice")
+        tool = _encodable_arguments(func)
         _REGISTRY[func.__name__] = ToolSpec(
             name=func.__name__,
-            func=func,
+            func=tool,
             effect=effect,
             entities=MappingProxyType(entities),
             confirm=confirm,
             untrusted=untrusted,
             params=MappingProxyType(params),
         )
-        return func
+        return tool
 
     return register

@@ -32,7 +32,7 @@ from .seed_models import (
     World,
 )
 from .settings import current
-from .textfiles import TextFileError, YamlFileError, load_yaml, read_text
+from .textfiles import TextFileError, YamlFileError, load_yaml, read_text, resolved
 
 __all__ = [
     "ENTITY_KINDS", "EntityKind", "Incident", "IncidentStatus", "Runbook", "Seed", "SeedError",
@@ -212,7 +212,7 @@ def _check_references(seed: Seed) -> None:
 
 def load_seed(root: Path | str | None = None) -> Seed:
     """Load and cross-check a seed folder; raises SeedError with file, record and field."""
-    root = Path(root).resolve() if root else current().seed_path
+    root = resolved(root) if root else current().seed_path
     if not root.is_dir():
         raise SeedError(f"{root}: seed folder does not exist")
     for sub in ("runbooks", "logs", "skills"):

@@ -19,6 +19,8 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .textfiles import resolved
+
 _PACKAGE = Path(__file__).resolve().parent
 _log = logging.getLogger(__name__)
 
@@ -96,7 +98,7 @@ class Settings(BaseSettings):
 
     @property
     def seed_path(self) -> Path:
-        return (self.seed_dir or data_root() / "seed").resolve()
+        return resolved(self.seed_dir or data_root() / "seed")
 
 
 def _warn_once(value: str) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from .audit_chain import genesis, head_key
 from .schema import LEDGERS, SCHEMA, SCHEMA_VERSION
 from .seed import Seed
+from .textfiles import resolved
 
 
 class StoreError(RuntimeError):
@@ -94,7 +95,7 @@ def open_read_only(path: str, seed: Seed) -> sqlite3.Connection:
     _regular(path)
     try:
         file.open("rb").close()
-        uri = f"{file.resolve().as_uri()}?mode=ro"
+        uri = f"{resolved(file).as_uri()}?mode=ro"
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
     except OSError as exc:
         raise StoreError(f"{path}: cannot read ({exc.strerror})") from None

@@ -50,6 +50,25 @@ class YamlFileError(TextFileError):
         super().__init__(message, kind)
 
 
+def resolved(path: Path | str) -> Path:
+    """`path` made absolute, its symbolic links followed as far as they go. A symlink loop is
+    not an error here (Python 3.11's `Path.resolve` raises RuntimeError for one): the reader
+    that opens the path says it cannot be read, as for any other unreadable file."""
+    try:
+        return Path(path).resolve()
+    except (RuntimeError, OSError):
+        return Path(os.path.abspath(path))
+
+
+def shown(path: Path) -> str:
+    """`path` relative to the working folder when it is under it (a message or a report read
+    on another machine should not name this one's folders), else as given."""
+    try:
+        return resolved(path).relative_to(resolved(Path.cwd())).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
 def _check(info: os.stat_result, max_bytes: int) -> None:
     if stat.S_ISDIR(info.st_mode):
         raise TextFileError("is a folder, not a file", "folder")

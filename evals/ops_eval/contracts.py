@@ -35,6 +35,8 @@ from pydantic import (
     model_validator,
 )
 
+from ops_copilot.textfiles import resolved
+
 CONTRACTS_FILE = "contracts.yaml"
 
 
@@ -201,7 +203,7 @@ def set_contracts_path(set_path: Path) -> Path:
     from .settings import current
 
     project = current().evals_dir
-    if folder.resolve() == project.resolve():
+    if resolved(folder) == resolved(project):
         return own
     if all((folder / name).exists() for name in ("test_config.json", "negatives.yaml")):
         return own  # a set folder of its own: no contracts.yaml means none

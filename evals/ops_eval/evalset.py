@@ -158,10 +158,10 @@ class EvalSetFile:
 
 
 def display_path(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    """`path` as messages name it: relative to the working folder when under it."""
+    from ops_copilot.textfiles import shown
+
+    return shown(path)
 
 
 def read_json(path: Path) -> tuple[str, Any]:

@@ -15,6 +15,13 @@ MAX_PORT = 65535
 # Anything shorter (1e-300, 0.01) only times every trial out, which then reads as a broken model
 # (exit 3) instead of as the bad option it is.
 MIN_TIMEOUT_S = 1.0
+# Upper bounds of the count options: far above any run this project makes (60 cases x 100
+# repeats is hours on a local model), low enough that a typo cannot make a run plan billions of
+# trials in memory (`--repeats 100000000000` died of MemoryError) or open thousands of sessions.
+MAX_REPEATS = 1_000
+MAX_CONCURRENCY = 64
+MAX_SHARDS = 1_000
+MAX_TIMEOUT_S = 86_400.0  # a day per trial
 
 
 def bad_input(message: str) -> OpsEvalError:
@@ -33,12 +40,21 @@ def id_list(option: str, raw: str | None, what: str = "eval id") -> list[str] | 
 
 
 def trial_timeout(option: str, value: float) -> float:
-    """A trial timeout: a finite number of seconds, at least MIN_TIMEOUT_S."""
+    """A trial timeout: a finite number of seconds, from MIN_TIMEOUT_S to MAX_TIMEOUT_S."""
     if not (math.isfinite(value) and value >= MIN_TIMEOUT_S):
         raise bad_input(
             f"{option}: {value:g} is not a number of seconds from {MIN_TIMEOUT_S:g} up "
             "(a shorter one only times trials out)"
         )
+    if value > MAX_TIMEOUT_S:
+        raise bad_input(f"{option}: {value:g} seconds; at most {MAX_TIMEOUT_S:,.0f} (a day)")
+    return value
+
+
+def count(option: str, value: int, most: int) -> int:
+    """A count option: a whole number from 1 to `most`."""
+    if not 1 <= value <= most:
+        raise bad_input(f"{option}: {value} is not a whole number from 1 to {most:,}")
     return value
 
 

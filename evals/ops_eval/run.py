@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from .aggregation import aggregate, record_fields
 from .evalset import Case
 from .exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, hold_signals
-from .inputs import output_file, trial_timeout
+from .inputs import MAX_CONCURRENCY, MAX_REPEATS, MAX_SHARDS, count, output_file, trial_timeout
 from .plan import Plan, load_plan
 from .records import Interrupted, ModelInfo, RunRecord, ShardInfo, TrialRecord, write_record
 from .settings import current
@@ -269,13 +269,15 @@ def _capped(options: RunOptions, parallel: int | None) -> str | None:
 def check_options(options: RunOptions) -> None:
     """Repeats, concurrency and the trial timeout, refused (exit 2) before anything runs --
     for `ops-eval run` and `ops-eval mlflow` alike."""
-    if options.repeats < 1 or options.concurrency < 1:
-        raise OpsEvalError(EXIT_BAD_INPUT, "--repeats and --concurrency must be at least 1")
+    count("--repeats", options.repeats, MAX_REPEATS)
+    count("--concurrency", options.concurrency, MAX_CONCURRENCY)
     trial_timeout("--timeout", options.timeout_s)
     if options.shard is not None:
-        index, count = options.shard
-        if count < 1 or not 1 <= index <= count:
-            raise OpsEvalError(EXIT_BAD_INPUT, f"--shard {index}/{count}: needs 1 <= I <= N")
+        index, shards = options.shard
+        if not 1 <= index <= shards <= MAX_SHARDS:
+            raise OpsEvalError(
+                EXIT_BAD_INPUT, f"--shard {index}/{shards}: needs 1 <= I <= N <= {MAX_SHARDS:,}"
+            )
 
 
 def check_shard(plan: Plan, options: RunOptions) -> None:

@@ -20,17 +20,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ops_copilot.textfiles import resolved
+
 if TYPE_CHECKING:
     from .records import RunRecord
 
-_SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+_SPEC = re.compile(r"\s*(\d{1,9})\s*/\s*(\d{1,9})\s*")
 _GROUP = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
 SHOWN = 8  # missing or overlapping trials named in one line, at most
 
 
 def parse_shard(option: str, raw: str) -> tuple[int, int]:
-    """`I/N` with 1 <= I <= N; OpsEvalError (exit 2) saying why otherwise."""
-    from .inputs import bad_input
+    """`I/N` with 1 <= I <= N <= MAX_SHARDS; OpsEvalError (exit 2) saying why otherwise."""
+    from .inputs import MAX_SHARDS, bad_input
 
     found = _SPEC.fullmatch(raw)
     if not found:
@@ -38,6 +40,8 @@ def parse_shard(option: str, raw: str) -> tuple[int, int]:
     index, count = int(found[1]), int(found[2])
     if count < 1 or not 1 <= index <= count:
         raise bad_input(f"{option}: {raw!r} is not a shard: I/N needs 1 <= I <= N and N >= 1")
+    if count > MAX_SHARDS:
+        raise bad_input(f"{option}: {raw!r}: at most {MAX_SHARDS:,} shards")
     return index, count
 
 
@@ -64,8 +68,10 @@ def planned(cases: Sequence[str], repeats: int) -> list[tuple[str, int]]:
 def shard_slice(
     cases: Sequence[str], repeats: int, index: int, count: int
 ) -> list[tuple[str, int]]:
-    """The trials of shard `index`/`count` (1-based index), in plan order."""
-    return [key for p, key in enumerate(planned(cases, repeats)) if p % count == index - 1]
+    """The trials of shard `index`/`count` (1-based index), in plan order: every count-th
+    trial of `planned`, computed from its position without listing the others."""
+    total = len(cases) * repeats
+    return [(cases[p // repeats], p % repeats + 1) for p in range(index - 1, total, count)]
 
 
 def _shown(keys: Sequence[tuple[str, int]]) -> str:
@@ -216,7 +222,7 @@ def _same(a: Path, b: Path) -> bool:
     """One file, by name or by a link to it."""
     import os
 
-    if a.resolve() == b.resolve():
+    if resolved(a) == resolved(b):
         return True
     try:
         return os.path.samefile(a, b)

@@ -75,10 +75,9 @@ def grade_item(judge: Judge, item: CalibrationItem) -> ItemOutcome:
 def shown_path(path: Path) -> str:
     """`path` relative to the working folder when it is under it (a report read on another
     machine should not name this one's folders), else as given."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    from ops_copilot.textfiles import shown
+
+    return shown(path)
 
 
 def certifies_why(cset: CalibrationSet) -> str | None:

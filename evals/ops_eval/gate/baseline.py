@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ops_copilot.textfiles import resolved
+
 from ..exits import OpsEvalError
 from ..inputs import bad_input
 from ..records import RunRecord
@@ -58,7 +60,7 @@ def _not_itself(candidate: RunRecord, baseline: RunRecord, path: Path) -> None:
 
 def _same_file(a: Path, b: Path) -> bool:
     try:
-        return a.resolve() == b.resolve() or os.path.samefile(a, b)
+        return resolved(a) == resolved(b) or os.path.samefile(a, b)
     except OSError:
         return False
 

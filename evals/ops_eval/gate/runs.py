@@ -5,6 +5,7 @@ whether it holds a whole run (`partial`: a shard or an interrupted run never sta
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from ..inputs import bad_input
@@ -82,6 +83,11 @@ def resolve_run(spec: str | None, runs_dir: Path) -> Path:
         return newest
     if Path(spec).is_file():
         return Path(spec)
+    if os.path.islink(spec):  # a link that leads nowhere: say so, rather than look up an id
+        try:
+            os.stat(spec)
+        except OSError as exc:
+            raise bad_input(f"{spec}: cannot read ({exc.strerror})") from None
     if Path(spec).is_dir():
         raise bad_input(f"{spec}: is a folder; give a run record file or a run id")
     ids = _ids(runs_dir)

@@ -9,9 +9,12 @@ server to say once it tries (`embedded.gguf_model`).
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 from typing import BinaryIO
+
+from ops_copilot.textfiles import resolved
 
 GGUF_PREFIX = "gguf:"
 MAGIC = b"GGUF"
@@ -31,18 +34,19 @@ def check_gguf(raw: str, source: str) -> Path:
         raise ModelConfigError(f"{where}: needs a file (gguf:PATH)")
     path = Path(raw.strip()).expanduser()
     try:
-        if not path.exists():
+        if not os.path.lexists(path):
             raise ModelConfigError(f"{where}: no such file")
+        os.stat(path)  # a dangling link or a symlink loop: cannot be read, below
         if not path.is_file():
             raise ModelConfigError(f"{where}: not a file")
         with path.open("rb") as f:
             head = f.read(len(MAGIC))
-        resolved = path.resolve()
+        found = resolved(path)
     except OSError as exc:  # a folder on the way that cannot be read, a name too long...
         raise ModelConfigError(f"{where}: cannot be read ({exc.strerror or exc})") from None
     if head != MAGIC:
         raise ModelConfigError(f"{where}: not a GGUF file (it does not start with {MAGIC!r})")
-    return resolved
+    return found
 
 
 def training_context(path: Path) -> int | None:

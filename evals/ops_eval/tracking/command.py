@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from ops_copilot.textfiles import resolved
+
 from ..exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 from .store import check_store, ensure_mlflow, evaluate_or_exit, reachable
 
@@ -234,9 +236,9 @@ def _live(
         say(f"warning: {warning}")
     started = datetime.now(UTC)
     path = record_path(options, plan, started)
-    if target.sqlite_file is not None and path.resolve() == target.sqlite_file.resolve():
+    if target.sqlite_file is not None and resolved(path) == resolved(target.sqlite_file):
         raise OpsEvalError(EXIT_BAD_INPUT, f"--output {path} is the MLflow store itself")
-    if target.artifacts is not None and path.resolve().is_relative_to(target.artifacts.resolve()):
+    if target.artifacts is not None and resolved(path).is_relative_to(resolved(target.artifacts)):
         raise OpsEvalError(EXIT_BAD_INPUT, f"--output {path} is inside the store's artifacts")
     check_writable(path)
     reachable(target)

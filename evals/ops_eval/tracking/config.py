@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from ops_copilot.textfiles import resolved
+
 from ..inputs import bad_input
 from ..judge import JudgeConfig
 from ..settings import current
@@ -69,7 +71,7 @@ def _sqlite_file_problem(path: Path) -> str | None:
 
     if path.is_dir():
         return f"{path} is a folder"
-    folder = path.resolve().parent
+    folder = resolved(path).parent
     while not folder.exists():  # MLflow makes the missing folders: the first existing decides
         folder = folder.parent
     if not folder.is_dir():
@@ -112,7 +114,7 @@ def tracking_target() -> TrackingTarget:
     problem = _sqlite_file_problem(Path(path))
     if problem:
         raise bad_input(f"MLFLOW_TRACKING_URI {uri!r}: {problem}")
-    return TrackingTarget(uri, experiment, Path(path).resolve().parent / "mlruns")
+    return TrackingTarget(uri, experiment, resolved(path).parent / "mlruns")
 
 
 def judge_config() -> JudgeConfig | None:

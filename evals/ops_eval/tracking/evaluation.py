@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ops_copilot.textfiles import resolved
+
 from ..exits import describe
 from .config import TrackingTarget
 from .lineage import Lineage, finish_logged_model, register_prompts, start_logged_model
@@ -110,7 +112,7 @@ def open_experiment(target: TrackingTarget) -> str:
     if found is not None:
         experiment_id = found.experiment_id
     else:
-        location = target.artifacts.resolve().as_uri() if target.artifacts else None
+        location = resolved(target.artifacts).as_uri() if target.artifacts else None
         experiment_id = mlflow.create_experiment(target.experiment, artifact_location=location)
     mlflow.set_experiment(experiment_id=experiment_id)
     return experiment_id

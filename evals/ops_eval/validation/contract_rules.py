@@ -19,6 +19,7 @@ from typing import Any
 
 from ops_copilot.registry import ToolSpec
 from ops_copilot.seed import normalise
+from ops_copilot.textfiles import resolved
 
 from ..agents import AGENTS
 from ..calls import ToolCall
@@ -69,7 +70,7 @@ def contracts_file(ctx: Context, sets: list[EvalSetFile]) -> Iterator[Problem]:
     """Each `contracts.yaml` the sets use (once, however many share it): its shape, one problem
     per error, and its matchers against the tools of every agent (a set-level matcher applies
     to whichever agent a case targets)."""
-    files = {set_contracts_path(es.path).resolve(): es for es in sets}
+    files = {resolved(set_contracts_path(es.path)): es for es in sets}
     for es in files.values():
         contracts, broken = es.set_contracts
         shown = display_path(set_contracts_path(es.path))

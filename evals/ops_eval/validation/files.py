@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ops_copilot.seed import EntityKind, normalise
-from ops_copilot.textfiles import YamlFileError, load_yaml
+from ops_copilot.textfiles import YamlFileError, load_yaml, resolved
 
 from ..criteria import strictness_problems
 from ..evalset import MalformedInput, display_path, read_json
@@ -78,7 +78,7 @@ class Fallbacks:
     def path(self, folder: Path, name: str) -> Path:
         """`folder/name`, or the project's file when only the project has one."""
         own = folder / name
-        if own.exists() or folder.resolve() == self.project.resolve():
+        if own.exists() or resolved(folder) == resolved(self.project):
             return own
         if not (self.project / name).is_file():
             return own
@@ -88,7 +88,7 @@ class Fallbacks:
     def took(self, folder: Path, used: Path) -> None:
         """Record that `folder` uses `used`, a file the project's evals/ holds in its stead (a
         context file looked up elsewhere, as `contracts.set_contracts_path` does)."""
-        if used.parent.resolve() != folder.resolve():
+        if resolved(used.parent) != resolved(folder):
             names = self.taken.setdefault(folder, [])
             if used.name not in names:
                 names.append(used.name)

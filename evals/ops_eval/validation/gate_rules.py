@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ops_copilot.seed import closest
+from ops_copilot.textfiles import resolved
 
 from ..evalset import EvalSetFile, MalformedInput, display_path, read_evalset
 from ..gate.config import (
@@ -48,7 +49,7 @@ def gate_file_problems(sets: list[EvalSetFile]) -> Iterator[Problem]:
     """Every problem of each gate file the sets are judged by, each file checked once."""
     users: dict[Path, list[EvalSetFile]] = {}
     for es in sets:
-        users.setdefault(gate_path(es.path.parent).resolve(), []).append(es)
+        users.setdefault(resolved(gate_path(es.path.parent)), []).append(es)
     for path, using in users.items():
         yield from checked_policy(path, using)[1]
 

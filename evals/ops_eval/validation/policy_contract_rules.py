@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from ops_copilot.registry import ToolSpec
+from ops_copilot.textfiles import resolved
 
 from ..agents import AGENTS
 from ..call_policy import describe, forbidden_hits, placed, writes_before_reads
@@ -58,7 +59,7 @@ def set_policy(ctx: Context, sets: list[EvalSetFile]) -> Iterator[Problem]:
     """Each `contracts.yaml` (once, however many sets share its folder): its forbidden rules name
     tools and arguments of some agent. A broken file is `contract_rules.contracts_file`'s."""
     specs = {n: s for entry in AGENTS.values() for n, s in entry.tool_specs().items()}
-    files = {set_contracts_path(es.path).resolve(): es.path for es in sets}
+    files = {resolved(set_contracts_path(es.path)): es.path for es in sets}
     for path in files.values():  # each file once, however many sets (or folders) share it
         contracts, _ = read_set_contracts(path)
         if contracts is None:
