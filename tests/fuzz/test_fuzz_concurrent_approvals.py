@@ -1,7 +1,8 @@
 """Fuzz target: answers to one confirmation pause arriving at the same time.
 
 A write waits for approval; then any mix of answers to that one pause -- the same approval sent
-again (a double-click, a client's retry), a denial, an approval whose rationale says nothing --
+again (a double-click, a client's retry), another approver's, a denial, an approval whose
+rationale says nothing or that names nobody, a `confirmed` that is only truthy text --
 is submitted at once through the real ADK runner. Whatever the mix and the order they are
 started in, the write happens at most once: exactly once when at least one answer was a valid
 approval, never otherwise; one tool result says it was applied, and the store still verifies.
@@ -36,6 +37,8 @@ ANSWERS = {
     ),
     "deny": (False, None),
     "empty-rationale": (True, {"rationale": "\u200b ok", "approver": "alice"}),
+    "no-approver": (True, {"rationale": "Matches the pool alert in the logs."}),
+    "confirmed-text": ("true", {"rationale": "Matches the pool alert.", "approver": "alice"}),
 }
 
 
@@ -46,7 +49,7 @@ def _written(workspace: Workspace, tool: str) -> int:
 
 @given(
     tool=st.sampled_from(sorted(WRITES)),
-    answers=st.lists(st.sampled_from(sorted(ANSWERS)), min_size=1, max_size=4),
+    answers=st.lists(st.sampled_from(sorted(ANSWERS)), min_size=1, max_size=5),
 )
 def test_answers_arriving_at_once_write_at_most_once(tool, answers):
     workspace = Workspace.fresh()
