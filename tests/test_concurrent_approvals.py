@@ -7,24 +7,17 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from write_calls import LOGS, WRITES
 
 from ops_copilot.agent import build_agent
-from ops_eval import AgentSession, ToolCall
+from ops_eval import AgentSession
 from ops_eval.testing import ScriptedLlm
 from support import run
 
 APPROVE = {"rationale": "Matches the pool alert in the logs.", "approver": "alice"}
-LOGS = ToolCall("search_service_logs", {"service": "database", "query": "pool"})
-WRITES = {
-    "save_incident_note": ToolCall(
-        "save_incident_note", {"incident_id": "INC-008", "note": "Pool exhausted at 10:05."}
-    ),
-    "restart_service": ToolCall("restart_service", {"name": "inventory"}),
-    "resolve_incident": ToolCall("resolve_incident", {"incident_id": "INC-002"}),
-}
 
 
-def _submit_at_once(workspace, write: ToolCall, times: int):
+def _submit_at_once(workspace, write, times: int):
     """Pause `write` for approval, then send the same approving answer `times` times at once."""
     model = ScriptedLlm(script=[LOGS, write, *(["Done."] * times)])
 

@@ -14,21 +14,14 @@ import asyncio
 
 from hypothesis import event, given
 from hypothesis import strategies as st
+from write_calls import LOGS, WRITES
 
 from ops_copilot.agent import build_agent
 from ops_copilot.workspace import Workspace
-from ops_eval import AgentSession, ToolCall
+from ops_eval import AgentSession
 from ops_eval.testing import ScriptedLlm
 from support import run
 
-LOGS = ToolCall("search_service_logs", {"service": "database", "query": "pool"})
-WRITES = {
-    "save_incident_note": ToolCall(
-        "save_incident_note", {"incident_id": "INC-008", "note": "Pool exhausted at 10:05."}
-    ),
-    "restart_service": ToolCall("restart_service", {"name": "inventory"}),
-    "resolve_incident": ToolCall("resolve_incident", {"incident_id": "INC-002"}),
-}
 ANSWERS = {
     "approve": (True, {"rationale": "Matches the pool alert in the logs.", "approver": "alice"}),
     "approve-bob": (
