@@ -291,6 +291,18 @@ KILL_SWITCH = {
     "-1": True,
     "0.0": True,
     "nope": True,
+    # Separators and spaces Python's str.strip drops, but a person does not see as spaces:
+    # "0\x1f" was read as "0" and turned writes on.
+    "0\x1f": True,
+    "\x1cfalse": True,
+    "off\x1d": True,
+    "no\x1e": True,
+    "\x1f": True,
+    "\u00a00": True,
+    "off\u3000": True,
+    "\u2028no": True,
+    "0\x85": True,
+    "\t0\r\n": False,
 }
 
 

@@ -48,6 +48,10 @@ def env_var(name: str, default: Any = None) -> Any:
     return Field(default=default, validation_alias=name)
 
 
+# What "surrounding spaces" means in a variable's value: ASCII space, tab and line ends only.
+SPACES = " \t\r\n"
+
+
 class Settings(BaseSettings):
     """OPS_* variables of the agent. Empty values count as unset; surrounding spaces are dropped."""
 
@@ -68,7 +72,9 @@ class Settings(BaseSettings):
     """The kill switch, failing closed. Writes stay on only when it is unset, empty, 0, false, no
     or off; 1, true, yes or on refuse every write before anyone is asked, and so does any other
     value (case and surrounding spaces ignored), with one warning per process for that value --
-    a typo such as `=enabled` or `=2` must never be what lets a write through."""
+    a typo such as `=enabled` or `=2` must never be what lets a write through. "Spaces" are
+    `SPACES` only: Python's `str.strip` also drops the separators U+001C-U+001F and Unicode
+    spaces, and `0\x1f` read as `0` turned writes on."""
     seed_dir: Path | None = env_var("OPS_SEED_DIR")
 
     @model_validator(mode="before")
@@ -77,14 +83,16 @@ class Settings(BaseSettings):
         """An empty variable counts as unset, for every field (a subclass's too)."""
         if not isinstance(values, dict):
             return values
-        return {k: v for k, v in values.items() if not (isinstance(v, str) and not v.strip())}
+        return {
+            k: v for k, v in values.items() if not (isinstance(v, str) and not v.strip(SPACES))
+        }
 
     @field_validator("writes_disabled", mode="before")
     @classmethod
     def _kill_switch(cls, value: Any) -> bool:
         if isinstance(value, bool):
             return value
-        word = str(value).strip().lower()
+        word = str(value).strip(SPACES).lower()
         if word in WRITES_ON or word == "":
             return False
         if word not in WRITES_OFF:
