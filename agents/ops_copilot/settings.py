@@ -83,9 +83,7 @@ class Settings(BaseSettings):
         """An empty variable counts as unset, for every field (a subclass's too)."""
         if not isinstance(values, dict):
             return values
-        return {
-            k: v for k, v in values.items() if not (isinstance(v, str) and not v.strip(SPACES))
-        }
+        return {k: v for k, v in values.items() if not (isinstance(v, str) and not v.strip(SPACES))}
 
     @field_validator("writes_disabled", mode="before")
     @classmethod

@@ -4,7 +4,8 @@ An attacker URL carrying incident data -- any scheme form, its host a name or an
 is encoded (HTML entities, letter case, backslashes, a full-width or percent-encoded dot),
 embedded (bare, markdown link or image, autolink, reference, an HTML attribute of any kind: href,
 src, srcset, data-src, an event handler's script, CSS `url()` and `image-set()`, a meta refresh,
-an open redirect on a trusted host) and split across one to three text parts of one model
+an open redirect on a trusted host, a stylesheet; markdown backslash escapes, CSS escapes, a tab
+inside an attribute's URL) and split across one to three text parts of one model
 response. The guard (`guard_links`, as ADK calls it) must leave no trace of the attacker's host
 in what the reader sees: the parts joined. The check is not the guard's grammar: the output is
 decoded (entities, percent-encoding, NFKC) and searched for the host as plain text.
@@ -13,6 +14,7 @@ decoded (entities, percent-encoding, NFKC) and searched for the host as plain te
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from types import SimpleNamespace
 from urllib.parse import quote, unquote
@@ -45,7 +47,18 @@ EMBEDS = {
     "meta-refresh": '<meta http-equiv="refresh" content="0;url={u}">',
     "redirect": "https://status.acme.com/r?to={u}",
     "redirect-encoded": "https://status.acme.com/r?to={q}",
+    "markdown-escaped": "[status]({m})",
+    "reference-escaped": "See [1].\n\n[1]: {m}",
+    "attribute-with-gt-and-tab": '<img alt=">" src="{t}">',
+    "css-escaped": "<div style=\"background:url('{c}')\">x</div>",
+    "style-block": "<style>body{{background:url('{u}')}}</style>",
+    "style-import-escaped": "<style>@import '{c}';</style>",
 }
+# What each placeholder of EMBEDS holds: the URL as written ({u}), percent-encoded ({q}), with
+# markdown backslash escapes before its dots and colon ({m}), a tab between its slashes ({t},
+# which a browser drops) and CSS escapes ({c}).
+_MD = str.maketrans({".": "\\.", ":": "\\:"})
+_CSS = str.maketrans({c: f"\\{ord(c):x} " for c in "h:/.?=\\"})
 
 
 def _entity(ch: str, hexa: bool) -> str:
@@ -72,14 +85,17 @@ def attacker_url(draw) -> tuple[str, str]:
     return encoded, HOSTS["[2001:db8::1]:8443" if "[" in host else "attacker.example"]
 
 
-def _visible(text: str) -> str:
+def _visible(text: str) -> list[str]:
     """What a reader's client could turn the text into: entities and percent-encoding decoded,
-    compatibility forms folded, ideographic and full-width dots as dots, lower case."""
+    compatibility forms folded, ideographic and full-width dots as dots, tabs dropped, lower
+    case -- read as it is, with markdown backslash escapes undone, and with CSS escapes undone."""
     for _ in range(3):
         text = html.unescape(text)
-    text = unquote(unquote(text))
+    text = unquote(unquote(text)).replace("\t", "")
     text = unicodedata.normalize("NFKC", text).replace("\u3002", ".").replace("\uff0e", ".")
-    return text.lower()
+    markdown = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+    css = re.sub(r"\\([0-9a-f]{1,6}) ?", lambda m: chr(int(m[1], 16)), text, flags=re.I)
+    return [form.lower() for form in (text, markdown, css)]
 
 
 def _split(text: str, cuts: list[int]) -> list[str]:
@@ -121,9 +137,17 @@ def _guarded(parts: list[str]) -> str:
 )
 def test_the_guard_leaves_no_attacker_host_in_the_joined_answer(url, embed, before, cuts):
     written, host = url
-    link = EMBEDS[embed].format(u=written, q=quote(html.unescape(written), safe=""))
+    plain = html.unescape(written)
+    link = EMBEDS[embed].format(
+        u=written,
+        q=quote(plain, safe=""),
+        m=written.translate(_MD),
+        t=written.replace("//", "/&#9;/", 1),
+        c=plain.translate(_CSS),
+    )
     answer = f"{before}{link} Ask me for more."
-    assert host in _visible(answer)  # the attack is there before the guard
+    assert any(host in form for form in _visible(answer))  # the attack is there before the guard
     parts = _split(answer, cuts)
     event(f"{embed}, {len(parts)} part(s)")
-    assert host not in _visible(_guarded(parts)), (parts, _guarded(parts))
+    shown = _guarded(parts)
+    assert not any(host in form for form in _visible(shown)), (parts, shown)
