@@ -538,3 +538,13 @@ def test_an_append_waiting_on_a_ledger_that_a_refused_first_append_unlinks_is_no
     done["thread"].join()
     assert done["entry"] == entry
     assert Ledger(path).entries() == [entry]
+
+
+@pytest.mark.parametrize("depth", [900, 989, 5_000, 100_000])
+def test_a_line_nested_too_deeply_is_refused_naming_it(runs, depth):
+    """A line of nested lists parses, then recursed past Python's limit when re-encoded for its
+    hash: a RecursionError traceback, key or no key."""
+    ledger = Ledger(runs / "gate-ledger.jsonl")
+    ledger.path.write_text('{"hash":"0","prev":"0","x":' + "[" * depth + "]" * depth + "}\n")
+    message = refused(ledger.entries)
+    assert message.startswith(f"{ledger.path}: line 1: ")

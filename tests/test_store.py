@@ -632,3 +632,57 @@ def test_a_write_on_tampered_meta_is_refused_not_a_crash(seed, tmp_path, sql):
     with pytest.raises(StoreError, match="meta was changed outside the store"):
         store.apply_write("restart_service", "checkout", **{**APPROVAL, "invocation_id": "e4"})
     assert store.service_status("checkout") == "degraded"
+
+
+def test_an_index_pointed_at_another_b_tree_is_caught(seed, tmp_path):
+    """Every object as expected, but the services key index swapped (writable_schema) for one
+    that answers a lookup of checkout with payments' row: verify said intact while the app read
+    the wrong statuses; SQLite's integrity check sees it."""
+    path = tmp_path / "s.db"
+    _history(seed, path).close()
+    conn = _raw(path)
+    rowids = dict(conn.execute("SELECT name, rowid FROM services").fetchall())
+    swap = {"checkout": rowids["payments"], "payments": rowids["checkout"]}
+    conn.execute(
+        "CREATE TABLE shadow(name TEXT PRIMARY KEY, status TEXT NOT NULL, updated_at TEXT)"
+    )
+    for name, rowid in rowids.items():
+        conn.execute(
+            "INSERT INTO shadow(rowid, name, status) VALUES (?, ?, 'x')",
+            (swap.get(name, rowid), name),
+        )
+    (root,) = conn.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_shadow_1'"
+    ).fetchone()
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute(
+        "UPDATE sqlite_master SET rootpage = ? WHERE name = 'sqlite_autoindex_services_1'", (root,)
+    )
+    conn.execute("DELETE FROM sqlite_master WHERE name IN ('shadow', 'sqlite_autoindex_shadow_1')")
+    (version,) = conn.execute("PRAGMA schema_version").fetchone()
+    conn.execute(f"PRAGMA schema_version = {version + 1}")
+    conn.close()
+    store = StateStore.create(seed, path)
+    assert store.service_status("checkout") == seed.services["payments"].status  # the lie
+    verdict = store.verify()
+    assert (verdict.first.kind, verdict.first.table) == ("schema", "sqlite_master")
+    assert "integrity check fails" in verdict.first.detail and "\n" not in str(verdict.first)
+
+
+def test_an_objects_sql_stored_as_a_blob_is_changed_not_a_crash(seed, tmp_path):
+    path = tmp_path / "s.db"
+    _history(seed, path).close()
+    conn = _raw(path)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute(
+        "UPDATE sqlite_master SET sql = CAST(sql AS BLOB) WHERE name = 'audit_log_no_update'"
+    )
+    (version,) = conn.execute("PRAGMA schema_version").fetchone()
+    conn.execute(f"PRAGMA schema_version = {version + 1}")
+    conn.close()
+    assert _first_break(StateStore.inspect(seed, path)) == (
+        "schema",
+        "audit_log",
+        None,
+        "audit_log_no_update",
+    )

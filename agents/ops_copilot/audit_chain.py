@@ -6,7 +6,8 @@ columns and `prev_hash`, the previous row's hash (the first row's is a genesis v
 the seed digest). `meta` records each ledger's head (`<id>:<hash>`), moved in the write's own
 transaction. `verify` reports the first break of one of these kinds:
 
-- `schema`: a trigger or table dropped, changed or added (the triggers are what refuse edits);
+- `schema`: a trigger or table dropped, changed or added (the triggers are what refuse edits),
+  or a file SQLite's own integrity check finds inconsistent (an index swapped for another);
 - `deleted`: a row missing from a ledger (an id gap, or rows after the last one remaining that
   the head says were written, or fewer rows than the clock counted writes);
 - `inserted`: a row written outside the store (past the recorded head, or stamped with a time the
@@ -168,12 +169,18 @@ _STATISTICS = {
 }
 
 
+def _text(sql: object) -> str:
+    """An object's SQL as text; anything else (a blob written with `writable_schema`) as its
+    repr, which no expected SQL equals."""
+    return sql if isinstance(sql, str) else "" if sql is None else repr(sql)
+
+
 def _objects(conn: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
     """(name, type, table, SQL with whitespace collapsed) of every table, trigger, index and
     view, in schema order, but SQLite's own statistics tables: `ANALYZE` adds them, and they
     hold no data of the store. Only a table of exactly such a name and schema is left out."""
     rows = conn.execute("SELECT name, type, tbl_name, sql FROM sqlite_master ORDER BY rowid")
-    objects = [(r[0], r[1], r[2], " ".join((r[3] or "").split())) for r in rows]
+    objects = [(r[0], r[1], r[2], " ".join(_text(r[3]).split())) for r in rows]
     return [o for o in objects if o[1:] != ("table", o[0], _STATISTICS.get(o[0]))]
 
 
@@ -214,6 +221,21 @@ def _wrong_type(table: str, row: dict[str, Any]) -> str | None:
 
 
 def _schema(conn: sqlite3.Connection) -> Break | None:
+    """The first object added, dropped or changed -- or, with every object as expected, a file
+    SQLite itself finds inconsistent: an index pointed at another b-tree through
+    `writable_schema` answers lookups with rows the table does not hold."""
+    broken = _objects_differ(conn)
+    if broken is not None:
+        return broken
+    found = conn.execute("PRAGMA integrity_check(1)").fetchone()
+    if found is None or found[0] != "ok":
+        said = " ".join(str(found and found[0]).split())  # its report spans lines
+        detail = f"SQLite's integrity check fails: {said[:200]}"
+        return Break(kind="schema", table="sqlite_master", detail=detail)
+    return None
+
+
+def _objects_differ(conn: sqlite3.Connection) -> Break | None:
     expected = {name: rest for name, *rest in _expected_schema()}
     actual: dict[str, list[str]] = {}
     for name, kind, table, sql in _objects(conn):

@@ -176,7 +176,11 @@ def verify(
         stated, linked = fields.get("hash"), fields.get("prev")
         if not isinstance(stated, str) or not isinstance(linked, str):
             raise broken(number, "has no hash or prev")
-        if entry_hash(fields) != stated:
+        try:
+            digest = entry_hash(fields)  # re-encodes the line: a deep nesting recurses
+        except RecursionError:
+            raise broken(number, f"nested too deeply to be a {what} entry") from None
+        if digest != stated:
             raise broken(number, "does not match its hash (the line was edited)")
         if linked != prev:
             where = "the start of the ledger" if index == 0 else f"line {number - 1}"
@@ -199,6 +203,8 @@ def verify(
             entries.append(adapter.validate_python(body, strict=True))
         except ValidationError as exc:
             raise broken(number, f"not a {what} entry ({_problem(exc)})") from None
+        except RecursionError:
+            raise broken(number, f"nested too deeply to be a {what} entry") from None
         prev = stated
     return entries, prev
 
