@@ -197,3 +197,98 @@ def test_every_count_option_has_an_upper_bound(here, capsys, argv, message):
     MemoryError after seconds; a count past its documented bound is one line, at once."""
     code, _, err = cli(capsys, "run", *argv, "--model", NO_MODEL, "--output", "r.json")
     assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_a_replay_file_nested_too_deeply_is_one_line(here, capsys):
+    (here / "deep.jsonl").write_text("[" * 200_000 + "]" * 200_000 + "\n")
+    code, _, err = cli(capsys, "run", "--model", "replay:deep.jsonl", "--output", "r.json")
+    assert code == 2 and err.count("\n") == 1 and "line 1: nested too deeply" in err, err
+
+
+LONG = "a" * 300 + ".json"  # one name longer than the file system takes (ENAMETOOLONG)
+NAMED = [
+    ["validate", LONG],
+    ["merge", LONG],
+    ["gate", LONG],
+    ["ab", LONG, LONG],
+    ["report", LONG],
+    ["run", "--model", f"replay:{LONG}", "--output", "r.json"],
+    ["run", "--record", LONG, "--model", NO_MODEL, "--output", "r.json"],
+    ["run", "--output", LONG, "--model", NO_MODEL],
+    ["history", "--output", LONG],
+    ["seed", "--seed-dir", LONG],
+    ["audit", "verify", LONG],
+]
+
+
+@pytest.mark.parametrize("argv", NAMED, ids=[" ".join(a[:2])[:30] for a in NAMED])
+def test_a_name_too_long_for_the_file_system_is_one_line(here, capsys, ops_env, argv):
+    """A 300-character file name raised OSError (File name too long) as a traceback from
+    whichever path check met it first."""
+    ops_env.setenv("OPS_RUNS_DIR", str(here / "runs"))
+    code, out, err = cli(capsys, *argv)
+    said = out + err
+    assert code == 2 and "Traceback" not in said, said
+    assert "File name too long" in said and said.count("\n") <= 2, said  # validate: + a summary
+
+
+def _a_run(here) -> str:
+    from ops_eval.records import write_record
+    from ops_eval.testing.synthetic import synthetic_record
+
+    (here / "runs").mkdir(exist_ok=True)
+    record = synthetic_record([("case-1", "happy", [True])], run_id="run00001")
+    write_record(record, here / "runs" / "run00001.json")
+    return str(here / "runs" / "run00001.json")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report", "{run}", "--markdown", "pipe"],
+        ["report", "{run}", "--html", "pipe"],
+        ["history", "--output", "pipe"],
+        ["run", "--record", "pipe", "--model", NO_MODEL, "--output", "r.json"],
+        ["run", "--output", "pipe", "--model", NO_MODEL],
+    ],
+    ids=["report-md", "report-html", "history", "run-record", "run-output"],
+)
+def test_a_named_pipe_as_an_output_is_refused_not_a_hang(here, capsys, ops_env, argv):
+    """Writing to a FIFO blocks until a reader comes: the command hung."""
+    import os
+
+    ops_env.setenv("OPS_RUNS_DIR", str(here / "runs"))
+    os.mkfifo(here / "pipe")
+    run = _a_run(here)
+    code, _, err = cli(capsys, *[a.format(run=run) for a in argv])
+    assert code == 2 and err.count("\n") == 1 and "pipe: is not a regular file" in err, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["run", "--repeats", "abc"], "ops-eval run: argument --repeats: invalid int value"),
+        (["run", "--timeout", "0x10"], "ops-eval run: argument --timeout: invalid float value"),
+        (["gate", "--suite-threshold", "nan"], "ops-eval gate: argument --suite-threshold: nan"),
+        (["calibrate", "--min-kappa", "inf"], "ops-eval calibrate: argument --min-kappa: inf"),
+        (["web", "--port", "abc"], "ops-eval web: argument --port: invalid int value"),
+        (["no-such-command"], "ops-eval: argument command: invalid choice"),
+    ],
+)
+def test_an_argument_argparse_refuses_is_one_line_too(here, capsys, argv, says):
+    """argparse printed its usage block above the error: several lines on stderr."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and says in err, err
+    assert err.startswith("error: ") and "--help" in err
+
+
+@pytest.mark.parametrize("variable", ["OPS_LEDGER_KEY", "OPS_AGENT_MODEL", "OPS_RUNS_DIR"])
+def test_an_environment_variable_that_is_not_utf8_is_one_line(here, capsys, monkeypatch, variable):
+    """A byte that is not UTF-8 reaches Python as a lone surrogate, which the settings refuse:
+    a ValidationError traceback before any command ran."""
+    monkeypatch.setenv(variable, "replay:\udcff")
+    code, _, err = cli(capsys, "history")
+    monkeypatch.delenv(variable)  # before the suite's own settings reload at teardown
+    assert code == 2 and err.count("\n") == 1 and f"error: environment: {variable}: " in err, err

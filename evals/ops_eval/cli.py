@@ -7,10 +7,20 @@ Subcommands import their machinery lazily so that the offline gates start fast.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError, unwind_on_signals
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line like every other error (exit 2); the usage is
+    one `--help` away. Subcommand parsers are made of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {message} (see `{self.prog} --help`)\n")
 
 
 def _error(message: object, code: int) -> int:
@@ -210,7 +220,7 @@ def _model_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ops-eval", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="ops-eval", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     seed = sub.add_parser("seed", help="load and cross-check the seed")
@@ -320,12 +330,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
     args = parser.parse_args(rewrite_argv(list(sys.argv[1:] if argv is None else argv)))
-    reload()  # every command starts from the environment as it is now
+    try:
+        reload()  # every command starts from the environment as it is now
+    except ValueError as exc:  # pydantic's ValidationError: a variable that is not text
+        return _error(f"environment: {_variable_problem(exc)}", EXIT_BAD_INPUT)
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
     except KeyboardInterrupt:
         return _error("interrupted before the end; nothing was recorded as a result", EXIT_INFRA)
+    except OSError as exc:  # a path no reader checked: one line, never a traceback
+        return _error(_os_problem(exc), EXIT_INFRA if exc.errno in _MACHINE else EXIT_BAD_INPUT)
+
+
+# What the machine did rather than what the user gave: disk full, I/O error, read-only.
+_MACHINE = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EROFS, errno.ENOMEM})
+
+
+def _os_problem(exc: OSError) -> str:
+    from .inputs import shown_name
+
+    where = f"{shown_name(exc.filename)}: " if exc.filename is not None else ""
+    return f"{where}{exc.strerror or exc}"
+
+
+def _variable_problem(exc: ValueError) -> str:
+    """Which variable, and why, from pydantic's first error (a value that is not UTF-8 text
+    arrives with lone surrogates, which pydantic refuses)."""
+    from .exits import first_error
+
+    return first_error(exc) if hasattr(exc, "errors") else str(exc)
 
 
 if __name__ == "__main__":

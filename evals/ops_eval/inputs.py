@@ -5,6 +5,8 @@ that names the option and what is wrong with the value, never a traceback or a s
 from __future__ import annotations
 
 import math
+import os
+import stat
 from pathlib import Path
 
 from .exits import EXIT_BAD_INPUT, OpsEvalError
@@ -65,7 +67,24 @@ def tcp_port(option: str, value: int) -> int:
 
 
 def output_file(option: str, path: Path) -> Path:
-    """A path a command will write a file to: refused up front when it is a folder."""
-    if path.is_dir():
+    """A path a command will write a file to: refused up front when it is a folder, anything
+    else that is not a regular file (a named pipe would block the write until a reader came; a
+    device would be replaced by the atomic rename), or a name the system refuses (too long)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise bad_input(f"{option} {shown_name(path)}: cannot write ({exc.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
         raise bad_input(f"{option} {path}: is a folder; give a file path")
+    if not stat.S_ISREG(info.st_mode):
+        raise bad_input(f"{option} {path}: is not a regular file; give a file path")
     return path
+
+
+def shown_name(path: object, most: int = 120) -> str:
+    """A path or name for a one-line message, cut to `most` characters (a name the system
+    refused as too long would otherwise fill the screen)."""
+    text = str(path)
+    return text if len(text) <= most else f"{text[: most - 20]}...{text[-17:]}"

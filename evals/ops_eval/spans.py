@@ -234,6 +234,8 @@ def read_spans(path: Path, run_id: str) -> dict[Key, list[KeptSpan]]:
         header = json.loads(lines[0]) if lines else {}
     except ValueError as exc:
         raise SpansError(f"{path}: line 1 is not JSON ({exc})") from None
+    except RecursionError:
+        raise SpansError(f"{path}: line 1 is nested too deeply") from None
     if not isinstance(header, dict) or header.get("format") != 1:
         raise SpansError(f"{path}: not a spans file of this version (line 1)")
     if header.get("run_id") != run_id:

@@ -211,3 +211,9 @@ def test_an_open_question_does_not_assert_the_state_it_asks_about(vocab, respons
     """'whether inventory is down' asks; it must not pass for 'inventory is down'."""
     assert [c.show() for c in extract(response, vocab)] == []
     assert judge("Inventory is down.", response, vocab).holds is False
+
+
+def test_an_answer_nested_past_the_json_parser_is_read_as_text_not_a_crash(vocab):
+    """A model answer of 100,000 nested brackets made the triage-report reader raise
+    RecursionError in the middle of scoring; it is prose to the claim reader, with no claim."""
+    assert extract("[" * 100_000 + "]" * 100_000, vocab) == []

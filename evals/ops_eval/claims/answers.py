@@ -75,7 +75,7 @@ def triage_report(text: str) -> list[Claim] | None:
     """The claims of a structured triage report (JSON), field by field."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the parser reads
         return None
     if not isinstance(data, dict) or not isinstance(data.get("incident_id"), str):
         return None

@@ -143,6 +143,8 @@ class ReplayLlm(BaseLlm):
                 data = json.loads(line)
             except ValueError:
                 raise ModelConfigError(f"{where}, line {number}: not JSON") from None
+            except RecursionError:
+                raise ModelConfigError(f"{where}, line {number}: nested too deeply") from None
             if number == 1:
                 if not isinstance(data, dict) or data.get("version") != RECORD_VERSION:
                     raise ModelConfigError(f"{where}: not a version-{RECORD_VERSION} recording")
