@@ -7,12 +7,19 @@ Subcommands import their machinery lazily so that the offline gates start fast.
 from __future__ import annotations
 
 import argparse
-import errno
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from .exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError, unwind_on_signals
+from .exits import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_INFRA,
+    EXIT_OK,
+    OpsEvalError,
+    os_exit_code,
+    unwind_on_signals,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -340,11 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _error("interrupted before the end; nothing was recorded as a result", EXIT_INFRA)
     except OSError as exc:  # a path no reader checked: one line, never a traceback
-        return _error(_os_problem(exc), EXIT_INFRA if exc.errno in _MACHINE else EXIT_BAD_INPUT)
-
-
-# What the machine did rather than what the user gave: disk full, I/O error, read-only.
-_MACHINE = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EROFS, errno.ENOMEM})
+        return _error(_os_problem(exc), os_exit_code(exc))
 
 
 def _os_problem(exc: OSError) -> str:

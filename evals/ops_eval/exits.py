@@ -7,9 +7,19 @@ infrastructure (model unreachable, every trial errored, a check that could not r
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
+# An OSError of these is what the machine did (disk full, I/O error, read-only file system, no
+# lock or memory), not what the user gave: exit 3; any other is bad input, exit 2.
+MACHINE_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EROFS, errno.ENOLCK, errno.ENOMEM}
+)
+
+
+def os_exit_code(exc: OSError) -> int:
+    return EXIT_INFRA if exc.errno in MACHINE_ERRNOS else EXIT_BAD_INPUT
 
 
 def describe(exc: BaseException, limit: int = 300) -> str:

@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, first_error
+from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, first_error, os_exit_code
 from .entries import ENTRY_ADAPTER, AnyEntry, OverrideEntry, PinEntry, VerdictEntry
 
 M = TypeVar("M", bound=BaseModel)
@@ -74,9 +74,6 @@ class LedgerError(OpsEvalError):
 
 
 _OPEN_ATTEMPTS = 5  # a ledger unlinked under a waiting appender: open it again, a few times
-
-# What the machine did, not what the user gave: the decision could not be kept (exit 3).
-_INFRA_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EROFS, errno.ENOLCK})
 
 
 def canonical(data: dict[str, object]) -> bytes:
@@ -235,8 +232,7 @@ def _cannot(path: Path, exc: OSError) -> LedgerError:
         return LedgerError(f"{path}: is a folder, not a file")
     if exc.errno == errno.ELOOP:
         return LedgerError(f"{path}: is a symbolic link; the ledger is a plain file")
-    code = EXIT_INFRA if exc.errno in _INFRA_ERRNOS else EXIT_BAD_INPUT
-    return LedgerError(f"{path}: cannot read or write ({exc.strerror or exc})", code)
+    return LedgerError(f"{path}: cannot read or write ({exc.strerror or exc})", os_exit_code(exc))
 
 
 class Ledger:
