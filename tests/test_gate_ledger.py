@@ -20,15 +20,14 @@ from pydantic import ValidationError
 from ops_eval.exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
 from ops_eval.gate import ledger as ledger_module
 from ops_eval.gate.config import GateConfig
-from ops_eval.gate.entries import DECIDED_FIELDS, OverrideEntry, VerdictEntry
-from ops_eval.gate.ledger import (
-    GENESIS,
-    Ledger,
-    LedgerError,
-    default_ledger,
+from ops_eval.gate.entries import (
+    DECIDED_FIELDS,
+    OverrideEntry,
+    VerdictEntry,
     find_override,
     latest_verdict,
 )
+from ops_eval.gate.ledger import GENESIS, Ledger, LedgerError, default_ledger
 from ops_eval.gate.overrides import override_for, record_override
 from ops_eval.records import RunRecord, write_record
 from ops_eval.scorers import registered

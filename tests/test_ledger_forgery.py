@@ -130,3 +130,47 @@ def test_an_override_the_cli_would_take_still_reads_back(runs, capsys):
     forge_ledger(runs / "gate-ledger.jsonl", overridden)
     assert main(["gate", "cand0001"]) == 0
     assert "OVERRIDDEN by ana" in capsys.readouterr().out
+
+
+def _override_of(bodies, by="mallory"):
+    verdict = next(b for b in reversed(bodies) if b.get("candidate") == "cand0001")
+    decided = {k: verdict[k] for k in verdict if k not in ("kind", "passed", "at")}
+    return {**decided, "kind": "override", "by": by, "reason": REASON}
+
+
+@pytest.mark.parametrize("key", [None, KEY], ids=["unsigned", "signed-by-a-key-holder"])
+def test_a_second_override_appended_by_hand_is_refused(runs, capsys, ops_env, key):
+    """`gate override` records one override per failed verdict; a second one appended by hand
+    (even signed, by someone holding the key) is refused when the ledger is read."""
+    if key:
+        ops_env.setenv("OPS_LEDGER_KEY", key)
+    _regressed_baseline(runs, capsys)
+    assert main(["gate", "override", "cand0001", "--reason", REASON, "--by", "ana"]) == 0
+    forge_ledger(
+        runs / "gate-ledger.jsonl",
+        lambda bodies: [*bodies, _override_of(bodies)],
+        key=key.encode() if key else None,
+    )
+    assert main(["gate", "cand0001"]) == 2
+    captured = capsys.readouterr()
+    assert "mallory" not in captured.out
+    assert "line 4: an override that `gate override` would refuse: that verdict was already" in (
+        captured.err
+    )
+
+
+def test_an_override_before_any_failed_verdict_is_refused(runs, capsys):
+    """An override written before its run was ever gated would turn the first failed verdict
+    into OVERRIDDEN (exit 0)."""
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
+    write_run(runs, "cand0001", DROPPED, 2)
+    assert main(["gate", "cand0001"]) == 1
+    capsys.readouterr()
+    forge_ledger(  # the override goes before the verdict it copies
+        runs / "gate-ledger.jsonl", lambda bodies: [bodies[0], _override_of(bodies), *bodies[1:]]
+    )
+    assert main(["gate", "cand0001"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "line 2: an override that `gate override` would refuse: no gate verdict of its run" in err
+    )

@@ -156,7 +156,7 @@ def report_log(path: Path | None = None) -> Ledger:
     """The report log at `path` (default: the settings' `calibration_reports`)."""
     from ..settings import current
 
-    return Ledger(path or current().calibration_reports, adapter=_adapter(), what=WHAT)
+    return Ledger(path or current().calibration_reports, adapter=_adapter(), what=WHAT, rules=None)
 
 
 def read_reports(path: Path | None = None) -> list[CalibrationReport]:

@@ -30,8 +30,8 @@ from ..records import RunRecord
 from ..run_index import scan, series, started_time
 from .changes import changes
 from .config import GateConfig
-from .entries import AnyEntry, VerdictEntry
-from .ledger import Ledger, find_override, pins
+from .entries import AnyEntry, VerdictEntry, find_override
+from .ledger import Ledger, pins
 from .outcomes import judgeable
 from .pins import resolve_pin
 from .runs import load, partial, resolve_run

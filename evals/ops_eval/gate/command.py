@@ -68,9 +68,9 @@ def decide_gate(args: argparse.Namespace) -> Any:
     from .baseline import choose_baseline
     from .changes import changes
     from .compare import evaluate
-    from .entries import OverrideEntry, VerdictEntry
+    from .entries import OverrideEntry, VerdictEntry, find_override
     from .judge_check import check_judges
-    from .ledger import default_ledger, find_override
+    from .ledger import default_ledger
     from .outcomes import judgeable
     from .render import Decision
     from .runs import file_sha256, load, partial, resolve_run

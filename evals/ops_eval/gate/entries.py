@@ -6,6 +6,7 @@ with its failures)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Literal, TypeVar
 
@@ -190,3 +191,58 @@ Entry = Annotated[VerdictEntry | PinEntry | OverrideEntry, Field(discriminator="
 ENTRY_ADAPTER: TypeAdapter[VerdictEntry | PinEntry | OverrideEntry] = TypeAdapter(Entry)
 E = TypeVar("E", VerdictEntry, PinEntry, OverrideEntry)
 AnyEntry = VerdictEntry | PinEntry | OverrideEntry
+
+
+# --- lookups over a list of entries, and the rules between entries -------------------------
+
+
+def latest_verdict(
+    entries: Sequence[AnyEntry], run_id: str, baseline: str | None | object = ...
+) -> VerdictEntry | None:
+    """The last verdict recorded for `run_id` as candidate; against `baseline` only when given
+    (None: against no baseline; leave it out: against any)."""
+    for entry in reversed(entries):
+        if (
+            isinstance(entry, VerdictEntry)
+            and entry.candidate == run_id
+            and (baseline is ... or entry.baseline == baseline)
+        ):
+            return entry
+    return None
+
+
+def find_override(entries: Sequence[AnyEntry], verdict: VerdictEntry) -> OverrideEntry | None:
+    """The latest override that accepts `verdict` (`OverrideEntry.covers`), if any."""
+    for entry in reversed(entries):
+        if isinstance(entry, OverrideEntry) and entry.covers(verdict):
+            return entry
+    return None
+
+
+def unaccepted(before: Sequence[AnyEntry], override: OverrideEntry) -> str | None:
+    """Why `override` could not have been appended after the entries `before` it, by the rules
+    `gate override` appends by (`overrides.record_override`); None when it could. It must accept
+    the latest verdict of its run, as recorded, which failed and no earlier override covers."""
+    verdict = latest_verdict(before, override.candidate)
+    if verdict is None:
+        return "no gate verdict of its run comes before it"
+    if verdict.passed:
+        return f"the latest verdict of run {override.candidate} before it passed"
+    if find_override(before, verdict) is not None:
+        return "that verdict was already overridden (an override is recorded once)"
+    recorded = (verdict.inputs, verdict.verdict, verdict.failures)
+    if recorded != (override.inputs, override.verdict, override.failures):
+        return f"it does not accept the latest verdict of run {override.candidate} as recorded"
+    return None
+
+
+def broken_rule(entries: Sequence[AnyEntry]) -> tuple[int, str] | None:
+    """(index, why) of the first entry that breaks a rule between entries -- an override that
+    `gate override` would have refused where it stands -- or None. A ledger is read through
+    this, so a hand-appended second override, or one before any failed verdict, is refused."""
+    for index, entry in enumerate(entries):
+        if isinstance(entry, OverrideEntry):
+            why = unaccepted(entries[:index], entry)
+            if why:
+                return index, f"an override that `gate override` would refuse: {why}"
+    return None

@@ -46,9 +46,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, first_error, os_exit_code
-from .entries import ENTRY_ADAPTER, AnyEntry, OverrideEntry, PinEntry, VerdictEntry
+from .entries import ENTRY_ADAPTER, AnyEntry, PinEntry, broken_rule
 
 M = TypeVar("M", bound=BaseModel)
+Rules = Callable[[list[Any]], "tuple[int, str] | None"]
+"""Checks the entries of a file together: (index, why) of the first that breaks a rule."""
 
 LEDGER_FILE = "gate-ledger.jsonl"
 GENESIS = "0" * 64
@@ -142,10 +144,12 @@ def verify(
     adapter: TypeAdapter[Any] = ENTRY_ADAPTER,
     what: str = "ledger",
     key: bytes | None = None,
+    rules: Rules | None = broken_rule,
 ) -> tuple[list[Any], str]:
     """(the entries, the last line's hash) of a ledger file's bytes, every line checked and read
     through `adapter`; the first line that breaks the chain is a LedgerError naming it. `what`
-    names the file in messages. With `key`, every line must carry its signature."""
+    names the file in messages. With `key`, every line must carry its signature; `rules`
+    (the gate's by default) names the first entry that breaks a rule between entries."""
 
     def broken(number: int, why: str) -> LedgerError:
         return LedgerError(f"{path}: line {number}: {why} {_append_only(what)}")
@@ -203,6 +207,9 @@ def verify(
         except RecursionError:
             raise broken(number, f"nested too deeply to be a {what} entry") from None
         prev = stated
+    found = rules(entries) if rules is not None else None
+    if found is not None:
+        raise broken(found[0] + 1, found[1])
     return entries, prev
 
 
@@ -241,13 +248,18 @@ class Ledger:
     remembered copy would be a check not made), every append verifies it again under the lock."""
 
     def __init__(
-        self, path: Path, adapter: TypeAdapter[Any] = ENTRY_ADAPTER, what: str = "ledger"
+        self,
+        path: Path,
+        adapter: TypeAdapter[Any] = ENTRY_ADAPTER,
+        what: str = "ledger",
+        rules: Rules | None = broken_rule,
     ) -> None:
-        """`adapter` reads a line's fields (the gate's entries by default); `what` names the
-        file in messages."""
+        """`adapter` reads a line's fields and `rules` checks the entries together (the gate's
+        by default); `what` names the file in messages."""
         self.path = Path(path)
         self.adapter = adapter
         self.what = what
+        self.rules = rules
 
     def __repr__(self) -> str:
         return f"Ledger({str(self.path)!r})"
@@ -274,7 +286,7 @@ class Ledger:
             raise _cannot(self.path, exc) from None
         finally:
             os.close(fd)
-        return verify(data, self.path, self.adapter, self.what, signing_key())[0]
+        return verify(data, self.path, self.adapter, self.what, signing_key(), self.rules)[0]
 
     def trust(self) -> str:
         """What a reader of this file can rely on (`trust`), for a command to print."""
@@ -297,9 +309,8 @@ class Ledger:
             raise LedgerError(f"{self.path}: kept being replaced while opened", EXIT_INFRA)
         written = 0
         try:
-            entries, prev = verify(
-                _read_all(fd, self.path, self.what), self.path, self.adapter, self.what, key
-            )
+            data = _read_all(fd, self.path, self.what)
+            entries, prev = verify(data, self.path, self.adapter, self.what, key, self.rules)
             entry = make(entries)
             line = _line(entry, prev, key)
             written = os.write(fd, line)  # O_APPEND: at the end, in one write
@@ -374,29 +385,6 @@ def default_ledger() -> Ledger:
 
 
 # --- lookups over a list of entries --------------------------------------------------------
-
-
-def latest_verdict(
-    entries: Sequence[AnyEntry], run_id: str, baseline: str | None | object = ...
-) -> VerdictEntry | None:
-    """The last verdict recorded for `run_id` as candidate; against `baseline` only when given
-    (None: against no baseline; leave it out: against any)."""
-    for entry in reversed(entries):
-        if (
-            isinstance(entry, VerdictEntry)
-            and entry.candidate == run_id
-            and (baseline is ... or entry.baseline == baseline)
-        ):
-            return entry
-    return None
-
-
-def find_override(entries: Sequence[AnyEntry], verdict: VerdictEntry) -> OverrideEntry | None:
-    """The latest override that accepts `verdict` (`OverrideEntry.covers`), if any."""
-    for entry in reversed(entries):
-        if isinstance(entry, OverrideEntry) and entry.covers(verdict):
-            return entry
-    return None
 
 
 def pins(entries: Sequence[AnyEntry]) -> dict[str, PinEntry]:

@@ -13,10 +13,12 @@ from .entries import (
     AnyEntry,
     OverrideEntry,
     VerdictEntry,
+    find_override,
+    latest_verdict,
     name_problem,
     reason_problem,
 )
-from .ledger import Ledger, find_override, latest_verdict
+from .ledger import Ledger
 
 
 def checked_name(option: str, value: str) -> str:
