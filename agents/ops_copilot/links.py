@@ -32,9 +32,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import unquote
 
+import idna
+
 SCRIPT_SCHEMES = frozenset({"javascript", "data", "vbscript"})
 _WEB = frozenset({"http", "https", "ws", "wss", "ftp"})  # WHATWG's special schemes (less file)
-_ENTITY = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
+_ENTITY = re.compile(r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 _DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
 
 # A character of a bare URL, or a bracketed IPv6 literal (a nested URL's host, `?to=http://[::1]/`).
@@ -42,6 +44,14 @@ _U = r"(?:[^\s<>\"'`()\[\]{}]|\[[0-9a-f:.]+\])"
 _IPV6 = r"(?:[^\s/\\@\[\]<>\"'`]*@)?\[[0-9a-f:.]+(?:%[\w.~-]+)?\]"  # [user@][2001:db8::1]
 _DEST = r"(?:<[^<>\n]*>|(?:[^\s()]|\((?:[^\s()]|\([^\s()]*\))*\))+)"  # markdown destination
 _TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?"
+# An HTML start tag as a browser tokenises it: attributes after a space or a `/`, a quoted value
+# may hold `>` or `<`, an unquoted one `<`, a stray quote is part of a name. Atomic and
+# possessive, so text with no closing `>` fails in one pass.
+_TAG = (
+    r"(?P<tag><(?P<tag_name>[a-z][\w:-]*)"
+    r"(?P<attrs>[\s/](?>\"[^\"]*\"|'[^']*'|[^>\"']|[\"'])*+)>)"
+)
+_RAW_TAG = re.compile(_TAG, re.IGNORECASE)
 _GRAMMAR = re.compile(
     rf"(?P<md>(?P<bang>!)?\[(?P<label>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(?P<md_dest>{_DEST})?"
     rf"{_TITLE}\s*\))"
@@ -49,13 +59,13 @@ _GRAMMAR = re.compile(
     rf"|(?P<ref>^[ \t]{{0,3}}\[(?P<ref_label>[^\]\n]+)\]:[ \t]*(?P<ref_dest>{_DEST})[^\n]*)"
     r"|(?P<auto><(?P<auto_dest>[a-z][a-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>)"
     r"|(?P<style><style\b[^>]*>(?P<css>[\s\S]*?)(?:</style\s*>|\Z))"
-    r"|(?P<tag><(?P<tag_name>[a-z][\w:-]*)(?P<attrs>\s(?:\"[^\"]*\"|'[^']*'|[^<>\"'])*)>)"
+    rf"|{_TAG}"
     rf"|(?P<url>(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}{_IPV6}{_U}*"
     rf"|(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}[^\s/\\<>\"'`()\[\]{{}}]{_U}*"
     rf"|(?<![\w.+-])(?:https?|ftp|wss?):[/\\]?(?=[\w\[%]){_U}+"
     rf"|(?<![\w.+-])mailto:{_U}+"
     rf"|(?<![\w@./-])www\.{_U}+"
-    rf"|(?<![\w@./-])(?:[\w-]+\.)+[^\W\d_]{{2,}}(?::\d+)?[/\\]{_U}*)",
+    rf"|(?<![\w@./-])(?:[\w-]+\.)+[^\W\d_]{{2,}}(?::\d+)?(?:[/\\]{_U}*|\?{_U}+))",
     re.IGNORECASE | re.MULTILINE,
 )
 # Every attribute of a tag: a URL attribute's value is a target; any other value (an event
@@ -82,13 +92,26 @@ _NESTED = re.compile(
 _TRAILING = ".,:;!?*_~'\""
 
 
+def _entity(raw: str) -> str:
+    """One HTML entity as a browser reads it. A numeric one may carry any number of leading
+    zeros (`&#0000000047;` is `/`); past U+10FFFF it is U+FFFD (and `html.unescape` is never
+    handed thousands of digits to convert)."""
+    if not raw.startswith("&#"):
+        return html.unescape(raw)
+    hexa = raw[2:3] in "xX"
+    digits = raw[3 if hexa else 2 :].rstrip(";").lstrip("0") or "0"
+    if len(digits) > 8:
+        return "\ufffd"
+    return html.unescape(f"&#{'x' if hexa else ''}{digits};")
+
+
 def _decode_once(text: str, starts: list[int], ends: list[int]) -> tuple[str, list, list]:
     out: list[str] = []
     s2: list[int] = []
     e2: list[int] = []
     pos = 0
     for m in _ENTITY.finditer(text):
-        rep = html.unescape(m.group(0))
+        rep = _entity(m.group(0))
         if rep == m.group(0):
             continue
         out.append(text[pos : m.start()])
@@ -123,9 +146,19 @@ def _host(raw: str) -> str | None:
 
 
 def _punycode(label: str) -> str:
+    """A host label as browsers send it: UTS 46 without transitional mapping (IDNA 2008), so
+    `ß` stays `ß` (xn--...) where Python's own IDNA 2003 codec makes it `ss` -- which would let
+    `busineß.example` pass for a trusted `business.example`. A label IDNA 2008 refuses (an
+    underscore, a symbol) falls back to IDNA 2003, else is compared as written."""
+    if not label or label.isascii():
+        return label
     try:
-        return encodings.idna.ToASCII(label).decode("ascii") if label else label
-    except UnicodeError:  # not a valid IDNA label: compared as written
+        return idna.encode(label, uts46=True, transitional=False).decode("ascii")
+    except idna.IDNAError:
+        pass
+    try:
+        return encodings.idna.ToASCII(label).decode("ascii")
+    except UnicodeError:
         return label
 
 
@@ -194,7 +227,7 @@ def parse(target: str, depth: int = 0) -> Target:
     elif scheme and rest.startswith("//"):
         authority = rest[2:]
     elif not scheme and re.match(
-        r"(www\.|(?:[\w-]+\.)+[^\W\d_]{2,}(?::\d+)?(/|$)|[\w.-]+:\d+(/|$))", rest, re.IGNORECASE
+        r"(www\.|(?:[\w-]+\.)+[^\W\d_]{2,}(?::\d+)?([/?]|$)|[\w.-]+:\d+(/|$))", rest, re.IGNORECASE
     ):
         authority = rest
     if authority is None:
@@ -268,10 +301,12 @@ def _css_targets(css: str) -> list[str]:
 
 def _tag_targets(attrs: str) -> list[str]:
     """Every URL a tag's attributes hold: the value of a URL attribute, each candidate of a
-    `srcset`, and the URLs written anywhere in any other value (script, CSS, data-*)."""
+    `srcset`, and the URLs written anywhere in any other value (script, CSS, data-*, an
+    iframe's `srcdoc` document) -- each value's entities decoded once, as a browser does."""
     found = []
     for m in _ATTR.finditer(attrs):
-        name, value = m.group("name").lower(), m.group("value").strip("\"'")
+        name = m.group("name").lower()
+        value = _ENTITY.sub(lambda e: _entity(e.group(0)), m.group("value").strip("\"'"))
         if name in _URL_ATTRS:
             found.append(value)
         elif name.endswith("srcset"):
@@ -279,6 +314,26 @@ def _tag_targets(attrs: str) -> list[str]:
         else:
             found += _css_targets(value)
     return list(dict.fromkeys(found))
+
+
+def _tag_kind(name: str) -> str:
+    """A tag that is followed on a click is a link; any other with a URL fetches it: an image."""
+    return "link" if name.lower() in ("a", "area", "form", "button") else "image"
+
+
+def _raw_tags(text: str, links: list[Link]) -> list[Link]:
+    """`links` with the tags of `text` read as a browser tokenises them -- attributes first,
+    then each value's entities (`src=/&#9;/evil.example` is one value whose tab the URL parser
+    drops, where decoding first ends it at the tab) -- in place of what the decoded reading found
+    inside them. A tag inside another link (a markdown label) is left to that link's reading."""
+    for m in _RAW_TAG.finditer(text):
+        tag = Link(_tag_kind(m.group("tag_name")), tuple(_tag_targets(m.group("attrs"))),
+                   m.start(), m.end())  # fmt: skip
+        inside = [o for o in links if o.start < tag.end and tag.start < o.end]
+        if not tag.leaves or any(o.start < tag.start or o.end > tag.end for o in inside):
+            continue
+        links = [o for o in links if o not in inside] + [tag]
+    return sorted(links, key=lambda o: o.start)
 
 
 def _match(m: re.Match[str]) -> tuple[str, list[str], tuple[int, int] | None, int]:
@@ -296,8 +351,7 @@ def _match(m: re.Match[str]) -> tuple[str, list[str], tuple[int, int] | None, in
     if m.group("style"):  # a stylesheet fetches what it names as the answer renders
         return "image", list(dict.fromkeys(_css_targets(m.group("css")))), None, m.end()
     if m.group("tag"):
-        kind = "link" if m.group("tag_name").lower() in ("a", "area", "form", "button") else "image"
-        return kind, _tag_targets(m.group("attrs")), None, m.end()
+        return _tag_kind(m.group("tag_name")), _tag_targets(m.group("attrs")), None, m.end()
     url = m.group("url").rstrip(_TRAILING)
     return "url", _readings(url), None, m.start() + len(url)
 
@@ -332,7 +386,7 @@ def find_links(text: str, nested: bool = True) -> list[Link]:
             links.append(link)
         if nested:
             links += inner
-    return links
+    return _raw_tags(text, links)
 
 
 def mentioned(host: str, text: str) -> bool:

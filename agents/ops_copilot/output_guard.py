@@ -187,26 +187,33 @@ def guard_links(callback_context: Any, llm_response: LlmResponse) -> LlmResponse
     A response's text parts reach the reader joined (`adk run` and the harness join them with
     nothing between), so a URL can be split across two parts that each look harmless: the
     parts are judged joined, as the reader sees them, and the cleaned whole replaces the first
-    text part (the other text parts are dropped) when anything was removed."""
+    text part (the other text parts are dropped) when anything was removed. Thought parts,
+    which the dev UI shows, are judged each on its own."""
     content = llm_response.content
-    texts = [p.text for p in (content.parts if content else None) or [] if p.text and not p.thought]
-    whole = "".join(texts)
-    if not find_links(whole, nested=False):
+    given = list((content.parts if content else None) or [])
+    whole = "".join(p.text for p in given if p.text and not p.thought)
+    thoughts = [p.text for p in given if p.text and p.thought]
+    if not any(find_links(t, nested=False) for t in [whole, *thoughts]):
         return None  # nothing to judge: the session's text is not read
     session = callback_context.session
     trust = Trust.of(*session_text(session.events, workspace_for(callback_context).seed))
     whole, removed = _clean(whole, trust)
-    if not removed:
-        return None
+    answer_changed = bool(removed)
     parts: list[types.Part] = []
     placed = False
-    for part in content.parts or []:
-        if part.text and not part.thought:
+    for part in given:
+        if part.text and part.thought:  # a client may show the model's thoughts too
+            text, cut = _clean(part.text, trust)
+            removed += cut
+            parts.append(part.model_copy(update={"text": text}) if cut else part)
+        elif part.text and answer_changed:
             if not placed:
                 parts.append(part.model_copy(update={"text": whole}))
                 placed = True
-            continue
-        parts.append(part)
+        else:
+            parts.append(part)
+    if not removed:
+        return None
     logger.warning(
         "output guard removed %d link(s) the user and trusted data did not give: %s",
         len(removed),

@@ -335,6 +335,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the console script, not a caller in this process (tests, other tools)
         # Output piped into `head` ends quietly, as any Unix tool's does, not with a traceback.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        # A terminal or pipe that cannot encode a name (`José` under LC_ALL=C) shows it escaped
+        # rather than ending the command with UnicodeEncodeError.
+        for stream in (sys.stdout, sys.stderr):
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(rewrite_argv(list(sys.argv[1:] if argv is None else argv)))
     try:

@@ -50,6 +50,8 @@ EMBEDS = {
     "markdown-escaped": "[status]({m})",
     "reference-escaped": "See [1].\n\n[1]: {m}",
     "attribute-with-gt-and-tab": '<img alt=">" src="{t}">',
+    "unquoted-attribute-tab": "<img src={t}>",
+    "slash-separated-attribute": '<img/src="{t}">',
     "css-escaped": "<div style=\"background:url('{c}')\">x</div>",
     "style-block": "<style>body{{background:url('{u}')}}</style>",
     "style-import-escaped": "<style>@import '{c}';</style>",
