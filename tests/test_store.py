@@ -686,3 +686,22 @@ def test_an_objects_sql_stored_as_a_blob_is_changed_not_a_crash(seed, tmp_path):
         None,
         "audit_log_no_update",
     )
+
+
+@pytest.mark.parametrize("table, key", [("services", "inventory"), ("incidents", "INC-002")])
+def test_a_seed_row_deleted_outside_the_store_is_a_store_error_not_a_crash(
+    seed, tmp_path, table, key
+):
+    """A services row deleted behind the store (verify calls it tampering) made an approved
+    restart raise TypeError out of the ADK run; reads and writes now say what happened."""
+    path = tmp_path / "s.db"
+    _history(seed, path).close()
+    column = "name" if table == "services" else "id"
+    _raw(path).execute(f"DELETE FROM {table} WHERE {column} = ?", (key,))
+    store = StateStore.create(seed, path)
+    action = "restart_service" if table == "services" else "resolve_incident"
+    read = store.service_status if table == "services" else store.incident_status
+    with pytest.raises(StoreError, match=f"{table} was changed outside the store"):
+        read(key)
+    with pytest.raises(StoreError, match=f"{table} was changed outside the store"):
+        store.apply_write(action, key, **{**APPROVAL, "invocation_id": "e9"})

@@ -65,7 +65,7 @@ _GRAMMAR = re.compile(
     rf"|(?<![\w.+-])(?:https?|ftp|wss?):[/\\]?(?=[\w\[%]){_U}+"
     rf"|(?<![\w.+-])mailto:{_U}+"
     rf"|(?<![\w@./-])www\.{_U}+"
-    rf"|(?<![\w@./-])(?:[\w-]+\.)+[^\W\d_]{{2,}}(?::\d+)?(?:[/\\]{_U}*|\?{_U}+))",
+    rf"|(?<![\w@./-])(?:[\w-]+\.)+[^\W\d_]{{2,}}(?::\d+)?(?:[/\\]{_U}*|[?#]{_U}+))",
     re.IGNORECASE | re.MULTILINE,
 )
 # Every attribute of a tag: a URL attribute's value is a target; any other value (an event
@@ -227,7 +227,7 @@ def parse(target: str, depth: int = 0) -> Target:
     elif scheme and rest.startswith("//"):
         authority = rest[2:]
     elif not scheme and re.match(
-        r"(www\.|(?:[\w-]+\.)+[^\W\d_]{2,}(?::\d+)?([/?]|$)|[\w.-]+:\d+(/|$))", rest, re.IGNORECASE
+        r"(www\.|(?:[\w-]+\.)+[^\W\d_]{2,}(?::\d+)?([/?#]|$)|[\w.-]+:\d+(/|$))", rest, re.IGNORECASE
     ):
         authority = rest
     if authority is None:

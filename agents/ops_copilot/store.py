@@ -112,11 +112,19 @@ class StateStore:
         with self._lock:
             return self._conn.execute(sql, args).fetchall()
 
+    def _status(self, table: str, key: str, value: str) -> str:
+        """A seed entity's status; a row the seed holds but the store lost was deleted outside
+        the store: StoreError, as for any other change `audit verify` reports."""
+        found = self._rows(f"SELECT status FROM {table} WHERE {key} = ?", (value,))
+        if not found:
+            raise self._changed_outside(table)
+        return found[0][0]
+
     def service_status(self, name: str) -> str:
-        return self._rows("SELECT status FROM services WHERE name = ?", (name,))[0][0]
+        return self._status("services", "name", name)
 
     def incident_status(self, incident_id: str) -> str:
-        return self._rows("SELECT status FROM incidents WHERE id = ?", (incident_id,))[0][0]
+        return self._status("incidents", "id", incident_id)
 
     def service_statuses(self) -> dict[str, str]:
         return dict(self._rows("SELECT name, status FROM services ORDER BY name"))
@@ -268,9 +276,12 @@ class StateStore:
             conn = self._conn
             conn.execute("BEGIN IMMEDIATE")
             try:
-                before = conn.execute(
+                found = conn.execute(
                     f"SELECT status FROM {table} WHERE {key} = ?", (target,)
-                ).fetchone()[0]
+                ).fetchone()
+                if found is None:
+                    raise self._changed_outside(table)
+                before = found[0]
                 done = conn.execute(
                     "SELECT before_status, after_status FROM audit_log"
                     " WHERE (invocation_id = ? AND action = ? AND target = ?)"
