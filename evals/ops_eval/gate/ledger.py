@@ -24,7 +24,9 @@ and append a line pointing at it -- a forked chain that the next read refuses. A
 exclusive `flock` from verifying the chain to the fsync of its one `write`, so appends are
 serialised; a read holds a shared lock, so it never sees half a line.
 
-What a line holds is in `entries.py`; overrides (who accepted a failed verdict) in `overrides.py`.
+What a line holds, and the rules between lines that every read checks (an override only where
+`gate override` would have appended it), are in `entries.py`; overrides (who accepted a failed
+verdict) in `overrides.py`.
 The chain itself knows nothing of the gate: a `Ledger` reads its lines through the pydantic
 adapter it is given, so another append-only record (the judge's calibration reports,
 `calibration/reports.py`) is the same file format, locks and checks with its own line model.
