@@ -32,7 +32,7 @@ def forge_ledger(path: Path, edit, key: bytes | None = None) -> None:
         fields = {**body, "prev": prev}
         fields["hash"] = prev = entry_hash(fields)
         if key is not None:
-            from ops_eval.gate.ledger import signature
+            from ops_eval.gate.signing import signature
 
             fields["sig"] = signature(key, prev)
         lines.append(canonical(fields).decode())

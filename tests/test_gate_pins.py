@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from test_gate_ledger import at, make_run, refused
 
-from ops_eval.gate.entries import PinEntry
-from ops_eval.gate.ledger import default_ledger, pins
+from ops_eval.gate.entries import PinEntry, pins
+from ops_eval.gate.ledger import default_ledger
 from ops_eval.gate.pins import pin, resolve_pin
 from ops_eval.gate.runs import resolve_run
 from ops_eval.records import write_record

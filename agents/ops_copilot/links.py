@@ -32,8 +32,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import unquote
 
-import idna
-
 SCRIPT_SCHEMES = frozenset({"javascript", "data", "vbscript"})
 _WEB = frozenset({"http", "https", "ws", "wss", "ftp"})  # WHATWG's special schemes (less file)
 _ENTITY = re.compile(r"&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{1,31};?)")
@@ -154,6 +152,8 @@ def _punycode(label: str) -> str:
     underscore, a symbol) falls back to IDNA 2003, else is compared as written."""
     if not label or label.isascii():
         return label
+    import idna  # only for a label that is not ASCII: most text has none
+
     try:
         return idna.encode(label, uts46=True, transitional=False).decode("ascii")
     except idna.IDNAError:

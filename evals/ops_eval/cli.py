@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
 
 from .exits import (
     EXIT_BAD_INPUT,
@@ -17,17 +16,13 @@ from .exits import (
     EXIT_INFRA,
     EXIT_OK,
     OpsEvalError,
+    console_for_people,
+    first_error,
     os_exit_code,
+    os_problem,
     unwind_on_signals,
 )
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error as one line like every other error (exit 2); the usage is
-    one `--help` away. Subcommand parsers are made of the same class."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {message} (see `{self.prog} --help`)\n")
+from .inputs import OneLineParser
 
 
 def _error(message: object, code: int) -> int:
@@ -227,7 +222,7 @@ def _model_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ops-eval", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="ops-eval", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     seed = sub.add_parser("seed", help="load and cross-check the seed")
@@ -327,47 +322,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import signal
-
     from .gate.command import rewrite_argv
     from .settings import reload
 
     if argv is None:  # the console script, not a caller in this process (tests, other tools)
-        # Output piped into `head` ends quietly, as any Unix tool's does, not with a traceback.
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        # A terminal or pipe that cannot encode a name (`José` under LC_ALL=C) shows it escaped
-        # rather than ending the command with UnicodeEncodeError.
-        for stream in (sys.stdout, sys.stderr):
-            if hasattr(stream, "reconfigure"):
-                stream.reconfigure(errors="backslashreplace")
+        console_for_people()
     parser = build_parser()
     args = parser.parse_args(rewrite_argv(list(sys.argv[1:] if argv is None else argv)))
     try:
         reload()  # every command starts from the environment as it is now
-    except ValueError as exc:  # pydantic's ValidationError: a variable that is not text
-        return _error(f"environment: {_variable_problem(exc)}", EXIT_BAD_INPUT)
+    except ValueError as exc:  # pydantic's ValidationError: a variable that is not UTF-8 text
+        return _error(
+            f"environment: {first_error(exc) if hasattr(exc, 'errors') else exc}", EXIT_BAD_INPUT
+        )
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
     except KeyboardInterrupt:
         return _error("interrupted before the end; nothing was recorded as a result", EXIT_INFRA)
     except OSError as exc:  # a path no reader checked: one line, never a traceback
-        return _error(_os_problem(exc), os_exit_code(exc))
-
-
-def _os_problem(exc: OSError) -> str:
-    from .inputs import shown_name
-
-    where = f"{shown_name(exc.filename)}: " if exc.filename is not None else ""
-    return f"{where}{exc.strerror or exc}"
-
-
-def _variable_problem(exc: ValueError) -> str:
-    """Which variable, and why, from pydantic's first error (a value that is not UTF-8 text
-    arrives with lone surrogates, which pydantic refuses)."""
-    from .exits import first_error
-
-    return first_error(exc) if hasattr(exc, "errors") else str(exc)
+        return _error(os_problem(exc), os_exit_code(exc))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,32 @@ def describe(exc: BaseException, limit: int = 300) -> str:
     return f"{type(exc).__name__}: {first_line}"
 
 
+def console_for_people() -> None:
+    """The console script's own streams: output piped into `head` ends quietly, as any Unix
+    tool's does, and a terminal that cannot encode a name (`José` under LC_ALL=C) shows it
+    escaped, never a traceback. Not for a caller in the same process (tests, other tools)."""
+    import signal
+    import sys
+
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def shown_name(path: object, most: int = 120) -> str:
+    """A path or name for a one-line message, cut to `most` characters (a name the system
+    refused as too long would otherwise fill the screen)."""
+    text = str(path)
+    return text if len(text) <= most else f"{text[: most - 20]}...{text[-17:]}"
+
+
+def os_problem(exc: OSError) -> str:
+    """An OSError as one line: the file (cut to fit) and what the system said."""
+    where = f"{shown_name(exc.filename)}: " if exc.filename is not None else ""
+    return f"{where}{exc.strerror or exc}"
+
+
 def one_line(text: str) -> str:
     """Control characters (a newline in a key or an id) escaped: a message is one line."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

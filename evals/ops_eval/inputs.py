@@ -4,12 +4,14 @@ that names the option and what is wrong with the value, never a traceback or a s
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import stat
 from pathlib import Path
+from typing import NoReturn
 
-from .exits import EXIT_BAD_INPUT, OpsEvalError
+from .exits import EXIT_BAD_INPUT, OpsEvalError, shown_name
 
 MAX_PORT = 65535
 # The shortest trial timeout. A trial opens a session and a store and makes at least one model
@@ -83,8 +85,9 @@ def output_file(option: str, path: Path) -> Path:
     return path
 
 
-def shown_name(path: object, most: int = 120) -> str:
-    """A path or name for a one-line message, cut to `most` characters (a name the system
-    refused as too long would otherwise fill the screen)."""
-    text = str(path)
-    return text if len(text) <= most else f"{text[: most - 20]}...{text[-17:]}"
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line like every other error (exit 2); the usage is
+    one `--help` away. Subcommand parsers are made of the same class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {message} (see `{self.prog} --help`)\n")

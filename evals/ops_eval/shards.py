@@ -20,8 +20,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ops_copilot.textfiles import resolved
-
 if TYPE_CHECKING:
     from .records import RunRecord
 
@@ -221,6 +219,8 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
 def _same(a: Path, b: Path) -> bool:
     """One file, by name or by a link to it."""
     import os
+
+    from ops_copilot.textfiles import resolved  # not at import: the CLI loads this module
 
     if resolved(a) == resolved(b):
         return True

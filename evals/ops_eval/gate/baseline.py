@@ -30,8 +30,8 @@ from ..records import RunRecord
 from ..run_index import scan, series, started_time
 from .changes import changes
 from .config import GateConfig
-from .entries import AnyEntry, VerdictEntry, find_override
-from .ledger import Ledger, pins
+from .entries import AnyEntry, VerdictEntry, find_override, pins
+from .ledger import Ledger
 from .outcomes import judgeable
 from .pins import resolve_pin
 from .runs import load, partial, resolve_run

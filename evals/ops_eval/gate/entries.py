@@ -219,6 +219,15 @@ def find_override(entries: Sequence[AnyEntry], verdict: VerdictEntry) -> Overrid
     return None
 
 
+def pins(entries: Sequence[AnyEntry]) -> dict[str, PinEntry]:
+    """Name -> its latest pin (a re-pin wins), in the order the names were first pinned."""
+    found: dict[str, PinEntry] = {}
+    for entry in entries:
+        if isinstance(entry, PinEntry):
+            found[entry.name] = entry
+    return found
+
+
 def unaccepted(before: Sequence[AnyEntry], override: OverrideEntry) -> str | None:
     """Why `override` could not have been appended after the entries `before` it, by the rules
     `gate override` appends by (`overrides.record_override`); None when it could. It must accept

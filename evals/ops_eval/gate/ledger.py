@@ -10,14 +10,8 @@ short one does not parse or lacks its newline. Any of those is a LedgerError nam
 the gate never decides on a ledger it cannot trust. (Removing the *last* lines is the one change a
 chain cannot see; a copy of the file, kept elsewhere, can.)
 
-What a chain cannot do: anyone who can write the file can edit a line and recompute every hash
-after it -- turn a regressed verdict into a pass, append an override, certify a judge with a
-made-up calibration. The chain has no secret. With `OPS_LEDGER_KEY` set (a secret of at least 16
-characters, kept where the file's writers are not: CI's secrets), every line also carries `sig`,
-an HMAC-SHA256 of its hash under the key, and a read refuses a line that is unsigned or wrongly
-signed; a forger without the key can then only cut lines off the end. Without a key, `trust()`
-says in words what a local forger can do, and the commands print it. A ledger begun without a
-key is refused under one: start a new file with the key set.
+A chain has no secret, though: whoever can write the file can recompute it. `signing.py` holds
+the key (`OPS_LEDGER_KEY`) that signs every line, and what an unsigned file lets a forger do.
 
 Why a lock: two gate runs at once (two CI jobs on one runner) would each read the same last hash
 and append a line pointing at it -- a forked chain that the next read refuses. An append holds an
@@ -41,14 +35,15 @@ import hmac
 import json
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, first_error, os_exit_code
-from .entries import ENTRY_ADAPTER, AnyEntry, PinEntry, broken_rule
+from .entries import ENTRY_ADAPTER, AnyEntry, broken_rule
+from .signing import KEY_VAR, signature, signing_key, trust
 
 M = TypeVar("M", bound=BaseModel)
 Rules = Callable[[list[Any]], "tuple[int, str] | None"]
@@ -59,10 +54,6 @@ GENESIS = "0" * 64
 # The ledger grows by a line (about half a kilobyte) per gate run and is never pruned: a cap far
 # above any real ledger, so a wrong path (a disk image) is refused instead of read into memory.
 MAX_BYTES = 512_000_000
-
-
-KEY_VAR = "OPS_LEDGER_KEY"
-MIN_KEY_CHARS = 16
 
 
 def _append_only(what: str) -> str:
@@ -90,42 +81,6 @@ def entry_hash(fields: dict[str, object]) -> str:
     """sha256 of the canonical JSON of a line without its `hash` and `sig` (with its `prev`)."""
     kept = {k: v for k, v in fields.items() if k not in ("hash", "sig")}
     return hashlib.sha256(canonical(kept)).hexdigest()
-
-
-def signing_key() -> bytes | None:
-    """The key that signs the ledgers (`OPS_LEDGER_KEY`), or None when unset; LedgerError
-    (exit 2) when it is too short to be a secret."""
-    from ..settings import current
-
-    secret = current().ledger_key
-    if secret is None:
-        return None
-    key = secret.get_secret_value()
-    if len(key) < MIN_KEY_CHARS:
-        raise LedgerError(
-            f"{KEY_VAR}: {len(key)} characters; a signing key has at least {MIN_KEY_CHARS}"
-        )
-    return key.encode()
-
-
-def signature(key: bytes, line_hash: str) -> str:
-    """A line's `sig`: HMAC-SHA256 of its hash (which covers its content and, through `prev`,
-    every line before it) under `key`."""
-    return hmac.new(key, line_hash.encode(), hashlib.sha256).hexdigest()
-
-
-def trust(path: Path, key: bytes | None) -> str:
-    """What the file's reader can rely on, in words, for the commands to print."""
-    if key is not None:
-        return (
-            f"{path} is signed ({KEY_VAR}): a line without its key's signature is refused; only "
-            "cutting lines off its end goes unseen"
-        )
-    return (
-        f"{path} is not signed ({KEY_VAR} unset): an edited line is refused, but anyone who can "
-        "write the file can rewrite a line and recompute the chain after it (a verdict, pin, "
-        f"override or calibration report then counts); set {KEY_VAR} to sign it"
-    )
 
 
 def _line(entry: BaseModel, prev: str, key: bytes | None) -> bytes:
@@ -384,15 +339,3 @@ def default_ledger() -> Ledger:
     from ..settings import current
 
     return Ledger(current().runs_dir / LEDGER_FILE)
-
-
-# --- lookups over a list of entries --------------------------------------------------------
-
-
-def pins(entries: Sequence[AnyEntry]) -> dict[str, PinEntry]:
-    """Name -> its latest pin (a re-pin wins), in the order the names were first pinned."""
-    found: dict[str, PinEntry] = {}
-    for entry in entries:
-        if isinstance(entry, PinEntry):
-            found[entry.name] = entry
-    return found

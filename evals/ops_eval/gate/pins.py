@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ..exits import OpsEvalError
 from ..inputs import bad_input
-from .entries import PIN_NAME, AnyEntry, PinEntry
-from .ledger import Ledger, pins
+from .entries import PIN_NAME, AnyEntry, PinEntry, pins
+from .ledger import Ledger
 from .overrides import checked_name
 from .runs import BASELINES, file_sha256, load, partial, resolve_run
 

@@ -22,8 +22,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from ops_copilot.textfiles import resolved
-
 from ..exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 from .store import check_store, ensure_mlflow, evaluate_or_exit, reachable
 
@@ -236,6 +234,8 @@ def _live(
         say(f"warning: {warning}")
     started = datetime.now(UTC)
     path = record_path(options, plan, started)
+    from ops_copilot.textfiles import resolved  # here: the CLI loads this module to parse
+
     if target.sqlite_file is not None and resolved(path) == resolved(target.sqlite_file):
         raise OpsEvalError(EXIT_BAD_INPUT, f"--output {path} is the MLflow store itself")
     if target.artifacts is not None and resolved(path).is_relative_to(resolved(target.artifacts)):
