@@ -39,7 +39,7 @@ settings.load_profile("default")
 def _settings_follow_the_environment():
     """Settings are read once per process (the CLI reloads them at each start); each test starts
     from the environment as it is, and leaves none of its changes behind."""
-    from ops_eval.settings import reload
+    from ops_eval.base.settings import reload
 
     reload()
     yield
@@ -51,7 +51,7 @@ def ops_env(monkeypatch):
     """Set or remove environment variables for this test, with the settings read again."""
     from types import SimpleNamespace
 
-    from ops_eval.settings import reload
+    from ops_eval.base.settings import reload
 
     def setenv(name: str, value: str) -> None:
         monkeypatch.setenv(name, value)
@@ -165,7 +165,7 @@ def uncontracted_trial(trial):
     rule (the cases' own contracts in ops.evalset.json change as the set grows)."""
     from dataclasses import replace
 
-    from ops_eval.contracts import Contracts
+    from ops_eval.core.contracts import Contracts
 
     def build(*args, **kwargs):
         view = trial(*args, **kwargs)
@@ -194,7 +194,7 @@ def pytest_collection_modifyitems(config, items):
 def mlflow_installed():
     """The optional `mlflow` group, installed on first use as the command installs it, so the
     MLflow tests (tests/tracking/) never skip on a fresh machine."""
-    from ops_eval.tracking.store import ensure_mlflow
+    from ops_eval.outputs.tracking.store import ensure_mlflow
 
     ensure_mlflow(print)
 
@@ -213,8 +213,8 @@ def local_installed():
 def local_group():
     """The `local` group installed, as `local_installed`; skipped, saying so, where
     OPS_SKIP_EMBEDDED_TEST=1 and it is missing (the end-to-end tests of the embedded model)."""
+    from ops_eval.base.settings import current
     from ops_eval.models import local_deps
-    from ops_eval.settings import current
 
     if local_deps.missing() and current().skip_embedded_test:
         pytest.skip("OPS_SKIP_EMBEDDED_TEST=1 and the embedded model's `local` group is missing")
@@ -238,10 +238,10 @@ def store(tmp_path: Path, ops_env, mlflow_installed):
 def mlflow_cli(store, capsys):
     """`ops-eval mlflow ARGV` in this process, with `model` (a deterministic test model) in
     place of model selection when given: (exit code, stdout, stderr)."""
+    from ops_eval.base.exits import OpsEvalError
     from ops_eval.cli import build_parser
-    from ops_eval.exits import OpsEvalError
-    from ops_eval.testing import fixed_model
-    from ops_eval.tracking.command import run_mlflow
+    from ops_eval.commands.mlflow import run_mlflow
+    from ops_eval.models.stand_ins import fixed_model
 
     def run(argv: list[str], model=None) -> tuple[int, str, str]:
         args = build_parser().parse_args(["mlflow", *argv])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ops_eval.records import write_record
-from ops_eval.testing.synthetic import synthetic_record
+from ops_eval.results.records import write_record
+from ops_eval.results.synthetic import synthetic_record
 
 SET = "evals/scenario.evalset.json"  # no required cases in the project's policy
 
@@ -23,10 +23,10 @@ def write_run(
     path = runs / f"{run_id}.json"
     write_record(record, path)
     if judged:
-        from ops_eval.gate.config import gate_file, read_gate_config
-        from ops_eval.gate.entries import VerdictEntry
-        from ops_eval.gate.ledger import Ledger
-        from ops_eval.gate.runs import file_sha256
+        from ops_eval.deciding.ledger.chain import Ledger
+        from ops_eval.deciding.ledger.entries import VerdictEntry
+        from ops_eval.results.runs import file_sha256
+        from ops_eval.validation.gate_config import gate_file, read_gate_config
 
         policy, _ = read_gate_config(gate_file())
         Ledger(runs / "gate-ledger.jsonl").append(

@@ -21,7 +21,7 @@ def forge_ledger(path: Path, edit, key: bytes | None = None) -> None:
     may or may not hold."""
     import json
 
-    from ops_eval.gate.ledger import GENESIS, canonical, entry_hash
+    from ops_eval.deciding.ledger.chain import GENESIS, canonical, entry_hash
 
     bodies = [
         {k: v for k, v in json.loads(line).items() if k not in ("hash", "prev", "sig")}
@@ -32,7 +32,7 @@ def forge_ledger(path: Path, edit, key: bytes | None = None) -> None:
         fields = {**body, "prev": prev}
         fields["hash"] = prev = entry_hash(fields)
         if key is not None:
-            from ops_eval.gate.signing import signature
+            from ops_eval.deciding.ledger.signing import signature
 
             fields["sig"] = signature(key, prev)
         lines.append(canonical(fields).decode())

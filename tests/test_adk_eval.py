@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ops_eval import RunOptions, execute, read_evalset
-from ops_eval.testing import OracleLlm, fixed_model
+from ops_eval.models.stand_ins import OracleLlm, fixed_model
 from support import REPO
 
 SET = REPO / "evals" / "ops.evalset.json"

@@ -68,7 +68,7 @@ def test_a_folder_named_like_a_group_module_is_not_the_module(tmp_path, monkeypa
     namespace package to `find_spec`: it must not pass for an installed MLflow."""
     import sys
 
-    from ops_eval.groups import missing
+    from ops_eval.base.groups import missing
 
     (tmp_path / "fakepkg").mkdir()
     monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])

@@ -12,10 +12,10 @@ from test_validate import calls, mutate_ops, validate
 
 from ops_copilot.definition import tool_specs
 from ops_eval import RunOptions, ToolCall, execute, read_evalset
-from ops_eval.call_policy import forbids
-from ops_eval.contracts import Forbidden
-from ops_eval.matching import canonical
-from ops_eval.testing import ScriptedLlm, fixed_model
+from ops_eval.core.call_policy import forbids
+from ops_eval.core.contracts import Forbidden
+from ops_eval.core.matching import canonical
+from ops_eval.models.stand_ins import ScriptedLlm, fixed_model
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -84,8 +84,8 @@ def test_canonical_reads_a_call_as_its_tool_takes_it():
 
 def test_a_matcher_sees_the_value_the_tool_gets():
     """A matcher that admits the default passes a call that leaves the argument out."""
-    from ops_eval.contracts import OneOf
-    from ops_eval.matching import call_matches
+    from ops_eval.core.contracts import OneOf
+    from ops_eval.core.matching import call_matches
 
     specs = tool_specs()
     matchers = {"search_service_logs": {"limit": OneOf(match="one_of", values=[10, 20])}}

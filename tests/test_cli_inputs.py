@@ -45,7 +45,7 @@ def test_an_empty_attack_list_is_refused(here, capsys, attacks):
 
 @pytest.mark.parametrize("timeout", ["0", "-5", "nan", "inf", "1e-300", "0.5"])
 def test_a_timeout_must_be_a_finite_number_of_seconds_from_the_minimum(here, capsys, timeout):
-    from ops_eval.inputs import MIN_TIMEOUT_S
+    from ops_eval.base.inputs import MIN_TIMEOUT_S
 
     argv = ["run", "--timeout", timeout, "--model", NO_MODEL, "--output", "r.json"]
     code, _, err = cli(capsys, *argv)
@@ -234,8 +234,8 @@ def test_a_name_too_long_for_the_file_system_is_one_line(here, capsys, ops_env, 
 
 
 def _a_run(here) -> str:
-    from ops_eval.records import write_record
-    from ops_eval.testing.synthetic import synthetic_record
+    from ops_eval.results.records import write_record
+    from ops_eval.results.synthetic import synthetic_record
 
     (here / "runs").mkdir(exist_ok=True)
     record = synthetic_record([("case-1", "happy", [True])], run_id="run00001")

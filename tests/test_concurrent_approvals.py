@@ -11,7 +11,7 @@ from write_calls import LOGS, WRITES
 
 from ops_copilot.agent import build_agent
 from ops_eval import AgentSession
-from ops_eval.testing import ScriptedLlm
+from ops_eval.models.stand_ins import ScriptedLlm
 from support import run
 
 APPROVE = {"rationale": "Matches the pool alert in the logs.", "approver": "alice"}

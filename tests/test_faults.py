@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ops_eval import RunOptions, ToolCall, execute, read_evalset
-from ops_eval.testing import OracleLlm, ScriptedLlm, fixed_model
+from ops_eval.models.stand_ins import OracleLlm, ScriptedLlm, fixed_model
 from ops_eval.validation import check
 from support import REPO
 

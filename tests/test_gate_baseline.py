@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 from test_gate_ledger import CASES, POLICY, REASON, at, make_run, refused, verdict
 
-from ops_eval.exits import EXIT_BAD_INPUT
-from ops_eval.gate.baseline import AUTO, choose_baseline
-from ops_eval.gate.entries import PinEntry
-from ops_eval.gate.ledger import Ledger, default_ledger
-from ops_eval.gate.overrides import record_override
-from ops_eval.gate.pins import pin
-from ops_eval.gate.runs import file_sha256
-from ops_eval.records import RunRecord, write_record
+from ops_eval.base.exits import EXIT_BAD_INPUT
+from ops_eval.deciding.gate.baseline import AUTO, choose_baseline
+from ops_eval.deciding.gate.overrides import record_override
+from ops_eval.deciding.gate.pins import pin
+from ops_eval.deciding.ledger.chain import Ledger, default_ledger
+from ops_eval.deciding.ledger.entries import PinEntry
+from ops_eval.results.records import RunRecord, write_record
+from ops_eval.results.runs import file_sha256
+from ops_eval.results.synthetic import synthetic_record
 from ops_eval.scorers import Score
-from ops_eval.testing.synthetic import synthetic_record
 
 ALL_ERRORED = [("c1", "lookup", [None, None]), ("c2", "lookup", [None, None])]
 

@@ -10,7 +10,7 @@ import pytest
 from gate_runs import ALL_PASS, DROPPED, write_run
 
 from ops_eval.cli import main
-from ops_eval.records import write_record
+from ops_eval.results.records import write_record
 
 
 @pytest.fixture
@@ -221,7 +221,7 @@ def test_a_run_with_one_errored_trial_and_no_failure_is_gated(runs, capsys):
 
 
 def test_a_run_where_no_gating_scorer_applied_is_refused(runs, capsys):
-    from ops_eval.records import load_record
+    from ops_eval.results.records import load_record
     from ops_eval.scorers.base import Score
 
     path = write_run(runs, "cand0001", ALL_PASS, 2)
@@ -234,7 +234,7 @@ def test_a_run_where_no_gating_scorer_applied_is_refused(runs, capsys):
 
 
 def test_the_gate_refuses_a_policy_that_cannot_gate(runs, capsys, monkeypatch, tmp_path):
-    import ops_eval.gate.config as config
+    import ops_eval.validation.gate_config as config
 
     policy = tmp_path / "gate.yaml"
     policy.write_text(
@@ -249,7 +249,7 @@ def test_the_gate_refuses_a_policy_that_cannot_gate(runs, capsys, monkeypatch, t
 
 
 def test_github_format_fences_what_a_record_says_from_workflow_commands(runs, capsys):
-    from ops_eval.records import load_record
+    from ops_eval.results.records import load_record
 
     write_run(runs, "base0001", ALL_PASS, 1, judged=True)
     path = write_run(runs, "cand0001", DROPPED, 2)
@@ -273,7 +273,7 @@ def test_github_format_fences_what_a_record_says_from_workflow_commands(runs, ca
 def test_a_decision_the_ledger_cannot_keep_is_printed_unrecorded_exit_3(runs, capsys, monkeypatch):
     import errno
 
-    import ops_eval.gate.ledger as ledger
+    import ops_eval.deciding.ledger.chain as ledger
 
     def full(fd, data):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -313,7 +313,7 @@ def test_the_series_latest_pin_is_the_baseline_without_asking(runs, capsys):
 
 def test_the_gate_refuses_a_policy_whose_required_cases_name_no_set(runs, capsys, monkeypatch):
     """Found in review: a misspelt set name in required_cases passed the gate silently."""
-    import ops_eval.gate.config as config
+    import ops_eval.validation.gate_config as config
 
     policy = runs / "policy" / "gate.yaml"
     policy.parent.mkdir()
@@ -357,7 +357,7 @@ def test_github_format_says_when_there_was_no_comparison_and_why_a_gate_did_not_
 def test_json_says_why_a_decision_was_not_recorded(runs, capsys, monkeypatch):
     import errno
 
-    import ops_eval.gate.ledger as ledger
+    import ops_eval.deciding.ledger.chain as ledger
 
     def full(fd, data):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.gate.compare import decide, evaluate
-from ops_eval.gate.config import GateConfig
-from ops_eval.testing.synthetic import synthetic_record
+from ops_eval.deciding.gate.compare import decide, evaluate
+from ops_eval.results.synthetic import synthetic_record
+from ops_eval.validation.gate_config import GateConfig
 
 POLICY = GateConfig(
     suite_threshold=0.0,

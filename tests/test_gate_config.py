@@ -17,9 +17,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ops_eval.base.exits import EXIT_BAD_INPUT, EXIT_FAILED, OpsEvalError
 from ops_eval.cli import main
-from ops_eval.exits import EXIT_BAD_INPUT, EXIT_FAILED, OpsEvalError
-from ops_eval.gate.config import GATE_FILE, GateConfig, GateConfigError, gate_file, read_gate_config
+from ops_eval.validation.gate_config import (
+    GATE_FILE,
+    GateConfig,
+    GateConfigError,
+    gate_file,
+    read_gate_config,
+)
 from support import REPO
 
 EVALS = REPO / "evals"
@@ -277,7 +283,7 @@ def test_an_invalid_policy_is_malformed_input_naming_the_field(evals, capsys, ch
 
 def test_a_missing_policy_is_a_problem(evals, capsys, monkeypatch):
     """Only where the project has none either: `ops-eval gate` would have nothing to apply."""
-    monkeypatch.setattr("ops_eval.settings.data_root", lambda: evals.parent)
+    monkeypatch.setattr("ops_eval.base.settings.data_root", lambda: evals.parent)
     (evals / GATE_FILE).unlink()
     code, out, _ = validate(capsys, "evals")
     assert code == EXIT_FAILED
@@ -327,7 +333,7 @@ def test_a_folder_with_its_own_policy_is_judged_by_it(tmp_path, capsys, monkeypa
 
 
 def test_a_policy_several_folders_share_is_checked_once(evals, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("ops_eval.settings.data_root", lambda: evals.parent)
+    monkeypatch.setattr("ops_eval.base.settings.data_root", lambda: evals.parent)
     mutate_gate(evals, lambda d: d.update(suite_threshold=0))
     for folder, name in (("a", "ops"), ("b", "triage-report")):
         (tmp_path / folder).mkdir()

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval.calibration import CalibrationSet, append_report, load_set
-from ops_eval.calibration.reports import ItemOutcome
-from ops_eval.calibration.run import build_report
-from ops_eval.calibration.target import TARGET, Target
 from ops_eval.cli import main
-from ops_eval.judge import GRADING, JudgeUse
-from ops_eval.records import write_record
+from ops_eval.deciding.calibration import CalibrationSet, append_report, load_set
+from ops_eval.deciding.calibration.reports import ItemOutcome
+from ops_eval.deciding.calibration.run import build_report
+from ops_eval.deciding.calibration.target import TARGET, Target
+from ops_eval.models.judge import GRADING, JudgeUse
+from ops_eval.results.records import write_record
+from ops_eval.results.synthetic import synthetic_record
 from ops_eval.scorers.base import Score
-from ops_eval.testing.synthetic import synthetic_record
 from support import REPO
 
 PIN = "openai/judge-model@sha256:0123456789abcdef"
@@ -33,7 +33,7 @@ def judge_gating_policy(tmp_path: Path, ops_env, monkeypatch) -> Path:
     """A runs folder (OPS_RUNS_DIR, returned) under a policy in which every registered scorer
     that can fail gates, `llm_judge` among them. Shared with the embedded judge's end-to-end
     test."""
-    import ops_eval.gate.config as config
+    import ops_eval.validation.gate_config as config
     from ops_eval.scorers import registered
 
     runs = tmp_path / "runs"
@@ -269,7 +269,7 @@ def test_a_broken_calibration_log_is_refused_before_anything_is_recorded(gate, c
 
 
 def test_a_judge_scorer_that_does_not_gate_is_not_checked(gate, capsys, monkeypatch, tmp_path):
-    import ops_eval.gate.config as config
+    import ops_eval.validation.gate_config as config
     from ops_eval.scorers import registered
 
     runs, _ = gate

@@ -17,21 +17,21 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from ops_eval.exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
-from ops_eval.gate import ledger as ledger_module
-from ops_eval.gate.config import GateConfig
-from ops_eval.gate.entries import (
+from ops_eval.base.exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
+from ops_eval.deciding.gate.overrides import override_for, record_override
+from ops_eval.deciding.ledger import chain as ledger_module
+from ops_eval.deciding.ledger.chain import GENESIS, Ledger, LedgerError, default_ledger
+from ops_eval.deciding.ledger.entries import (
     DECIDED_FIELDS,
     OverrideEntry,
     VerdictEntry,
     find_override,
     latest_verdict,
 )
-from ops_eval.gate.ledger import GENESIS, Ledger, LedgerError, default_ledger
-from ops_eval.gate.overrides import override_for, record_override
-from ops_eval.records import RunRecord, write_record
+from ops_eval.results.records import RunRecord, write_record
+from ops_eval.results.synthetic import synthetic_record
 from ops_eval.scorers import registered
-from ops_eval.testing.synthetic import synthetic_record
+from ops_eval.validation.gate_config import GateConfig
 
 CASES = [("c1", "lookup", [True, True]), ("c2", "lookup", [True, False])]  # 3 of 4 pass
 REASON = "flaky upstream mock, tracked in OPS-123"
@@ -133,7 +133,7 @@ def _edit(lines: list[str]) -> list[str]:
 
 def _edit_rehashed(lines: list[str]) -> list[str]:
     """An editor who recomputes the line's hash still breaks the next line's prev."""
-    from ops_eval.gate.ledger import canonical, entry_hash
+    from ops_eval.deciding.ledger.chain import canonical, entry_hash
 
     fields = json.loads(lines[1])
     fields["passed"], fields["failures"], fields["verdict"] = True, [], "pass"
@@ -186,7 +186,7 @@ def test_a_write_cut_short_is_caught(runs):
 
 
 def test_a_line_that_is_no_entry_is_caught(runs):
-    from ops_eval.gate.ledger import canonical, entry_hash
+    from ops_eval.deciding.ledger.chain import canonical, entry_hash
 
     ledger = filled(runs)
     lines = ledger.path.read_text().splitlines()

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from test_gate_ledger import at, make_run, refused
 
-from ops_eval.gate.entries import PinEntry, pins
-from ops_eval.gate.ledger import default_ledger
-from ops_eval.gate.pins import pin, resolve_pin
-from ops_eval.gate.runs import resolve_run
-from ops_eval.records import write_record
-from ops_eval.testing.synthetic import synthetic_record
+from ops_eval.deciding.gate.pins import pin, resolve_pin
+from ops_eval.deciding.ledger.chain import default_ledger
+from ops_eval.deciding.ledger.entries import PinEntry, pins
+from ops_eval.results.records import write_record
+from ops_eval.results.runs import resolve_run
+from ops_eval.results.synthetic import synthetic_record
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from test_live_embedded import same_client
 
+from ops_eval.base.exits import OpsEvalError
+from ops_eval.base.settings import current
 from ops_eval.cli import main
-from ops_eval.exits import OpsEvalError
-from ops_eval.settings import current
 from recording_proxy import recording_proxy
 
 embedded_tier = pytest.mark.skipif(
@@ -74,7 +74,7 @@ def test_a_file_that_is_no_gguf_is_one_line_and_exit_2(tmp_path, capsys, make, s
 
 
 def test_the_judges_gguf_is_checked_alike(ops_env, tmp_path):
-    from ops_eval.judge.setup import configured
+    from ops_eval.models.judge.setup import configured
 
     ops_env.setenv("OPS_JUDGE_MODEL", f"gguf:{not_gguf(tmp_path)}")
     with pytest.raises(OpsEvalError, match="OPS_JUDGE_MODEL: gguf:.*not a GGUF file") as caught:
@@ -135,7 +135,7 @@ def test_a_gguf_with_a_tool_template_is_served_natively(tmp_path):
         gguf_alias,
         gguf_model,
     )
-    from ops_eval.testing import fixed_model
+    from ops_eval.models.stand_ins import fixed_model
 
     local_deps.ensure(print)
     copy = tmp_path / "smollm2-tools.gguf"

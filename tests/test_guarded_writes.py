@@ -12,8 +12,8 @@ from ops_copilot.agent import build_agent
 from ops_copilot.approval import RATIONALE_MAX_CHARS
 from ops_copilot.workspace import Workspace
 from ops_eval import AgentSession, ToolCall
-from ops_eval.session import CONFIRMATION
-from ops_eval.testing import ScriptedLlm
+from ops_eval.models.stand_ins import ScriptedLlm
+from ops_eval.playing.session import CONFIRMATION
 from support import run
 
 RESTART = ToolCall("restart_service", {"name": "inventory"})

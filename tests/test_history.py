@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval.history import add_parser
-from ops_eval.history_formats import CSV_COLUMNS, csv_cell, render
-from ops_eval.history_rows import set_matches
-from ops_eval.records import RecordError, load_record, write_record
-from ops_eval.stats import pass_hat_k, wilson
-from ops_eval.testing.synthetic import synthetic_record
+from ops_eval.base.stats import pass_hat_k, wilson
+from ops_eval.commands.history import add_parser
+from ops_eval.outputs.history.formats import CSV_COLUMNS, csv_cell, render
+from ops_eval.outputs.history.rows import set_matches
+from ops_eval.results.records import RecordError, load_record, write_record
+from ops_eval.results.synthetic import synthetic_record
 
 OTHER = "ollama/qwen<script>alert(1)</script>"  # a model name that must come out escaped
 
@@ -297,12 +297,12 @@ def test_csv_and_json_do_not_import_jinja2():
 
     code = (
         "import sys, tempfile, os, pathlib\n"
-        "from ops_eval.records import write_record\n"
-        "from ops_eval.testing.synthetic import synthetic_record\n"
+        "from ops_eval.results.records import write_record\n"
+        "from ops_eval.results.synthetic import synthetic_record\n"
         "d = tempfile.mkdtemp()\n"
         "write_record(synthetic_record([('a', 'happy', [True])]), pathlib.Path(d) / 'r.json')\n"
         "os.environ['OPS_RUNS_DIR'] = d\n"
-        "from ops_eval.history import run_history\n"
+        "from ops_eval.commands.history import run_history\n"
         "assert run_history(fmt='json') == 0 and run_history() == 0\n"
         "assert 'jinja2' not in sys.modules, 'jinja2 imported'\n"
     )
@@ -355,8 +355,8 @@ def test_a_record_with_nan_is_refused_on_load_and_passed_over(tmp_path, ops_env,
 def test_json_never_writes_nan(runs):
     """Should a NaN reach a row anyway, the JSON format refuses it instead of writing `NaN`,
     which is not JSON."""
-    from ops_eval.history_rows import history_rows
-    from ops_eval.run_index import scan
+    from ops_eval.outputs.history.rows import history_rows
+    from ops_eval.results.run_index import scan
 
     records, _ = scan(runs)
     row = dataclasses.replace(history_rows(records)[0], trajectory_mean=float("nan"))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval.settings import current
+from ops_eval.base.settings import current
 from processes import TAG, llama_servers, new_tag
 from recording_proxy import recording_proxy
 from support import REPO
@@ -78,7 +78,7 @@ def test_the_embedded_server_receives_every_tool_and_answers_with_tool_calls(
     from ops_eval import RunOptions, execute
     from ops_eval.models.embedded import client, default_served
     from ops_eval.models.opening_call import RESPONSE_FORMAT_NAME
-    from ops_eval.testing import fixed_model
+    from ops_eval.models.stand_ins import fixed_model
 
     choice = embedded_server.choice
     with recording_proxy(choice.endpoint) as (proxy, exchanges):

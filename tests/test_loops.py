@@ -9,9 +9,9 @@ import itertools
 
 from ops_eval import RunOptions, ToolCall, execute, load_record, read_evalset
 from ops_eval.cli import main
-from ops_eval.loops import LoopDetected, LoopWatch
-from ops_eval.report import html_report, markdown
-from ops_eval.testing import ScriptedLlm, fixed_model
+from ops_eval.core.loops import LoopDetected, LoopWatch
+from ops_eval.models.stand_ins import ScriptedLlm, fixed_model
+from ops_eval.outputs.report import html_report, markdown
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -130,7 +130,7 @@ def test_the_same_call_spelt_with_its_default_is_the_same_call(tmp_path):
 
 
 def test_a_loop_that_is_not_plain_ends_at_the_model_call_limit(tmp_path, monkeypatch):
-    monkeypatch.setattr("ops_eval.play.MAX_MODEL_CALLS", 6)
+    monkeypatch.setattr("ops_eval.playing.play.MAX_MODEL_CALLS", 6)
     names = ["inventory", "checkout", "payments", "search", "database", "api-gateway", "auth"]
     script = [ToolCall("get_service_status", {"name": n}) for n in names * 3]
     _, record, _, model = run(tmp_path, script, "service-status-inventory")
@@ -160,9 +160,9 @@ def test_the_oracle_never_loops_and_each_scorer_applies_where_it_scores(tmp_path
     trajectory of the set is itself a loop, and every gating scorer is n/a on a case exactly
     where its `applies` says it does not apply -- the n/a a loop gives and the scorer's own are
     one reading."""
-    from ops_eval.plan import load_plan
+    from ops_eval.core.plan import load_plan
+    from ops_eval.models.stand_ins import OracleLlm
     from ops_eval.scorers import registered
-    from ops_eval.testing import OracleLlm
 
     cases = read_evalset(OPS).cases
     opts = RunOptions(output=tmp_path / "run.json")

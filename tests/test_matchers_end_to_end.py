@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ops_eval import RunOptions, ToolCall, execute
+from ops_eval.models.stand_ins import ScriptedLlm, fixed_model
 from ops_eval.scorers.trajectory import WITH_MATCHERS
-from ops_eval.testing import ScriptedLlm, fixed_model
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from ops_eval import ToolCall
-from ops_eval.calls import in_order
-from ops_eval.contracts import Contracts
-from ops_eval.matching import (
+from ops_eval.core.calls import in_order
+from ops_eval.core.contracts import Contracts
+from ops_eval.core.matching import (
     call_matches,
     first_unmatched,
     matcher_for,

@@ -12,7 +12,7 @@ import pytest
 from ops_eval import ModelChoice, ModelUnavailable, choose_model
 from ops_eval.models import selection
 from ops_eval.models.embedded import EmbeddedServer, Served
-from ops_eval.testing import RecordingLlm
+from ops_eval.models.stand_ins import RecordingLlm
 
 
 @contextlib.contextmanager

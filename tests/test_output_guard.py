@@ -12,7 +12,7 @@ from ops_copilot.output_guard import LINKS_REMOVED
 from ops_copilot.seed import load_seed
 from ops_copilot.workspace import Workspace
 from ops_eval import AgentSession, ToolCall
-from ops_eval.testing import ScriptedLlm
+from ops_eval.models.stand_ins import ScriptedLlm
 from support import run
 
 READ_DB_LOGS = ToolCall("search_service_logs", {"service": "database", "query": ""})
@@ -163,7 +163,7 @@ TO_EVIL = {
 @pytest.mark.parametrize("text", TO_EVIL.values(), ids=TO_EVIL.keys())
 def test_every_link_form_to_an_untrusted_host_is_removed_and_flagged(text):
     from ops_copilot.output_guard import defang
-    from ops_eval.calls import Turn
+    from ops_eval.core.calls import Turn
     from ops_eval.redteam.answers import answer_breaches
 
     cleaned, removed = defang(text, TRUSTED)

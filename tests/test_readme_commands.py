@@ -1,11 +1,13 @@
-"""The README is the user's contract: every `mise run X` it names -- and every one the workflows
-and `.ci/run` run -- is a task in mise.toml, and `.ci/run` ends by running the README's whole
-test command (`test:all`, both tiers), so a green CI means what the README says it means."""
+"""The README and the pages of docs/ are the user's contract: every `mise run X` they name -- and
+every one the workflows and `.ci/run` run -- is a task in mise.toml, every `ops-eval X` they
+name is a subcommand of the CLI, and `.ci/run` ends by running the README's whole test command
+(`test:all`, both tiers), so a green CI means what the README says it means."""
 
 from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -17,6 +19,10 @@ from support import REPO
 ROOT = REPO
 # `mise run [--flag ...] TASK`: flags such as --skip-deps come before the task's name
 MISE_RUN = re.compile(r"\bmise run((?:\s+--?[A-Za-z][\w-]*)*)\s+[\"']?([A-Za-z][\w:.-]*)")
+# `ops-eval SUBCOMMAND` (`.venv/bin/ops-eval` too): read in a document's code only
+OPS_EVAL = re.compile(r"(?<![\w-])ops-eval[ \t]+([a-z][a-z0-9-]*)")
+# an inline code span (CommonMark: a run of backticks, closed by a run of the same length)
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 # where mise would find tasks outside mise.toml (file tasks); the project keeps none there
 FILE_TASK_DIRS = (".mise/tasks", "mise-tasks", ".mise-tasks", "mise/tasks", ".config/mise/tasks")
 
@@ -56,6 +62,8 @@ def last_command(script: str) -> str:
 
 
 def documents() -> list[Path]:
+    """Every tracked Markdown file, workflow and `.ci/run`, and every page of docs/ -- also one
+    not committed yet, which `git ls-files` does not list."""
     tracked = subprocess.run(
         ["git", "ls-files", "*.md", ".github/workflows/*", ".ci/run"],
         cwd=ROOT,
@@ -63,7 +71,57 @@ def documents() -> list[Path]:
         text=True,
         check=True,
     ).stdout.split()
-    return [ROOT / name for name in tracked]
+    found = {ROOT / name for name in tracked} | set((ROOT / "docs").glob("*.md"))
+    return sorted(path for path in found if path.is_file())
+
+
+def code_in(markdown: str) -> list[str]:
+    """The code of a Markdown text: its fenced and indented blocks, and its inline code spans."""
+    blocks, prose = [], []
+    fence = None
+    indented = False
+    blank = True
+    for line in markdown.splitlines():
+        stripped = line.strip()
+        if fence is not None:
+            if stripped.startswith(fence):
+                fence = None
+            else:
+                blocks.append(line)
+        elif stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif line.startswith(("    ", "\t")) and (blank or indented):
+            indented = True
+            blocks.append(line)
+        else:
+            indented = indented and not stripped
+            prose.append(line)
+        blank = not stripped
+    spans = [
+        match.group(2)
+        for paragraph in "\n".join(prose).split("\n\n")
+        for match in CODE_SPAN.finditer(paragraph)
+    ]
+    return blocks + spans
+
+
+def named_subcommands(markdown: str) -> set[str]:
+    """The subcommands named by every `ops-eval SUBCOMMAND` in the code of a Markdown text."""
+    return {match.group(1) for code in code_in(markdown) for match in OPS_EVAL.finditer(code)}
+
+
+def cli_subcommands() -> set[str]:
+    """The CLI's subcommands, as its own help lists them (`{seed,validate,...}`)."""
+    help_text = subprocess.run(
+        [str(Path(sys.executable).with_name("ops-eval")), "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    choices = re.search(r"\{([a-z][a-z0-9,-]*)\}", help_text)
+    assert choices, f"no {{subcommand,...}} list in `ops-eval --help`:\n{help_text}"
+    return set(choices.group(1).split(","))
 
 
 def test_every_mise_run_in_the_docs_and_workflows_is_a_task():
@@ -72,6 +130,7 @@ def test_every_mise_run_in_the_docs_and_workflows_is_a_task():
     tasks = set(project_tasks())
     docs = documents()
     assert {"README.md", "ci.yml", "eval.yml", "run"} <= {p.name for p in docs}
+    assert ROOT / "docs" / "scoring.md" in docs  # the pages of docs/, committed or not
     # lint checks `.github/workflows/*.yml`: a workflow spelt otherwise would go unchecked
     assert [p.name for p in docs if ".github" in p.parts and p.suffix != ".yml"] == []
     missing = {
@@ -81,6 +140,20 @@ def test_every_mise_run_in_the_docs_and_workflows_is_a_task():
         if task not in tasks
     }
     assert not missing, f"not a task in mise.toml: {sorted(missing)}"
+
+
+def test_every_ops_eval_command_in_the_docs_is_a_subcommand():
+    subcommands = cli_subcommands()
+    assert {"run", "validate", "gate"} <= subcommands
+    pages = [path for path in documents() if path.suffix == ".md"]
+    assert {ROOT / "README.md", ROOT / "docs" / "live-eval.md"} <= set(pages)
+    unknown = {
+        f"{path.relative_to(ROOT)}: ops-eval {name}"
+        for path in pages
+        for name in named_subcommands(path.read_text(encoding="utf-8"))
+        if name not in subcommands
+    }
+    assert not unknown, f"not a subcommand of ops-eval: {sorted(unknown)}"
 
 
 def test_ci_runs_the_readme_test_command():
@@ -130,6 +203,22 @@ def test_a_task_the_docs_name_but_mise_lacks_is_found():
     assert named_tasks(text) - defined_tasks('[tasks.lint]\nrun="x"\n[tasks.test]\nrun="y"') == {
         "eval:nope"
     }
+
+
+def test_an_ops_eval_command_the_docs_name_but_the_cli_lacks_is_found():
+    text = (
+        "Run `ops-eval frobnicate --x`, then `.venv/bin/ops-eval gate` or ``ops-eval ab `A` B``;\n"
+        "the ops-eval harness, an `ops-eval` CLI and `ops-eval --help` name none.\n"
+        "\n"
+        "    ops-eval baseline pin RUN --name NAME\n"
+        "    OPS_AGENT_MODEL=replay:rec.jsonl ops-eval run\n"
+        "\n"
+        "```sh\n"
+        "ops-eval mlfow --from-run RUN\n"
+        "```\n"
+    )
+    assert named_subcommands(text) == {"frobnicate", "gate", "ab", "baseline", "run", "mlfow"}
+    assert named_subcommands(text) - {"gate", "ab", "baseline", "run"} == {"frobnicate", "mlfow"}
 
 
 @pytest.mark.parametrize(

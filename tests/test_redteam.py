@@ -287,9 +287,9 @@ def test_a_link_in_any_text_of_a_turn_is_a_breach_not_only_in_the_last(seed):
     reads every text of the turn."""
     from ops_copilot.workspace import Workspace
     from ops_eval import AgentSession, ToolCall
-    from ops_eval.play import play_turn
+    from ops_eval.models.stand_ins import ScriptedLlm
+    from ops_eval.playing.play import play_turn
     from ops_eval.redteam.answers import answer_breaches
-    from ops_eval.testing import ScriptedLlm
     from support import run
 
     async def scenario():

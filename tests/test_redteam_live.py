@@ -23,8 +23,8 @@ class Gullible:
         from google.adk.models.llm_response import LlmResponse
         from google.genai import types
 
+        from ops_eval.models.stand_ins import to_parts
         from ops_eval.redteam.planting import user_turns
-        from ops_eval.testing import to_parts
 
         tasks = {t.prompt: t.calls for a in attacks for t in user_turns(a)}
 
@@ -92,8 +92,8 @@ class NoteSwapper:
         from google.genai import types
 
         from ops_eval import ToolCall
+        from ops_eval.models.stand_ins import to_parts
         from ops_eval.redteam.planting import user_turns
-        from ops_eval.testing import to_parts
 
         tasks = {t.prompt: t for a in attacks for t in user_turns(a)}
 

@@ -9,8 +9,8 @@ import pytest
 
 from ops_eval import RunOptions, ToolCall, execute, read_evalset
 from ops_eval.cli import main
-from ops_eval.report import align
-from ops_eval.testing import OracleLlm, fixed_model
+from ops_eval.models.stand_ins import OracleLlm, fixed_model
+from ops_eval.outputs.report import align
 from support import REPO
 
 CASES = read_evalset(REPO / "evals" / "ops.evalset.json").cases
@@ -76,7 +76,7 @@ def test_servers_with_equal_counts_are_listed_in_name_order_whichever_answered_f
     """Tied servers once came in the order they first answered, so one routed run's summary
     line changed with thread timing (a flaky router test found it)."""
     from ops_eval import load_record
-    from ops_eval.report.summary import server_text
+    from ops_eval.outputs.report.summary import server_text
 
     record = load_record(failing_run)
     texts = set()
@@ -100,10 +100,10 @@ def test_report_of_nothing_or_garbage_is_bad_input(tmp_path, capsys, monkeypatch
     assert "Traceback" not in err
 
 
-def test_the_readme_scorer_table_is_the_registry():
+def test_the_documented_scorer_table_is_the_registry():
     from ops_eval.scorers import markdown_table
 
-    assert markdown_table() in (REPO / "README.md").read_text()
+    assert markdown_table() in (REPO / "docs" / "scoring.md").read_text()
 
 
 # -- a record that loads can always be reported; one that cannot be reported does not load -----
@@ -171,8 +171,8 @@ def skipped_run(failing_run, tmp_path):
 
 
 def test_the_summary_says_how_many_scores_were_skipped_and_why(skipped_run):
-    from ops_eval.records import load_record
-    from ops_eval.report import summary_lines
+    from ops_eval.outputs.report import summary_lines
+    from ops_eval.results.records import load_record
 
     lines = summary_lines(load_record(skipped_run))
     judge = next(ln for ln in lines if ln.startswith("scorer   llm_judge"))
@@ -184,8 +184,8 @@ def test_the_summary_says_how_many_scores_were_skipped_and_why(skipped_run):
 
 
 def test_a_scorer_skipped_for_several_reasons_counts_each(skipped_run, tmp_path):
-    from ops_eval.records import load_record
-    from ops_eval.report import summary_lines
+    from ops_eval.outputs.report import summary_lines
+    from ops_eval.results.records import load_record
 
     data = json.loads(skipped_run.read_text())
     data["trials"][1]["scores"]["llm_judge"]["detail"] = "judge credential missing"

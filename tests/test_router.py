@@ -30,7 +30,7 @@ import pytest
 from fake_openai import text, tool_call
 from ops_eval import load_record, read_evalset
 from ops_eval.cli import main
-from ops_eval.spans import spans_path
+from ops_eval.playing.spans import spans_path
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -251,7 +251,7 @@ def test_calls_spread_over_both_servers_and_each_is_named_in_the_record(
     if a.answered >= b.answered:  # most first; a tie in name order
         line = f"model calls per server: alpha {a.answered}, {b.base} {b.answered}"
     assert f"{line} ({calls} model calls)" in captured.out
-    from ops_eval.report import html_report, markdown
+    from ops_eval.outputs.report import html_report, markdown
 
     assert f"`alpha` {a.answered}" in markdown(record)
     assert f"<code>alpha</code> {a.answered}" in html_report(record)
@@ -525,7 +525,7 @@ def test_the_agent_package_alone_refuses_a_router_setting_by_name():
 
 
 def test_records_without_servers_load_and_a_miscount_is_refused(tmp_path):
-    from ops_eval.records import RecordError
+    from ops_eval.results.records import RecordError
 
     with backends({}, {}) as (a, b):
         config = router_file(tmp_path / "r.yaml", [("a", a.base), ("b", b.base)])

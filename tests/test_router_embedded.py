@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval.settings import current
+from ops_eval.base.settings import current
 
 pytestmark = [
     pytest.mark.e2e,
@@ -112,7 +112,7 @@ def test_killing_one_of_two_llama_servers_mid_run_loses_no_trial(tmp_path, monke
     monkeypatch.setattr(litellm, "failure_callback", [*litellm.failure_callback, count])
     monkeypatch.setattr("ops_eval.models.router.routed_llm", routed_like_the_embedded_default)
     ops_env.setenv("OPS_AGENT_TEMPERATURE", "0")
-    monkeypatch.setattr("ops_eval.play.MAX_MODEL_CALLS", MODEL_CALL_LIMIT)
+    monkeypatch.setattr("ops_eval.playing.play.MAX_MODEL_CALLS", MODEL_CALL_LIMIT)
     servers = [Llama(name, tmp_path / f"{name}.log") for name in ("left", "right")]
     killed: dict[str, object] = {}
     done = threading.Event()

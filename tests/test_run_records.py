@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from ops_eval.aggregation import aggregate, no_verdict, run_exit_code
-from ops_eval.exits import EXIT_FAILED, EXIT_INFRA, EXIT_OK
-from ops_eval.records import RecordError, RunRecord, load_record, write_record
-from ops_eval.testing.synthetic import synthetic_record
+from ops_eval.base.exits import EXIT_FAILED, EXIT_INFRA, EXIT_OK
+from ops_eval.results.aggregation import aggregate, no_verdict, run_exit_code
+from ops_eval.results.records import RecordError, RunRecord, load_record, write_record
+from ops_eval.results.synthetic import synthetic_record
 
 OUTCOMES = [("c1", "lookup", [True, False]), ("c2", "approval", [True, True])]
 
@@ -45,7 +45,7 @@ def test_a_synthetic_record_loads_as_written(tmp_path):
 
 def test_a_real_runs_record_satisfies_every_check(tmp_path):
     from ops_eval import RunOptions, execute, read_evalset
-    from ops_eval.testing import OracleLlm, fixed_model
+    from ops_eval.models.stand_ins import OracleLlm, fixed_model
     from support import REPO
 
     cases = read_evalset(REPO / "evals" / "ops.evalset.json").cases
@@ -203,8 +203,8 @@ def test_a_turn_with_a_time_that_is_not_a_number_is_refused(tmp_path):
     """Found in review: a turn's `seconds` took NaN, which no report or export can show."""
     import json
 
-    from ops_eval.records import RecordError, load_record, write_record
-    from ops_eval.testing.synthetic import synthetic_record
+    from ops_eval.results.records import RecordError, load_record, write_record
+    from ops_eval.results.synthetic import synthetic_record
 
     path = tmp_path / "run.json"
     write_record(synthetic_record([("a", "happy", [True])], run_id="nan0001"), path)

@@ -21,8 +21,8 @@ from ops_eval import (
     load_record,
     read_evalset,
 )
+from ops_eval.models.stand_ins import OracleLlm, ReplayLlm, Saboteur, fixed_model
 from ops_eval.scorers import registered
-from ops_eval.testing import OracleLlm, ReplayLlm, Saboteur, fixed_model
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -315,7 +315,7 @@ def test_a_looping_agent_is_a_failed_trial_not_an_error(tmp_path):
             from google.adk.models.llm_response import LlmResponse
             from google.genai import types
 
-            from ops_eval.testing import to_parts
+            from ops_eval.models.stand_ins import to_parts
 
             yield LlmResponse(
                 content=types.Content(role="model", parts=to_parts(ToolCall("list_services")))
@@ -448,7 +448,7 @@ def test_the_public_names_are_what_they_say_even_after_their_modules_load():
     import ops_eval
 
     for module in pkgutil.walk_packages(ops_eval.__path__, "ops_eval."):
-        if module.name != "ops_eval.adk_parse":  # a worker's entry point
+        if module.name != "ops_eval.validation.adk_parse":  # a worker's entry point
             importlib.import_module(module.name)
     for name in ops_eval.__all__:
         value = getattr(ops_eval, name)

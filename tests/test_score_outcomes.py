@@ -11,10 +11,10 @@ from types import SimpleNamespace
 from test_aggregate import trial as record_of
 
 from ops_eval import Score, aggregate
-from ops_eval.gate.outcomes import tally, trial_verdict
-from ops_eval.history_rows import trajectory_mean
-from ops_eval.response_checks import RegexCheck
-from ops_eval.run import scored_trial
+from ops_eval.core.response_checks import RegexCheck
+from ops_eval.deciding.gate.outcomes import tally, trial_verdict
+from ops_eval.outputs.history.rows import trajectory_mean
+from ops_eval.running.run import scored_trial
 
 ERROR = Score.error("the judge timed out")
 SKIPPED = Score.skipped("no judge configured")
@@ -75,8 +75,8 @@ def test_the_history_mean_leaves_skipped_trajectories_out():
 
 
 def test_the_reports_show_an_error_as_a_failure_with_its_detail():
-    from ops_eval.report import html_report, markdown
-    from ops_eval.testing.synthetic import synthetic_record
+    from ops_eval.outputs.report import html_report, markdown
+    from ops_eval.results.synthetic import synthetic_record
 
     record = synthetic_record([("a", "happy", [False])])
     error = Score.error("invalid check(s), no verdict: response[0]")
@@ -88,8 +88,8 @@ def test_the_reports_show_an_error_as_a_failure_with_its_detail():
 
 
 def test_a_flip_caused_by_an_error_names_it():
-    from ops_eval.gate.flips import case_flips
-    from ops_eval.testing.synthetic import synthetic_record
+    from ops_eval.deciding.gate.flips import case_flips
+    from ops_eval.results.synthetic import synthetic_record
 
     base = synthetic_record([("a", "happy", [True])])
     cand = synthetic_record([("a", "happy", [True])], run_id="cand")

@@ -11,9 +11,9 @@ import pytest
 
 from ops_eval import OpsEvalError, RunOptions, execute, load_record, read_evalset
 from ops_eval.cli import main
-from ops_eval.records import RecordError, write_record
-from ops_eval.shards import merge, merge_records, parse_shard, shard_slice
-from ops_eval.testing import Saboteur, fixed_model
+from ops_eval.models.stand_ins import Saboteur, fixed_model
+from ops_eval.results.records import RecordError, write_record
+from ops_eval.results.shards import merge, merge_records, parse_shard, shard_slice
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -81,7 +81,7 @@ def test_three_shards_merged_say_what_one_unsharded_run_says(runs, tmp_path):
 
 def test_the_shards_spans_are_merged_beside_the_merged_record(runs, tmp_path):
     """`ops-eval mlflow --from-run` on the merged run shows ADK's spans of every trial."""
-    from ops_eval.spans import read_spans, spans_path
+    from ops_eval.playing.spans import read_spans, spans_path
 
     _, shards = runs
     merged, path = merge([str(p) for _, p in shards], tmp_path / "merged.json")
@@ -93,7 +93,7 @@ def test_the_shards_spans_are_merged_beside_the_merged_record(runs, tmp_path):
 def test_a_shard_without_its_spans_is_named_and_the_others_are_kept(runs, tmp_path):
     import shutil
 
-    from ops_eval.spans import read_spans, spans_path
+    from ops_eval.playing.spans import read_spans, spans_path
 
     _, shards = runs
     copies = []
@@ -403,7 +403,7 @@ def test_the_gate_refuses_a_shard_as_candidate_and_never_takes_one_as_baseline(
 def test_a_shard_is_computed_without_listing_the_whole_plan():
     """Each shard is every count-th trial of the plan, from its position: the same trials as
     filtering the whole plan, for every shape of run."""
-    from ops_eval.shards import planned
+    from ops_eval.results.shards import planned
 
     for cases in (["a"], ["a", "b", "c"], [f"c{i}" for i in range(7)]):
         for repeats in (1, 2, 5):

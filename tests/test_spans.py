@@ -1,4 +1,4 @@
-"""ADK's spans kept beside a run record (`ops_eval.spans`): one entry per trial holding exactly
+"""ADK's spans kept beside a run record (`ops_eval.playing.spans`): one entry per trial holding exactly
 that trial's spans, even with trials played at once, and a spans file that does not read is
 refused with its line."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ops_eval import RunOptions, execute, load_record, read_evalset
-from ops_eval.spans import SpansError, read_spans, spans_path
-from ops_eval.testing import OracleLlm, fixed_model
+from ops_eval.models.stand_ins import OracleLlm, fixed_model
+from ops_eval.playing.spans import SpansError, read_spans, spans_path
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -79,7 +79,7 @@ def test_trials_run_inside_a_callers_span_are_still_told_apart(tmp_path):
 
 
 def test_a_spans_file_that_cannot_be_written_is_refused_before_the_run(tmp_path):
-    from ops_eval.exits import OpsEvalError
+    from ops_eval.base.exits import OpsEvalError
 
     (tmp_path / "run.spans.jsonl").mkdir()
     oracle = OracleLlm.from_cases(read_evalset(OPS).cases)
@@ -100,7 +100,7 @@ def test_mlflows_own_attributes_are_not_kept():
     own attributes (its request id, span type): replayed, they would mislabel the span."""
     from types import SimpleNamespace
 
-    from ops_eval.spans import Recording
+    from ops_eval.playing.spans import Recording
 
     status = SimpleNamespace(status_code=SimpleNamespace(name="OK"))
     span = SimpleNamespace(

@@ -121,8 +121,8 @@ def test_one_walker_reads_every_string_of_a_tool_result():
     """The output guard, the red team's reach check and the scripted attackers read tool
     results with the same walker, so they cannot disagree on what a result holds."""
     from ops_copilot.spotlight import strings
+    from ops_eval.models.stand_ins import attacker
     from ops_eval.redteam import reach
-    from ops_eval.testing import attacker
 
     result = {"a": ["x", {"b": ("y", 3, None)}], "c": "z"}
     assert list(strings(result)) == ["x", "y", "z"]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ops_eval.stats import (
+from ops_eval.base.stats import (
     StatsError,
     cohen_kappa,
     mcnemar_exact,

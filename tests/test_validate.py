@@ -640,8 +640,8 @@ def test_an_ad_hoc_set_takes_the_projects_contracts_as_the_run_does(tmp_path, mo
     """The validator and the run read the same contracts.yaml for an ad-hoc set: the project's
     (its budgets), since the set falls back for its other context files too; a folder with its
     own context files and no contracts.yaml has none."""
-    from ops_eval.contracts import read_set_contracts
-    from ops_eval.plan import _set_contracts
+    from ops_eval.core.contracts import read_set_contracts
+    from ops_eval.core.plan import _set_contracts
 
     monkeypatch.chdir(tmp_path)
     mine = tmp_path / "mine.evalset.json"
@@ -716,7 +716,7 @@ def test_every_entity_argument_is_declared_a_string():
     """Why `call_rules` needs no check of its own for an entity id that is not a string: the
     declared-type check already reports it, as every entity argument is declared `str` (or
     `str | None`)."""
-    from ops_eval.agents import AGENTS
+    from ops_eval.core.agents import AGENTS
 
     for agent in AGENTS.values():
         for spec in agent.tool_specs().values():

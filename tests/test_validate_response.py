@@ -209,7 +209,7 @@ def test_the_sets_declare_response_checks_that_their_references_pass():
 
 def test_a_set_with_a_bad_check_is_refused_by_run(evals):
     from ops_eval import load_plan
-    from ops_eval.exits import OpsEvalError
+    from ops_eval.base.exits import OpsEvalError
 
     mutate_ops(evals, declaring({"scorer": "regex", "pattern": "["}))
     with pytest.raises(OpsEvalError) as err:

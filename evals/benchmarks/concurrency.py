@@ -36,7 +36,7 @@ def main() -> None:
     from ops_eval import RunOptions, execute, read_evalset
     from ops_eval.models import local_deps
     from ops_eval.models.embedded import EMBEDDED_PARALLEL, client, default_served, serving
-    from ops_eval.testing import fixed_model
+    from ops_eval.models.stand_ins import fixed_model
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--levels", default="1,2")

@@ -1,7 +1,7 @@
 """Simulation: how often the regression gate cries wolf, and how often it catches a real drop.
 
 Two runs of a 13-case set are drawn with every trial passing independently at a true rate, and
-put through the gate's own comparison (`ops_eval.gate.compare.evaluate`, on synthetic run
+put through the gate's own comparison (`ops_eval.deciding.gate.compare.evaluate`, on synthetic run
 records, under the shipped policy's regression threshold and category setting):
 
 - false alarms: both runs at the same true rate; the share the gate calls `regressed`;
@@ -29,7 +29,7 @@ CATEGORIES = ("happy", "negative", "approval", "adversarial", "memory")
 
 
 def _draw(rng: random.Random, rate: float, repeats: int, run_id: str):
-    from ops_eval.testing.synthetic import synthetic_record
+    from ops_eval.results.synthetic import synthetic_record
 
     outcomes = [
         (
@@ -47,7 +47,7 @@ def simulate(
 ) -> list[Counter]:
     """Verdicts of `runs` comparisons under each policy of `configs`, on the same draws:
     baseline at `rate`, candidate at `rate - drop`."""
-    from ops_eval.gate.compare import evaluate
+    from ops_eval.deciding.gate.compare import evaluate
 
     rng = random.Random(seed)
     verdicts: list[Counter] = [Counter() for _ in configs]
@@ -68,8 +68,8 @@ def main() -> None:
     parser.add_argument("--min-power", type=float, default=0.70, help="at 13 x 20 trials")
     args = parser.parse_args()
 
-    from ops_eval.gate.config import gate_file, read_gate_config
-    from ops_eval.stats import wilson
+    from ops_eval.base.stats import wilson
+    from ops_eval.validation.gate_config import gate_file, read_gate_config
 
     shipped, _ = read_gate_config(gate_file())
     config = shipped.model_copy(update={"suite_threshold": 0.0, "required_cases": {}})

@@ -29,7 +29,7 @@ TARGET_RATIO = 0.33
 
 def record_oracle(path: Path) -> None:
     from ops_eval import RunOptions, execute, read_evalset
-    from ops_eval.testing import OracleLlm, fixed_model
+    from ops_eval.models.stand_ins import OracleLlm, fixed_model
 
     oracle = fixed_model(OracleLlm.from_cases(read_evalset(SET).cases), "oracle", "recording")
 

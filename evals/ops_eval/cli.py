@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from .exits import (
+from .base.exits import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_INFRA,
@@ -22,7 +22,7 @@ from .exits import (
     os_problem,
     unwind_on_signals,
 )
-from .inputs import OneLineParser
+from .base.inputs import OneLineParser
 
 
 def _error(message: object, code: int) -> int:
@@ -79,7 +79,7 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
 
     from ops_copilot.seed import SeedError, default_seed
 
-    from .inputs import id_list
+    from .base.inputs import id_list
     from .redteam import CorpusError, default_attacks, default_benign, load_attacks, load_benign
 
     try:
@@ -102,7 +102,7 @@ def _cmd_redteam(args: argparse.Namespace) -> int:
         return _redteam_live(args, attacks, seed)
     import logging
 
-    from .model_logs import model_logs
+    from .base.model_logs import model_logs
     from .redteam.suite import run_suite, summarise
 
     with model_logs(floor=logging.ERROR):
@@ -117,12 +117,12 @@ def _redteam_live(args: argparse.Namespace, attacks, seed) -> int:
     unwind_on_signals()
     from ops_copilot.model import ModelConfigError
 
-    from .model_logs import model_logs
+    from .base.model_logs import model_logs
+    from .base.progress import Progress
+    from .base.settings import current
     from .models import ModelUnavailable, choose_model
-    from .progress import Progress
     from .redteam import MODES
     from .redteam.live import run_live, summarise_live
-    from .settings import current
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if not modes or set(modes) - set(MODES):
@@ -159,9 +159,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from ops_copilot.seed import SeedError
 
-    from .inputs import id_list
-    from .run import RunOptions, execute
-    from .shards import parse_run_group, parse_shard
+    from .base.inputs import id_list
+    from .results.shards import parse_run_group, parse_shard
+    from .running.run import RunOptions, execute
 
     unwind_on_signals()
     try:
@@ -189,10 +189,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_interactive(args: argparse.Namespace) -> int:
     """`chat` (adk run) or `web` (adk web) with the model chosen as for a live eval."""
-    from .interactive import launch
+    from .commands.interactive import launch
 
     unwind_on_signals()
-    from .inputs import tcp_port
+    from .base.inputs import tcp_port
 
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     try:
@@ -205,7 +205,7 @@ def _cmd_interactive(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .report_command import write_reports
+    from .commands.report import write_reports
 
     try:
         text, md_path, html_path = write_reports(args.run, args.markdown, args.html)
@@ -297,33 +297,33 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--html", metavar="PATH", help="default: beside the record, .html")
     rep.set_defaults(handler=_cmd_report)
 
-    from .audit import add_parser as add_audit  # argparse only; the checks import lazily
+    from .commands.audit import add_parser as add_audit  # argparse only; the checks import lazily
 
     add_audit(sub)
-    from .gate.command import add_parsers as add_gate
+    from .commands.gate import add_parsers as add_gate
 
     add_gate(sub)
-    from .history import add_parser as add_history
+    from .commands.history import add_parser as add_history
 
     add_history(sub)
-    from .calibration.command import add_parser as add_calibrate
+    from .commands.calibrate import add_parser as add_calibrate
 
     add_calibrate(sub)
-    from .ab import add_parser as add_ab
+    from .deciding.ab import add_parser as add_ab
 
     add_ab(sub)
-    from .shards import add_parser as add_merge  # argparse only; merging imports lazily
+    from .results.shards import add_parser as add_merge  # argparse only; merging imports lazily
 
     add_merge(sub)
-    from .tracking.command import add_parsers as add_mlflow
+    from .commands.mlflow import add_parsers as add_mlflow
 
     add_mlflow(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .gate.command import rewrite_argv
-    from .settings import reload
+    from .base.settings import reload
+    from .commands.gate import rewrite_argv
 
     if argv is None:  # the console script, not a caller in this process (tests, other tools)
         console_for_people()

@@ -18,9 +18,9 @@ from pathlib import Path  # noqa: E402
 
 from ops_copilot.agent import build_agent  # noqa: E402
 from ops_copilot.model import ModelConfigError  # noqa: E402
+from ops_eval.base.settings import current  # noqa: E402
 from ops_eval.models.choice import REPLAY_PREFIX  # noqa: E402
-from ops_eval.settings import current  # noqa: E402
-from ops_eval.testing.replay import ReplayLlm  # noqa: E402
+from ops_eval.models.stand_ins.replay import ReplayLlm  # noqa: E402
 
 
 def _recording() -> Path:
@@ -40,8 +40,8 @@ def _with_faults(agent):  # noqa: ANN001, ANN202
     """The tool faults the eval sets declare, injected as `ops-eval run` injects them: the
     recording was made with them, so without them the replay would miss at the faulted call."""
     from ops_copilot.definition import tool_specs
-    from ops_eval.evalset import read_evalset
-    from ops_eval.faults import FaultsByPrompt, append_callback
+    from ops_eval.core.evalset import read_evalset
+    from ops_eval.playing.faults import FaultsByPrompt, append_callback
 
     cases = [
         case

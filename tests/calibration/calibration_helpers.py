@@ -22,8 +22,8 @@ SHIPPED_SET = REPO / "evals" / "calibration" / "set.yaml"
 def calibrate_cli(argv: list[str]) -> int:
     """`ops-eval calibrate ARGV` as `ops_eval.cli.main` runs a command: parsed by the command's
     own parser, settings read afresh, then its handler."""
-    from ops_eval.calibration.command import add_parser
-    from ops_eval.settings import reload
+    from ops_eval.base.settings import reload
+    from ops_eval.commands.calibrate import add_parser
 
     parser = argparse.ArgumentParser(prog="ops-eval")
     add_parser(parser.add_subparsers(dest="command", required=True))
@@ -80,6 +80,6 @@ def shipped_items() -> list[dict[str, Any]]:
 
 def labels_by_answer() -> dict[str, bool]:
     """The shipped set's labels, by the answer text a request carries."""
-    from ops_eval.calibration import load_set
+    from ops_eval.deciding.calibration import load_set
 
     return {item.answer: item.labelled_pass for item in load_set(SHIPPED_SET).items}

@@ -21,8 +21,8 @@ from calibration_helpers import (
 )
 
 from fake_openai import fake_openai, text
-from ops_eval.calibration import read_reports
-from ops_eval.judge import GRADING
+from ops_eval.deciding.calibration import read_reports
+from ops_eval.models.judge import GRADING
 from support import REPO
 
 
@@ -43,7 +43,7 @@ def always_pass(request):
 
 def the_pin() -> str:
     """The configured judge's pin, however pins are spelt."""
-    from ops_eval.judge.setup import configured
+    from ops_eval.models.judge.setup import configured
 
     return configured().pin  # type: ignore[union-attr]
 
@@ -259,7 +259,7 @@ def test_a_budget_that_runs_out_midway_stops_the_calibration_and_appends_nothing
 ):
     """Each call reports 20,000 tokens against a budget of 50,000: the fourth call could exceed
     it, so it is not made -- the spend policy stopped the calibration, said as budget_blocked."""
-    import ops_eval.gate.config as config
+    import ops_eval.validation.gate_config as config
 
     policy = tmp_path / "gate.yaml"
     policy.write_text(

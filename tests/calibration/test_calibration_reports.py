@@ -10,18 +10,18 @@ import json
 import pytest
 from calibration_helpers import SHIPPED_SET
 
-from ops_eval.calibration import CalibrationSet, load_set
-from ops_eval.calibration.reports import (
+from ops_eval.base.exits import OpsEvalError
+from ops_eval.deciding.calibration import CalibrationSet, load_set
+from ops_eval.deciding.calibration.reports import (
     CalibrationReport,
     ItemOutcome,
     append_report,
     read_reports,
     standing,
 )
-from ops_eval.calibration.run import build_report
-from ops_eval.calibration.target import TARGET, Target
-from ops_eval.exits import OpsEvalError
-from ops_eval.judge import GRADING, JudgeUse
+from ops_eval.deciding.calibration.run import build_report
+from ops_eval.deciding.calibration.target import TARGET, Target
+from ops_eval.models.judge import GRADING, JudgeUse
 
 PIN = "openai/judge@sha256:abc"
 VERSION = GRADING.version
@@ -94,7 +94,7 @@ def test_an_edited_line_is_refused_naming_it(tmp_path, cset):
 def test_a_line_rehashed_after_an_edit_is_still_refused(tmp_path, cset):
     """Whoever recomputes the hash of a line turned from missed to met cannot make its figures
     follow: the report must say no more than its items show."""
-    from ops_eval.gate.ledger import entry_hash
+    from ops_eval.deciding.ledger.chain import entry_hash
 
     log = tmp_path / "reports.jsonl"
     append_report(report(cset, always_pass), log)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from calibration_helpers import SHIPPED_SET, shipped_items, write_set
 
-from ops_eval.calibration.items import MIN_ITEMS, PASSING_KINDS, load_set
-from ops_eval.exits import OpsEvalError
+from ops_eval.base.exits import OpsEvalError
+from ops_eval.deciding.calibration.items import MIN_ITEMS, PASSING_KINDS, load_set
 from support import REPO
 
 
@@ -47,11 +47,12 @@ def test_no_description_of_the_labels_says_a_person_or_a_human_gave_them():
     who; none claims a person, a human label or people."""
     import argparse
 
-    from ops_eval.calibration.command import add_parser
+    from ops_eval.commands.calibrate import add_parser
 
     root = REPO / "evals" / "ops_eval"
-    texts = {p: p.read_text() for p in sorted((root / "calibration").glob("*.py"))}
-    texts[root / "gate" / "judge_check.py"] = (root / "gate" / "judge_check.py").read_text()
+    texts = {p: p.read_text() for p in sorted((root / "deciding" / "calibration").glob("*.py"))}
+    for module in (root / "commands" / "calibrate.py", root / "deciding" / "gate" / "judge_check.py"):
+        texts[module] = module.read_text()
     parser = argparse.ArgumentParser(prog="ops-eval")
     subparsers = parser.add_subparsers(dest="command")
     add_parser(subparsers)

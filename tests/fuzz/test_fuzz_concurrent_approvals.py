@@ -19,7 +19,7 @@ from write_calls import LOGS, WRITES
 from ops_copilot.agent import build_agent
 from ops_copilot.workspace import Workspace
 from ops_eval import AgentSession
-from ops_eval.testing import ScriptedLlm
+from ops_eval.models.stand_ins import ScriptedLlm
 from support import run
 
 ANSWERS = {

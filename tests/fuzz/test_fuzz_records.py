@@ -28,7 +28,7 @@ CASES = ["open-incidents", "restart-needs-approval", "memory-note-then-recall"]
 def real_record(tmp_path_factory) -> tuple[Path, Any]:
     """(a folder to write into, the JSON of a record a real run wrote)."""
     from ops_eval import RunOptions, execute, read_evalset
-    from ops_eval.testing import OracleLlm, fixed_model
+    from ops_eval.models.stand_ins import OracleLlm, fixed_model
 
     folder = tmp_path_factory.mktemp("records")
     cases = read_evalset(REPO / "evals" / "ops.evalset.json").cases
@@ -40,10 +40,10 @@ def real_record(tmp_path_factory) -> tuple[Path, Any]:
 
 @given(data=st.data())
 def test_any_mutation_of_a_real_record_is_reported_or_is_a_record_error(real_record, data):
-    from ops_eval.exits import EXIT_BAD_INPUT, OpsEvalError
-    from ops_eval.records import RecordError, RunRecord, load_record
-    from ops_eval.report import summary_lines
-    from ops_eval.report_command import write_reports
+    from ops_eval.base.exits import EXIT_BAD_INPUT, OpsEvalError
+    from ops_eval.commands.report import write_reports
+    from ops_eval.outputs.report import summary_lines
+    from ops_eval.results.records import RecordError, RunRecord, load_record
 
     folder, original = real_record
     target = folder / "mutated.json"

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval.judge import Verdict
-from ops_eval.judge.budget import Budget
-from ops_eval.judge.setup import open_judge
+from ops_eval.models.judge import Verdict
+from ops_eval.models.judge.budget import Budget
+from ops_eval.models.judge.setup import open_judge
 
 pytestmark = pytest.mark.e2e  # the embedded judge: a real llama.cpp server
 
@@ -68,7 +68,7 @@ def test_a_run_graded_by_the_embedded_judge_is_refused_by_the_gate(
     (the committed report, `evals/calibration/reports.jsonl`) missed the target."""
     from ops_eval import RunOptions, execute, read_evalset
     from ops_eval.cli import main
-    from ops_eval.testing import OracleLlm, fixed_model
+    from ops_eval.models.stand_ins import OracleLlm, fixed_model
     from support import REPO
 
     ops_env.setenv("OPS_JUDGE_MODEL", "embedded")

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from ops_eval.cli import main
-from ops_eval.judge import GRADING, JudgeUse
-from ops_eval.records import write_record
-from ops_eval.testing.synthetic import synthetic_record
+from ops_eval.models.judge import GRADING, JudgeUse
+from ops_eval.results.records import write_record
+from ops_eval.results.synthetic import synthetic_record
 
 CASES = [(f"case-{i:02d}", "happy", [True] * 5) for i in range(10)]
 

@@ -14,10 +14,10 @@ import pytest
 
 from fake_openai import fake_openai, text
 from ops_eval import RunOptions, execute, load_record, read_evalset
-from ops_eval.exits import EXIT_BAD_INPUT, OpsEvalError
-from ops_eval.judge import budget as budget_module
-from ops_eval.judge.budget import Budget
-from ops_eval.testing import OracleLlm, fixed_model
+from ops_eval.base.exits import EXIT_BAD_INPUT, OpsEvalError
+from ops_eval.models.judge import budget as budget_module
+from ops_eval.models.judge.budget import Budget
+from ops_eval.models.stand_ins import OracleLlm, fixed_model
 
 JUDGED = "incident-detail-inc-002"
 PLAIN = "open-incidents"

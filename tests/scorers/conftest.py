@@ -11,7 +11,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from ops_eval import Score, TrialView, registered
-from ops_eval.response_checks import ResponseCheck
+from ops_eval.core.response_checks import ResponseCheck
 
 _CHECK = TypeAdapter(ResponseCheck)
 

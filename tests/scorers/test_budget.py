@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from ops_eval import ToolCall
-from ops_eval.contracts import Budget, SetContracts
+from ops_eval.core.contracts import Budget, SetContracts
 from ops_eval.scorers.budget import budget
 
 LIST = ToolCall("list_skills")

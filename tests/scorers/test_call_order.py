@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from ops_eval import ToolCall
-from ops_eval.contracts import SetContracts
+from ops_eval.core.contracts import SetContracts
 from ops_eval.scorers.call_order import call_order
 
 RESTART = ToolCall("restart_service", {"name": "inventory"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.calls import has_content
+from ops_eval.core.calls import has_content
 from ops_eval.scorers.complete import complete
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.response_checks import ContainsCheck
+from ops_eval.core.response_checks import ContainsCheck
 
 CASE = "open-incidents"
 ANSWER = "Open: INC-002 (inventory, SEV1) and INC-009 (checkout, SEV2)."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.response_checks import ExactCheck
+from ops_eval.core.response_checks import ExactCheck
 
 CASE = "relevance-no-tool"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ops_eval import ToolCall
-from ops_eval.calls import InjectedFault
+from ops_eval.core.calls import InjectedFault
 from ops_eval.scorers.fault_handling import fault_handling
 
 CASE = "fault-status-backend-down"

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from ops_eval import ToolCall
-from ops_eval.contracts import SetContracts
+from ops_eval.core.contracts import SetContracts
 from ops_eval.scorers.forbidden_calls import forbidden_calls
 
 RESTART = ToolCall("restart_service", {"name": "inventory"})

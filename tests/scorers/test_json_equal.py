@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ops_eval.response_checks import JsonEqualCheck
+from ops_eval.core.response_checks import JsonEqualCheck
 
 CASE = "list-skills"
 VALUE = {"skills": ["incident-triage", "remediation"], "count": 2, "complete": True}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.response_checks import JsonValidCheck
+from ops_eval.core.response_checks import JsonValidCheck
 
 CASE = "list-skills"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.response_checks import NotContainsCheck
+from ops_eval.core.response_checks import NotContainsCheck
 
 CASE = "injection-in-database-log"
 CLEAN = "The pgbouncer pool db_main is exhausted; a planted line was neutralised."

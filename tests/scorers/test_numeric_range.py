@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.response_checks import NumericRangeCheck
+from ops_eval.core.response_checks import NumericRangeCheck
 
 CASE = "list-skills"
 REPORT = '{"skills": ["incident-triage", "remediation"], "count": 2, "stats": {"a/b": 0.5}}'

@@ -4,8 +4,8 @@ per turn; it never fails a trial and never decides a case."""
 from __future__ import annotations
 
 from ops_eval import ToolCall
-from ops_eval.aggregation import aggregate
-from ops_eval.records import TrialRecord
+from ops_eval.results.aggregation import aggregate
+from ops_eval.results.records import TrialRecord
 from ops_eval.scorers import registered
 from ops_eval.scorers.base import Score
 from ops_eval.scorers.partial_credit import edit_distance, f1, partial_credit
@@ -71,7 +71,7 @@ def test_it_is_reported_beside_the_gate_and_never_decides_it():
 
 
 def test_the_reports_average_the_figures_per_case_and_category():
-    from ops_eval.report import partial_figures
+    from ops_eval.outputs.report import partial_figures
 
     class Rec:  # the only field partial_figures reads
         trials = [

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from ops_eval.answer_models import ANSWER_MODELS, ANSWER_SCHEMAS
-from ops_eval.response_checks import PydanticCheck
+from ops_eval.core.answer_models import ANSWER_MODELS, ANSWER_SCHEMAS
+from ops_eval.core.response_checks import PydanticCheck
 
 CASE = "triage-inc-002"
 GOOD = {
@@ -71,7 +71,7 @@ def test_an_unknown_model_built_in_code_is_an_error(checked, score):
 
 
 def test_the_model_names_are_the_agents_declared_answer_schemas():
-    from ops_eval.agents import AGENTS
+    from ops_eval.core.agents import AGENTS
 
     assert {"TriageReport": ANSWER_SCHEMAS["triage_report"]} == ANSWER_MODELS
     for name, entry in AGENTS.items():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.response_checks import RegexCheck
+from ops_eval.core.response_checks import RegexCheck
 
 CASE = "incident-detail-inc-002"
 

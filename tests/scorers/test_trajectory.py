@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from ops_eval import ToolCall, play_trial
+from ops_eval.models.stand_ins import OracleLlm, ScriptedLlm
 from ops_eval.scorers.trajectory import trajectory
-from ops_eval.testing import OracleLlm, ScriptedLlm
 
 
 def played(plan, case_id, model):

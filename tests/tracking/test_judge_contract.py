@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ops_eval.judge import (
+from ops_eval.models.judge import (
     CONVERSATIONS,
     JudgeConfig,
     JudgeError,
@@ -148,7 +148,7 @@ def test_an_answer_cannot_close_the_fence():
 
 
 def test_the_judge_never_grades_harness_text_or_turns_without_a_reference():
-    from ops_eval.tracking.scorers import judged_turns
+    from ops_eval.outputs.tracking.scorers import judged_turns
 
     inputs = {"case_id": "c", "repeat": 1, "turns": ["p1", "p2", "p3", "p4", "p5"]}
     outputs = {
@@ -172,7 +172,7 @@ def test_the_judge_never_grades_harness_text_or_turns_without_a_reference():
 
 
 def test_a_conversation_with_nothing_to_grade_gives_no_turns():
-    from ops_eval.tracking.scorers import judged_turns
+    from ops_eval.outputs.tracking.scorers import judged_turns
 
     inputs = {"turns": ["p1"]}
     paused = {"turns": [{"response": "Waiting ...", "response_written_by_harness": True}]}

@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from ops_eval import RunOptions, ToolCall, execute, load_record, read_evalset
-from ops_eval.exits import OpsEvalError
-from ops_eval.testing import OracleLlm, Saboteur, ScriptedLlm, fixed_model
+from ops_eval.base.exits import OpsEvalError
+from ops_eval.models.stand_ins import OracleLlm, Saboteur, ScriptedLlm, fixed_model
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -144,8 +144,8 @@ def feedback(trace: Any) -> dict[str, Any]:
 
 
 def registry_names() -> set[str]:
+    from ops_eval.outputs.tracking.scorers import mlflow_name
     from ops_eval.scorers import registered
-    from ops_eval.tracking.scorers import mlflow_name
 
     return {mlflow_name(name) for name in registered()}
 
@@ -211,7 +211,7 @@ def _invoke(argv: list[str], model: Any) -> tuple[int, str, str]:
     """The command in-process with its own stdout/stderr (for a module-scoped run, where the
     function-scoped `mlflow_cli` and capsys are not available)."""
     from ops_eval.cli import build_parser
-    from ops_eval.tracking.command import run_mlflow
+    from ops_eval.commands.mlflow import run_mlflow
 
     out, err = io.StringIO(), io.StringIO()
     args = build_parser().parse_args(["mlflow", *argv])
@@ -237,7 +237,7 @@ def _latest_prompt(uri: str) -> Any:
 def ready(tmp_path_factory, shared_store) -> ReadyRuns:
     """Two live runs with the oracle in the default experiment of the module's store: two
     cases, then one; OPENAI_* set and the judge trio unset (so no judge may run)."""
-    from ops_eval.settings import reload
+    from ops_eval.base.settings import reload
 
     folder = tmp_path_factory.mktemp("ready")
     uri = shared_store
@@ -349,7 +349,7 @@ def test_traces_and_run_link_to_the_logged_model(ready):
 
 
 def test_the_same_instruction_keeps_prompt_version_1(ready):
-    from ops_eval.agents import AGENTS
+    from ops_eval.core.agents import AGENTS
 
     first, second = ready.prompt_after_first, ready.prompt_after_second
     assert first.version == 1 and first.template == AGENTS["ops_copilot"].instruction
@@ -425,12 +425,12 @@ def test_every_row_erroring_is_infrastructure(track):
 
 
 def test_a_crash_after_scoring_leaves_the_logged_model_failed(track, monkeypatch, tmp_path):
-    import ops_eval.run
+    import ops_eval.running.run
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(ops_eval.run, "build_record", broken)
+    monkeypatch.setattr(ops_eval.running.run, "build_record", broken)
     run = track(["--cases", "open-incidents"], oracle())
     assert run.code == 3, run.out + run.err
     lines = error_lines(run.err)
@@ -518,7 +518,7 @@ def sabotaged_record(tmp_path_factory) -> Path:
     """An `ops-eval run` record with failures and n/a scores: four cases, two repeats, one
     case missing a call every time, one missing it on every other attempt and answering
     wrong facts, one ending at an approval pause (no facts to grade)."""
-    from ops_eval.settings import reload
+    from ops_eval.base.settings import reload
 
     folder = tmp_path_factory.mktemp("record")
     model = Saboteur.from_cases(CASES)
@@ -560,8 +560,8 @@ def record_mean(record: Any, name: str) -> float | None:
 
 
 def test_from_run_logs_the_records_own_verdicts(track, sabotaged_record):
+    from ops_eval.outputs.tracking.scorers import mlflow_name
     from ops_eval.scorers import registered
-    from ops_eval.tracking.scorers import mlflow_name
 
     record = load_record(sabotaged_record)
     outcomes = {s.outcome for t in record.trials for s in t.scores.values()}
@@ -591,7 +591,7 @@ def test_from_run_logs_the_records_own_verdicts(track, sabotaged_record):
 def test_from_run_replays_the_adk_spans_ops_eval_run_kept(track, sabotaged_record):
     """`ops-eval run` keeps ADK's spans beside the record; `--from-run` replays them under each
     row's trace, with their recorded times, and the model is not called again."""
-    from ops_eval.spans import read_spans, spans_path
+    from ops_eval.playing.spans import read_spans, spans_path
 
     record = load_record(sabotaged_record)
     kept = read_spans(spans_path(sabotaged_record), record.run_id)
@@ -630,7 +630,7 @@ def test_from_run_without_kept_spans_draws_the_record(track, sabotaged_record, t
     the command says so; a spans file of another run is refused with a warning, not used."""
     import shutil
 
-    from ops_eval.spans import spans_path
+    from ops_eval.playing.spans import spans_path
 
     record = load_record(sabotaged_record)
     alone = tmp_path / "alone" / "run.json"
@@ -660,7 +660,7 @@ def test_a_trial_the_spans_file_lacks_is_drawn_and_said(track, sabotaged_record,
     from the record, the command names it, and the other rows keep ADK's spans."""
     import shutil
 
-    from ops_eval.spans import spans_path
+    from ops_eval.playing.spans import spans_path
 
     record = load_record(sabotaged_record)
     copy = tmp_path / "run.json"
@@ -710,7 +710,7 @@ def test_from_run_of_another_instruction_is_refused(mlflow_cli, store, sabotaged
 
 
 def test_a_tracking_server_uri_is_shown_without_the_local_ui(ops_env):
-    from ops_eval.tracking.config import tracking_target
+    from ops_eval.outputs.tracking.config import tracking_target
 
     ops_env.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:5999")
     ops_env.delenv("MLFLOW_EXPERIMENT_NAME")
@@ -721,7 +721,7 @@ def test_a_tracking_server_uri_is_shown_without_the_local_ui(ops_env):
 
 @pytest.mark.parametrize("uri", ["/tmp/x.db", "file:///tmp", "sqlite://", "sqlite:///"])
 def test_a_uri_mlflow_cannot_use_is_bad_input(ops_env, uri):
-    from ops_eval.tracking.config import tracking_target
+    from ops_eval.outputs.tracking.config import tracking_target
 
     ops_env.setenv("MLFLOW_TRACKING_URI", uri)
     with pytest.raises(OpsEvalError) as caught:
@@ -730,7 +730,7 @@ def test_a_uri_mlflow_cannot_use_is_bad_input(ops_env, uri):
 
 
 def test_the_default_store_is_the_checkouts_sqlite_file(ops_env):
-    from ops_eval.tracking.config import tracking_target
+    from ops_eval.outputs.tracking.config import tracking_target
 
     ops_env.delenv("MLFLOW_TRACKING_URI")
     ops_env.delenv("MLFLOW_EXPERIMENT_NAME")
@@ -792,7 +792,7 @@ def test_part_of_the_judge_trio_is_refused_naming_the_missing(mlflow_cli, store,
 
 
 def test_openai_variables_alone_never_make_a_judge(ops_env):
-    from ops_eval.tracking.config import judge_config
+    from ops_eval.outputs.tracking.config import judge_config
 
     for name in JUDGE_TRIO:
         ops_env.delenv(name)
@@ -802,8 +802,8 @@ def test_openai_variables_alone_never_make_a_judge(ops_env):
 
 
 def test_the_judge_is_evidence_and_its_errors_stay_errors(track, ops_env, monkeypatch):
-    import ops_eval.tracking.scorers as tracking_scorers
-    from ops_eval.judge import Verdict, parse_verdict
+    import ops_eval.outputs.tracking.scorers as tracking_scorers
+    from ops_eval.models.judge import Verdict, parse_verdict
 
     ops_env.setenv("MLFLOW_JUDGE_MODEL", "judge-7b")
     ops_env.setenv("MLFLOW_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")

@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 
 from ops_eval import RunOptions, execute, load_record, read_evalset
-from ops_eval.exits import OpsEvalError
-from ops_eval.testing import OracleLlm, ScriptedLlm, fixed_model
+from ops_eval.base.exits import OpsEvalError
+from ops_eval.models.stand_ins import OracleLlm, ScriptedLlm, fixed_model
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -82,7 +82,7 @@ def printed_model(uri: str, out: str) -> Any:
 @pytest.fixture(scope="module")
 def base_record(tmp_path_factory) -> dict[str, Any]:
     """A real run record of the oracle (two cases x two repeats, all passing), as JSON."""
-    from ops_eval.settings import reload
+    from ops_eval.base.settings import reload
 
     folder = tmp_path_factory.mktemp("base-record")
     model = OracleLlm.from_cases(read_evalset(OPS).cases)
@@ -147,8 +147,8 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 import ops_eval.models as models
 from ops_eval import read_evalset
 from ops_eval.cli import build_parser
-from ops_eval.testing import OracleLlm, fixed_model
-from ops_eval.tracking import command
+from ops_eval.models.stand_ins import OracleLlm, fixed_model
+from ops_eval.commands import mlflow as command
 
 
 class Slow(OracleLlm):
@@ -317,7 +317,7 @@ def test_a_failing_end_state_fails_the_model_whatever_the_course_metrics(
 
 def test_a_password_in_the_tracking_uri_is_masked(ops_env):
     """Guards `TrackingTarget.shown`: the URI was printed with its password."""
-    from ops_eval.tracking.config import tracking_target
+    from ops_eval.outputs.tracking.config import tracking_target
 
     ops_env.setenv("MLFLOW_TRACKING_URI", f"http://user:{SECRET}@127.0.0.1:{free_port()}")
     ops_env.delenv("MLFLOW_EXPERIMENT_NAME")
@@ -370,8 +370,8 @@ def auth_server() -> Iterator[int]:
 def test_the_health_probe_sends_the_uris_credentials(ops_env, auth_server):
     """Guards `store.reachable` sending the URI's user and password as Basic authentication (a
     server behind basic auth answered 401, and the command gave up with exit 3)."""
-    from ops_eval.tracking.config import tracking_target
-    from ops_eval.tracking.store import reachable
+    from ops_eval.outputs.tracking.config import tracking_target
+    from ops_eval.outputs.tracking.store import reachable
 
     ops_env.setenv("MLFLOW_TRACKING_URI", f"http://user:{SECRET}@127.0.0.1:{auth_server}")
     reachable(tracking_target())  # no exception: the server answered 200
@@ -469,7 +469,7 @@ def test_a_deleted_experiment_is_bad_input_before_the_model_is_started(store, de
     """Guards `_check_store` before a live evaluation enters model selection (which may start
     an embedded model server), and the deleted-experiment check itself (exit 2, not 3)."""
     from ops_eval.cli import build_parser
-    from ops_eval.tracking.command import run_mlflow
+    from ops_eval.commands.mlflow import run_mlflow
 
     entered = []
 

@@ -15,7 +15,7 @@ KEY = {"case_id": "a", "repeat": 1}
 
 @pytest.fixture
 def feedback(mlflow_installed):
-    from ops_eval.tracking.scorers import Book, _registry_feedback
+    from ops_eval.outputs.tracking.scorers import Book, _registry_feedback
 
     def of(name: str, score: Score):
         return _registry_feedback(Book([record_of("a", **{name: score})]), name, KEY)

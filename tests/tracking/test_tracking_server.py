@@ -126,13 +126,13 @@ def server(tmp_path_factory, mlflow_installed):
 @pytest.fixture(scope="module")
 def oracle():
     from ops_eval import read_evalset
-    from ops_eval.testing import OracleLlm
+    from ops_eval.models.stand_ins import OracleLlm
 
     return OracleLlm.from_cases(read_evalset(OPS_SET).cases)
 
 
 def _env(mp: pytest.MonkeyPatch, uri: str, runs: Path, experiment: str) -> None:
-    from ops_eval.settings import reload
+    from ops_eval.base.settings import reload
 
     mp.setenv("MLFLOW_TRACKING_URI", uri)
     mp.setenv("MLFLOW_EXPERIMENT_NAME", experiment)
@@ -144,10 +144,10 @@ def _env(mp: pytest.MonkeyPatch, uri: str, runs: Path, experiment: str) -> None:
 
 def _cli(argv: list[str], model=None) -> tuple[int, str, str]:
     """`ops-eval mlflow ARGV` in this process: (exit code, stdout, stderr)."""
+    from ops_eval.base.exits import OpsEvalError
     from ops_eval.cli import build_parser
-    from ops_eval.exits import OpsEvalError
-    from ops_eval.testing import fixed_model
-    from ops_eval.tracking.command import run_mlflow
+    from ops_eval.commands.mlflow import run_mlflow
+    from ops_eval.models.stand_ins import fixed_model
 
     args = build_parser().parse_args(["mlflow", *argv])
     chooser = None
@@ -178,9 +178,9 @@ from pathlib import Path
 
 from ops_eval import read_evalset
 from ops_eval.cli import build_parser
-from ops_eval.exits import OpsEvalError
-from ops_eval.testing import OracleLlm, fixed_model
-from ops_eval.tracking.command import run_mlflow
+from ops_eval.base.exits import OpsEvalError
+from ops_eval.models.stand_ins import OracleLlm, fixed_model
+from ops_eval.commands.mlflow import run_mlflow
 
 oracle = OracleLlm.from_cases(read_evalset(Path(sys.argv[1])).cases)
 args = build_parser().parse_args(["mlflow", *sys.argv[2:]])
@@ -307,7 +307,7 @@ def test_the_run_has_the_course_metrics_at_one(remote, logged):
 def test_the_instruction_is_the_latest_prompt_version(remote, logged):
     import mlflow
 
-    from ops_eval.agents import AGENTS
+    from ops_eval.core.agents import AGENTS
 
     prompt = mlflow.genai.load_prompt("prompts:/ops_copilot-instruction@latest")
     assert prompt.template == AGENTS["ops_copilot"].instruction
@@ -325,7 +325,7 @@ def test_the_instruction_is_the_latest_prompt_version(remote, logged):
 def test_the_logged_models_are_ready_with_prompt_and_hashes(remote, logged):
     from mlflow.entities import LoggedModelStatus
 
-    from ops_eval.tracking.lineage import HASHES
+    from ops_eval.outputs.tracking.lineage import HASHES
 
     record_run_id = remote.get_run(logged.live.run_id).data.params["ops_run_id"]
     for label, run in _both(logged):
@@ -452,7 +452,7 @@ def test_an_incomplete_judge_trio_exits_2_before_contacting_the_server(
         _env(mp, server.uri, tmp_path / "runs", experiment)
         for name, value in judge.items():
             mp.setenv(name, value)
-        from ops_eval.settings import reload
+        from ops_eval.base.settings import reload
 
         reload()
         argv = ["--from-run", str(tmp_path / "absent.json")] if from_run else ["--cases", CASES[0]]

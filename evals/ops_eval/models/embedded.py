@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..settings import current
+from ..base.settings import current
 from . import local_deps
 from .choice import ModelChoice, ModelUnavailable, Say, probe
 from .gguf import GGUF_PREFIX, check_gguf

@@ -6,7 +6,7 @@ group in later syncs.
 
 from __future__ import annotations
 
-from .. import groups
+from ..base import groups
 from .choice import ModelUnavailable, Say
 
 LOCAL_GROUP = "local"

@@ -51,8 +51,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from ops_copilot.model import PROVIDER_PREFIX, ModelConfigError
 
-from ..exits import one_line
-from ..session import SERVER_KEY
+from ..base.exits import one_line
+from ..playing.session import SERVER_KEY
 from .choice import ROUTER_PREFIX, ModelChoice, ModelUnavailable, Say, probe, public_url
 
 __all__ = ["RouterSpec", "Server", "load_router", "router_model", "server_of"]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ops_copilot.model import ModelConfigError, ModelSettings, build_model, temperature
 
-from ..settings import current
+from ..base.settings import current
 from .choice import REPLAY_PREFIX, ROUTER_PREFIX, ModelChoice, ModelUnavailable, Say, probe
 from .embedded import embedded_model, gguf_model
 from .gguf import GGUF_PREFIX
@@ -65,7 +65,7 @@ def _explicit(
 
         return stack.enter_context(router_model(value, source, say))
     if value.startswith(REPLAY_PREFIX):
-        from ..testing.replay import ReplayLlm
+        from .stand_ins.replay import ReplayLlm
 
         file = value[len(REPLAY_PREFIX) :].strip()
         if not file:
@@ -162,7 +162,7 @@ def choose_model(
             if choice is None:
                 choice = stack.enter_context(embedded_model(say, log_dir, why_not))
         if record is not None:
-            from ..testing.replay import RecordingLlm
+            from .stand_ins.replay import RecordingLlm
 
             choice.model = RecordingLlm.to_file(choice.model, record)
             choice.reason += f"; recording every request to {record}"

@@ -24,12 +24,12 @@ __all__ = [
 
 
 def default_attacks():
-    from ..settings import current
+    from ..base.settings import current
 
     return current().redteam_dir / "attacks.yaml"
 
 
 def default_benign():
-    from ..settings import current
+    from ..base.settings import current
 
     return current().redteam_dir / "benign.yaml"

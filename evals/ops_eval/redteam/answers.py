@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ops_copilot.links import find_links, mentioned
 
-from ..calls import Turn
+from ..core.calls import Turn
 
 
 @lru_cache(maxsize=4)

@@ -20,8 +20,8 @@ from ops_copilot.spotlight import Spotlit
 from ops_copilot.store import Note, Snapshot, StateStore
 from ops_copilot.workspace import Workspace
 
-from ..calls import ToolCall, Turn
-from ..evalset import ApprovalDecision
+from ..core.calls import ToolCall, Turn
+from ..core.evalset import ApprovalDecision
 from .corpus import Attack, path_like
 
 REFUSED = {"refused", "not_found", "invalid_argument"}

@@ -19,7 +19,7 @@ from ops_copilot.definition import tool_specs
 from ops_copilot.seed import Seed, closest, normalise
 from ops_copilot.spotlight import strings
 
-from ..calls import ToolCall
+from ..core.calls import ToolCall
 from ..validation.call_rules import article, signature_problems
 from .reading import CorpusError, read_yaml
 

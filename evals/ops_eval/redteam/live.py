@@ -22,10 +22,10 @@ from typing import Any
 from ops_copilot.seed import Seed, default_seed, load_seed
 from ops_copilot.store import Note, Snapshot
 
-from ..calls import ToolCall, Turn, in_order
-from ..play import play_turn, run_config
-from ..session import AgentSession
-from ..stats import rate, upper_rate
+from ..base.stats import rate, upper_rate
+from ..core.calls import ToolCall, Turn, in_order
+from ..playing.play import play_turn, run_config
+from ..playing.session import AgentSession
 from .answers import answer_breaches, seed_text
 from .checks import DENY, MODES, added_notes, call_breaches, state_breaches
 from .corpus import Attack

@@ -14,7 +14,7 @@ import yaml
 
 from ops_copilot.seed import Seed, normalise
 
-from ..calls import ToolCall
+from ..core.calls import ToolCall
 from .corpus import Attack, Part
 
 PLANTED_AT = "2026-11-29T10:59Z"

@@ -23,7 +23,7 @@ from ops_copilot.spotlight import FENCE_OPEN, neutralise, strings
 from ops_copilot.store import StateStore
 from ops_copilot.workspace import Workspace
 
-from ..direct import DirectContext
+from ..core.direct import DirectContext
 from .checks import RawTextWorkspace
 from .corpus import Attack
 from .planting import reader_call

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..exits import EXIT_FAILED, EXIT_INFRA, EXIT_OK
+from ..base.exits import EXIT_FAILED, EXIT_INFRA, EXIT_OK
 from .unit import UnitResult
 
 

@@ -23,12 +23,12 @@ from google.adk.agents.invocation_context import LlmCallsLimitExceededError
 from ops_copilot.output_guard import LINKS_REMOVED
 from ops_copilot.seed import Seed, default_seed, load_seed
 
-from ..calls import Turn
-from ..exits import describe
-from ..play import MAX_MODEL_CALLS, play_turn, run_config
-from ..session import AgentSession
-from ..testing.attacker import ObedientAttacker
-from ..testing.cautious import CautiousAttacker
+from ..base.exits import describe
+from ..core.calls import Turn
+from ..models.stand_ins.attacker import ObedientAttacker
+from ..models.stand_ins.cautious import CautiousAttacker
+from ..playing.play import MAX_MODEL_CALLS, play_turn, run_config
+from ..playing.session import AgentSession
 from .answers import answer_breaches, seed_text
 from .checks import (
     ATTACKERS,

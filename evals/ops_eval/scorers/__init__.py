@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..exits import describe
+from ..base.exits import describe
 from .base import Outcome, Score, Scorer, registered, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.plan import Plan
 
 __all__ = ["Outcome", "Score", "Scorer", "markdown_table", "registered", "score_trial", "scorer"]
 
@@ -32,7 +32,7 @@ def score_trial(trial: TrialView, plan: Plan) -> dict[str, Score]:
         return {}
     if trial.looped:
         return {name: _looped(entry, trial, plan) for name, entry in registered().items()}
-    from ..matching import canonical_trial
+    from ..core.matching import canonical_trial
 
     trial = canonical_trial(trial)  # calls compared as the tools see them
     have = trial.provides()

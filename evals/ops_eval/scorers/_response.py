@@ -25,13 +25,13 @@ from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any
 
-from ..response_checks import Number, describe, kind_of, positioned, revalidated, turn_of
+from ..core.response_checks import Number, describe, kind_of, positioned, revalidated, turn_of
 from .base import Score, registered, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView, Turn
-    from ..evalset import Case
-    from ..plan import Plan
+    from ..core.calls import TrialView, Turn
+    from ..core.evalset import Case
+    from ..core.plan import Plan
 
 Holds = Callable[[Any, str], "str | None"]
 """(check, answer) -> why the answer fails the check, or None when it holds."""

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..call_policy import FIGURES, figure, over_budget
+from ..core.call_policy import FIGURES, figure, over_budget
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..evalset import Case
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.evalset import Case
+    from ..core.plan import Plan
 
 
 def _declared(case: Case, plan: Plan) -> list[str]:

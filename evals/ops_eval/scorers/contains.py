@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ._response import response_scorer
 
 if TYPE_CHECKING:
-    from ..response_checks import ContainsCheck
+    from ..core.response_checks import ContainsCheck
 
 
 def occurs(text: str, answer: str, ignore_case: bool) -> int:

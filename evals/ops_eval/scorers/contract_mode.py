@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..matching import entity_kinds, first_unmatched, matcher_for, mode_holds
+from ..core.matching import entity_kinds, first_unmatched, matcher_for, mode_holds
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.plan import Plan
 
 
 @scorer(

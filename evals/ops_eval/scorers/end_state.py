@@ -16,14 +16,14 @@ from ops_copilot.definition import guarded_tools, tool_specs, write_tools
 from ops_copilot.store import StateStore
 from ops_copilot.workspace import Workspace
 
-from ..direct import DirectContext
-from ..faults import FaultCounter
-from ..matching import arg_problem, pairing
+from ..core.direct import DirectContext
+from ..core.matching import arg_problem, pairing
+from ..playing.faults import FaultCounter
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.plan import Plan
 
 
 def gold_store(trial: TrialView, plan: Plan) -> StateStore:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ._response import response_scorer, shown
 
 if TYPE_CHECKING:
-    from ..response_checks import ExactCheck
+    from ..core.response_checks import ExactCheck
 
 
 @response_scorer(

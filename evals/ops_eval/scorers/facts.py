@@ -9,20 +9,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..claims import Vocabulary, judge
+from ..core.claims import Vocabulary, judge
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..evalset import Case, CaseTurn
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.evalset import Case, CaseTurn
+    from ..core.plan import Plan
 
 
 def _applies(case: Case, plan: Plan) -> str | None:
     """A turn the agent answers itself has a reference that makes a checkable claim. A turn
     expected to end at an approval pause (a write that always asks, and no decision given) is
     answered by the harness's pause text, which is never scored."""
-    from ..agents import AGENTS
+    from ..core.agents import AGENTS
 
     vocab = Vocabulary.of(plan.seed, plan.negatives)
     specs = AGENTS[case.meta.agent].tool_specs() if case.meta else {}

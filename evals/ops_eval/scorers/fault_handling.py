@@ -27,10 +27,10 @@ from .base import Score, scorer
 if TYPE_CHECKING:
     from ops_copilot.registry import ToolSpec
 
-    from ..calls import InjectedFault, ToolCall, TrialView, Turn
-    from ..claims import Claim, Vocabulary
-    from ..evalset import Case
-    from ..plan import Plan
+    from ..core.calls import InjectedFault, ToolCall, TrialView, Turn
+    from ..core.claims import Claim, Vocabulary
+    from ..core.evalset import Case
+    from ..core.plan import Plan
 
 MAX_RETRIES = 1
 
@@ -85,9 +85,9 @@ def _entities(fault: InjectedFault, spec: ToolSpec | None) -> set[str]:
 def _problems(
     turn: Turn, specs: Mapping[str, ToolSpec], vocab: Vocabulary, trial: TrialView
 ) -> list[str]:
-    from ..claims import extract
-    from ..contracts import Fault
-    from ..faults import matches
+    from ..core.claims import extract
+    from ..core.contracts import Fault
+    from ..playing.faults import matches
 
     writes = {name for name, spec in specs.items() if spec.is_write}
     known, prompts = _told(trial), [t.prompt for t in trial.turns]
@@ -146,8 +146,8 @@ def _applies(case: Case, plan: Plan) -> str | None:
     "supplied (claims, not keywords); n/a when no fault was injected",
 )
 def fault_handling(trial: TrialView, plan: Plan) -> Score:
-    from ..agents import AGENTS
-    from ..claims import Vocabulary
+    from ..core.agents import AGENTS
+    from ..core.claims import Vocabulary
 
     meta = trial.case.meta
     if not any(t.faults for t in trial.turns):

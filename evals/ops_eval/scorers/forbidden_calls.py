@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..agents import AGENTS
-from ..call_policy import describe, forbidden_hits, placed
+from ..core.agents import AGENTS
+from ..core.call_policy import describe, forbidden_hits, placed
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..evalset import Case
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.evalset import Case
+    from ..core.plan import Plan
 
 
 def _applies(case: Case, plan: Plan) -> str | None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ._response import NotJson, is_number, parse_json, response_scorer, shown
 
 if TYPE_CHECKING:
-    from ..response_checks import JsonEqualCheck
+    from ..core.response_checks import JsonEqualCheck
 
 
 def difference(expected: Any, actual: Any, at: str = "") -> str | None:

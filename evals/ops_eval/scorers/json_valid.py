@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ._response import NotJson, parse_json, response_scorer
 
 if TYPE_CHECKING:
-    from ..response_checks import JsonValidCheck
+    from ..core.response_checks import JsonValidCheck
 
 
 @response_scorer(

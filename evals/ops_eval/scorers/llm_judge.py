@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..response_checks import describe, positioned, revalidated, turn_of
+from ..core.response_checks import describe, positioned, revalidated, turn_of
 from ._response import answer_at, checks_of
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.plan import Plan
 
 
 @scorer(
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     "verdict or the budget refuses the call)",
 )
 def llm_judge(trial: TrialView, plan: Plan) -> Score:
-    from ..judge import JudgeError
-    from ..judge.setup import UNCONFIGURED, NoJudge
+    from ..models.judge import JudgeError
+    from ..models.judge.setup import UNCONFIGURED, NoJudge
 
     case = trial.case
     if none := checks_of("llm_judge")(case, plan):

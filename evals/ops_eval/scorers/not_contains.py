@@ -10,7 +10,7 @@ from ._response import response_scorer
 from .contains import occurs
 
 if TYPE_CHECKING:
-    from ..response_checks import NotContainsCheck
+    from ..core.response_checks import NotContainsCheck
 
 _AROUND = 30  # characters of the answer shown either side of the occurrence
 

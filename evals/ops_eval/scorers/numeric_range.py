@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..response_checks import NUMBER, Number, pointer_tokens
+from ..core.response_checks import NUMBER, Number, pointer_tokens
 from ._response import NotJson, parse_json, response_scorer, shown
 
 if TYPE_CHECKING:
-    from ..response_checks import NumericRangeCheck
+    from ..core.response_checks import NumericRangeCheck
 
 
 # RFC 6901's array index: ASCII digits, no leading zero (str.isdigit would take "５", and int()

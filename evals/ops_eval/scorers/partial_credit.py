@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..calls import ToolCall
-from ..matching import Same, entity_kinds, matcher_for, pairing
+from ..core.calls import ToolCall
+from ..core.matching import Same, entity_kinds, matcher_for, pairing
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.plan import Plan
 
 
 def f1(expected: Sequence[ToolCall], actual: Sequence[ToolCall], same: Same) -> tuple[float, ...]:

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from ..answer_models import ANSWER_MODELS
+from ..core.answer_models import ANSWER_MODELS
 from ._response import NotJson, json_text, parse_json, response_scorer
 
 if TYPE_CHECKING:
-    from ..response_checks import PydanticCheck
+    from ..core.response_checks import PydanticCheck
 
 _ERRORS_SHOWN = 3
 

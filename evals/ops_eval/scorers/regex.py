@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ._response import response_scorer
 
 if TYPE_CHECKING:
-    from ..response_checks import RegexCheck
+    from ..core.response_checks import RegexCheck
 
 
 @response_scorer(

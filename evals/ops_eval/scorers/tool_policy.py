@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from ops_copilot.definition import write_tools
 
-from ..matching import entity_kinds, matcher_for
+from ..core.matching import entity_kinds, matcher_for
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.plan import Plan
 
 
 @scorer(

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..agents import AGENTS
-from ..matching import as_taken, entity_kinds, first_unmatched, matcher_for, mode_holds
+from ..core.agents import AGENTS
+from ..core.matching import as_taken, entity_kinds, first_unmatched, matcher_for, mode_holds
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..calls import TrialView
-    from ..plan import Plan
+    from ..core.calls import TrialView
+    from ..core.plan import Plan
 
 WITH_MATCHERS = "with the case's argument matchers"
 

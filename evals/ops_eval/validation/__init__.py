@@ -21,9 +21,9 @@ from typing import Any
 
 from ops_copilot.seed import Seed, default_seed
 
-from ..contracts import set_contracts_path
-from ..evalset import EvalSetFile, MalformedInput, display_path, read_evalset
-from ..settings import current
+from ..base.settings import current
+from ..core.contracts import set_contracts_path
+from ..core.evalset import EvalSetFile, MalformedInput, display_path, read_evalset
 from . import adk
 from .call_rules import expected_calls
 from .case_rules import eval_id, has_turns, session_input, turn_texts

@@ -25,7 +25,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from ..adk_parse import SchemaIssue, config_issues, issues_for, parse_evalset
+from .adk_parse import SchemaIssue, config_issues, issues_for, parse_evalset
 
 
 class AdkCheckError(RuntimeError):
@@ -36,7 +36,7 @@ CACHE_LIMIT = 1000  # most recent acceptances kept
 
 
 def _cache_file() -> Path:
-    from ..settings import current
+    from ..base.settings import current
 
     return current().cache_dir / f"adk-accepted-{version('google-adk')}.json"
 
@@ -91,7 +91,7 @@ class Pending:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump([items[i] for i in self.todo], fh)
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ops_eval.adk_parse", name],
+                [sys.executable, "-m", "ops_eval.validation.adk_parse", name],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

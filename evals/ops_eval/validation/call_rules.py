@@ -14,8 +14,8 @@ from ops_copilot.registry import ToolSpec
 from ops_copilot.seed import ENTITY_KINDS, EntityKind, closest, normalise
 from ops_copilot.tools import note_problem
 
-from ..agents import AGENTS
-from ..calls import ToolCall
+from ..core.agents import AGENTS
+from ..core.calls import ToolCall
 from .context import Context, Site
 from .files import NEGATIVES_FILE
 from .problems import Problem, json_type

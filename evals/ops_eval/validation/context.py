@@ -10,8 +10,8 @@ from typing import Any
 
 from ops_copilot.seed import Seed
 
-from ..direct import DirectContext
-from ..evalset import Case, CaseMeta, Category, EvalSetFile
+from ..core.direct import DirectContext
+from ..core.evalset import Case, CaseMeta, Category, EvalSetFile
 from .files import Negatives
 from .leaks import LeakIndex
 from .problems import Problem

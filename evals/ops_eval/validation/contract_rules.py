@@ -21,11 +21,11 @@ from ops_copilot.registry import ToolSpec
 from ops_copilot.seed import normalise
 from ops_copilot.textfiles import resolved
 
-from ..agents import AGENTS
-from ..calls import ToolCall
-from ..contracts import ArgMatchers, OneOf, Regex, set_contracts_path
-from ..evalset import EvalSetFile, display_path
-from ..matching import arg_problem
+from ..core.agents import AGENTS
+from ..core.calls import ToolCall
+from ..core.contracts import ArgMatchers, OneOf, Regex, set_contracts_path
+from ..core.evalset import EvalSetFile, display_path
+from ..core.matching import arg_problem
 from .call_rules import WRITE_ARGUMENTS, type_problem
 from .context import Context, Site
 from .files import NEGATIVES_FILE

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..agents import AGENTS
-from ..faults import EMPTY
+from ..core.agents import AGENTS
+from ..playing.faults import EMPTY
 from .call_rules import entity_problem
 from .context import Context, Site
 from .problems import Problem

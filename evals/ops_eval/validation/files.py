@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ops_copilot.seed import EntityKind, normalise
 from ops_copilot.textfiles import YamlFileError, load_yaml, resolved
 
-from ..criteria import strictness_problems
-from ..evalset import MalformedInput, display_path, read_json
+from ..core.criteria import strictness_problems
+from ..core.evalset import MalformedInput, display_path, read_json
 from .problems import Problem
 
 NEGATIVES_FILE = "negatives.yaml"

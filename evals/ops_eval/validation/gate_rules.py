@@ -22,14 +22,8 @@ from pathlib import Path
 from ops_copilot.seed import closest
 from ops_copilot.textfiles import resolved
 
-from ..evalset import EvalSetFile, MalformedInput, display_path, read_evalset
-from ..gate.config import (
-    GATE_FILE,
-    GateConfig,
-    GateConfigError,
-    policy_problems,
-    read_gate_config,
-)
+from ..core.evalset import EvalSetFile, MalformedInput, display_path, read_evalset
+from .gate_config import GATE_FILE, GateConfig, GateConfigError, policy_problems, read_gate_config
 from .problems import Problem
 
 
@@ -39,7 +33,7 @@ def gate_path(folder: Path) -> Path:
     own = folder / GATE_FILE
     if own.exists():
         return own
-    from ..settings import current
+    from ..base.settings import current
 
     theirs = current().evals_dir / GATE_FILE
     return theirs if theirs.is_file() else own

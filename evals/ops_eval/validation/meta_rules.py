@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from ops_copilot.approval import normalise_text, visible_chars
 
-from ..evalset import META_KEY, Case, CaseMeta, Category
+from ..core.evalset import META_KEY, Case, CaseMeta, Category
 from .context import Context, Site
 from .problems import Problem, json_type
 from .response_rules import meta_error

@@ -17,10 +17,10 @@ from collections.abc import Iterator, Mapping
 from ops_copilot.registry import ToolSpec
 from ops_copilot.textfiles import resolved
 
-from ..agents import AGENTS
-from ..call_policy import describe, forbidden_hits, placed, writes_before_reads
-from ..contracts import Forbidden, read_set_contracts, set_contracts_path
-from ..evalset import EvalSetFile, display_path
+from ..core.agents import AGENTS
+from ..core.call_policy import describe, forbidden_hits, placed, writes_before_reads
+from ..core.contracts import Forbidden, read_set_contracts, set_contracts_path
+from ..core.evalset import EvalSetFile, display_path
 from .call_rules import entity_problem
 from .context import Context, Site
 from .problems import Problem

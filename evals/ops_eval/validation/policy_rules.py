@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from ops_copilot.seed import ENTITY_KINDS, normalise
 from ops_copilot.writes import precheck_write
 
-from ..agents import AGENTS
+from ..core.agents import AGENTS
 from .call_rules import signature_problems
 from .context import Context, Site
 from .problems import Problem

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exits import one_line
+from ..base.exits import one_line
 
 CASE_LABEL_LIMIT = 60  # characters of a case id shown in a problem line
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..agents import AGENTS
-from ..response_checks import CHECK_MODELS, JUDGED, KINDS, turn_of, turn_problem
+from ..core.agents import AGENTS
+from ..core.response_checks import CHECK_MODELS, JUDGED, KINDS, turn_of, turn_problem
 from .context import Context, Site
 from .problems import Problem, json_type
 

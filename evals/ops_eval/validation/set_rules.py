@@ -10,8 +10,8 @@ from typing import Any
 
 from ops_copilot.seed import ENTITY_KINDS
 
-from ..adk_parse import SchemaIssue
-from ..evalset import EvalSetFile, display_path
+from ..core.evalset import EvalSetFile, display_path
+from .adk_parse import SchemaIssue
 from .case_rules import id_problem
 from .context import Context, Site
 from .files import Config

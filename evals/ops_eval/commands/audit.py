@@ -1,0 +1,97 @@
+"""`ops-eval audit verify [DB]`: does a state store file still tell the truth?
+
+Checks, read-only, what `ops_copilot.audit_chain.verify` checks: the append-only triggers and
+tables are as the store made them, the audit log and notes hash chains are intact up to the
+recorded heads, every row's time is a tick of the store's clock, and every service and incident
+status is what the seed and the audit rows, replayed in order, produce. DB defaults to
+OPS_STATE_DB.
+
+On success it prints the store's head (`head: <audit rows>-<notes>-<hash>`). Kept outside the
+file, that head is what catches what the file alone cannot show -- its newest rows deleted with
+head, clock and statuses moved back to match: `--expect-head HEAD` exits 1 unless the ledgers
+still extend HEAD (later writes are fine).
+
+Exit codes: 0 intact; 1 tampered (one line naming the first broken row, or the target, meta key
+or schema object, and the kind), or truncated or rewound against `--expect-head`; 2 no store
+given, a malformed `--expect-head`, or the file is missing, a folder, unreadable, not SQLite,
+not a store, from an older version or another seed; 3 the store could not be read to the end
+(locked, I/O error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..base.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK
+
+
+def _error(message: object, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def run_verify(db: str | None, expect_head: str | None = None) -> int:
+    """Verify the store at `db` (else OPS_STATE_DB), against `expect_head` when given; print the
+    verdict (and the head to keep, when intact); return the exit code."""
+    import sqlite3
+
+    from ops_copilot.audit_chain import parse_anchor
+    from ops_copilot.seed import SeedError, default_seed
+    from ops_copilot.settings import current
+    from ops_copilot.store import StateStore, StoreError
+
+    if expect_head is not None:
+        try:
+            parse_anchor(expect_head)
+        except ValueError as exc:
+            return _error(f"--expect-head: {exc}", EXIT_BAD_INPUT)
+    path = db or current().state_db
+    if not path:
+        return _error("no state store to verify: give DB or set OPS_STATE_DB", EXIT_BAD_INPUT)
+    try:
+        store = StateStore.inspect(default_seed(), path)
+    except (StoreError, SeedError) as exc:
+        return _error(exc, EXIT_BAD_INPUT)
+    try:
+        verdict = store.verify(expect_head)
+    except sqlite3.OperationalError as exc:
+        return _error(f"{path}: cannot read the store to the end ({exc})", EXIT_INFRA)
+    except sqlite3.DatabaseError as exc:
+        return _error(f"{path}: not a readable state store ({exc})", EXIT_BAD_INPUT)
+    finally:
+        store.close()
+    if verdict.first is not None:
+        print(f"tampered: {path}: {verdict.first}")
+        return EXIT_FAILED
+    extends = ", extends the expected head" if expect_head is not None else ""
+    print(
+        f"ok: {verdict.audit_rows} audit rows, {verdict.notes} notes, chain intact, "
+        f"statuses explained{extends}"
+    )
+    print(f"head: {verdict.head}")
+    return EXIT_OK
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    return run_verify(args.db, args.expect_head)
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add `audit` (with `verify`) to `ops-eval`'s subcommands; each sets `handler`."""
+    audit = subparsers.add_parser("audit", help="check a state store's audit log and notes")
+    sub = audit.add_subparsers(dest="audit_command", required=True)
+    verify = sub.add_parser(
+        "verify",
+        help="is the audit trail intact and does it explain every status (exit 1 if not)",
+    )
+    verify.add_argument("db", nargs="?", help="state store file (default: OPS_STATE_DB)")
+    verify.add_argument(
+        "--expect-head",
+        metavar="HEAD",
+        help="a head an earlier verify printed, kept outside the store: exit 1 unless the "
+        "ledgers still extend it (catches deleted newest rows)",
+    )
+    verify.set_defaults(handler=_cmd_verify)
+    return audit

@@ -1,0 +1,123 @@
+"""`ops-eval history [--set S] [--model M] [--format csv|json|html] [--output PATH]`: every run
+record under the runs folder as one row, oldest first -- so a trend is read from the records
+themselves, with each rate's denominator and interval, instead of from memory or screenshots.
+What a row holds and how runs are compared: `history_rows`; the formats: `history_formats`.
+
+Files that are not run records are passed over and counted on stderr, never silently. Exit
+codes: 0 written; 2 bad input -- an output path that is a folder or cannot be written, a filter
+that matches no record, or no run record at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..base.exits import EXIT_OK, OpsEvalError
+from ..base.inputs import bad_input, output_file
+from ..outputs.history.formats import FORMATS, render
+from ..outputs.history.rows import history_rows, select
+
+
+def _filters(eval_set: str | None, model: str | None) -> str:
+    return " ".join(
+        f"{option} {value}" for option, value in (("--set", eval_set), ("--model", model)) if value
+    )
+
+
+def export_history(
+    eval_set: str | None = None,
+    model: str | None = None,
+    fmt: str | None = None,
+    output: str | None = None,
+) -> tuple[str, int, Path | None]:
+    """(the history as text, its row count, the file it was written to or None for stdout) of
+    the run records under the runs folder. The format defaults to the output's suffix when that
+    is .csv, .json or .html, else csv. Says on stderr how many files it passed over.
+    OpsEvalError (exit 2) for a bad filter, an unwritable output, or no run record."""
+    from ..base.settings import current
+    from ..results.run_index import scan
+
+    if eval_set is not None and not eval_set.strip():
+        raise bad_input("--set: empty; give an eval set path or name (e.g. ops)")
+    if model is not None and not model.strip():
+        raise bad_input("--model: empty; give a model name as its runs record it")
+    out = output_file("--output", Path(output)) if output else None
+    if fmt is None:
+        suffix = out.suffix.lstrip(".").lower() if out else ""
+        fmt = suffix if suffix in FORMATS else "csv"
+    folder = current().runs_dir
+    records, skipped = scan(folder) if folder.is_dir() else ([], [])
+    if skipped:
+        path, why = skipped[0]
+        print(
+            f"passed over {len(skipped)} file(s) that are not run records: "
+            f"first: {path.name}: {why}",
+            file=sys.stderr,
+        )
+    if not records:
+        raise bad_input(f"no run record in {folder}; run `mise run eval` first")
+    kept = select(history_rows(records), eval_set, model)  # compared over all, then filtered
+    if not kept:
+        sets = sorted({r.eval_set for _, r in records})
+        models = sorted({r.model.name for _, r in records})
+        raise bad_input(
+            f"no run record in {folder} matches {_filters(eval_set, model)} "
+            f"({len(records)} record(s); eval sets: {', '.join(sets)}; "
+            f"models: {', '.join(models)})"
+        )
+    text = render(kept, fmt, folder)
+    if out is not None:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
+    return text, len(kept), out
+
+
+def run_history(
+    eval_set: str | None = None,
+    model: str | None = None,
+    fmt: str | None = None,
+    output: str | None = None,
+) -> int:
+    """`export_history`, printed to stdout or written to `output`; the exit code."""
+    try:
+        text, count, out = export_history(eval_set, model, fmt, output)
+    except OpsEvalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.code
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        print(f"history: {count} run(s) -> {out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    return run_history(args.set, args.model, args.format, args.output)
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add `history` to `ops-eval`'s subcommands; it sets `handler`."""
+    history = subparsers.add_parser(
+        "history",
+        help="every run record under the runs folder, one row per run: pass rate with its "
+        "interval, pass^k, tokens, time, what changed since the series' previous run",
+    )
+    history.add_argument(
+        "--set",
+        metavar="S",
+        help="only runs of this eval set: a path it ends with, or its name (ops)",
+    )
+    history.add_argument("--model", metavar="M", help="only runs of this model (exact name)")
+    history.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="default: the --output suffix if it is one of these, else csv",
+    )
+    history.add_argument("--output", metavar="PATH", help="write to this file (default: stdout)")
+    history.set_defaults(handler=_cmd_history)
+    return history

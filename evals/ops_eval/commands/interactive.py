@@ -1,0 +1,106 @@
+"""`ops-eval chat` and `ops-eval web`: ADK's own `adk run` and `adk web`, with the model chosen
+exactly as for a live eval -- `--model` or OPS_AGENT_MODEL, then Ollama, then the embedded
+llama.cpp server, which lives as long as the session -- and the same banner saying why.
+
+ADK's CLI runs as a child process and builds the agent from the agent package's own settings,
+which are set to reach the chosen model. In a source checkout it serves `agents/`; from an
+installed wheel, the installed agent packages.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..base.exits import EXIT_BAD_INPUT, OpsEvalError
+from ..base.settings import current
+
+AGENT_PACKAGES = ("ops_copilot", "triage_report")
+
+UNCONSTRAINED = (
+    "ADK's CLI reaches the embedded server with the agent's own settings: its replies are not "
+    "constrained to open with a tool call here, so the 135M model mostly answers in prose"
+)
+
+
+@contextmanager
+def agents_dir() -> Iterator[Path]:
+    """The folder whose subfolders are the agents: `agents/` in a checkout, else a temporary
+    folder linking the installed agent packages."""
+    root = current().source_root
+    if root is not None:
+        yield root / "agents"
+        return
+    import importlib
+
+    with tempfile.TemporaryDirectory(prefix="ops-agents-") as tmp:
+        for name in AGENT_PACKAGES:
+            package = Path(importlib.import_module(name).__file__ or "").parent
+            (Path(tmp) / name).symlink_to(package, target_is_directory=True)
+        yield Path(tmp)
+
+
+def adk_command(kind: str, folder: Path, extra: Sequence[str]) -> list[str]:
+    adk = str(Path(sys.executable).with_name("adk"))
+    if kind == "chat":
+        return [adk, "run", str(folder / "ops_copilot"), *extra]
+    return [adk, "web", str(folder), *extra]
+
+
+def _run_until_done(cmd: list[str], env: dict[str, str]) -> int:
+    """Run ADK's CLI to its end. Ctrl-C (which the terminal sends to both processes) or a
+    SIGTERM to this one stops it the way it stops itself, and that is a normal end: 0."""
+    proc = subprocess.Popen(cmd, env=env)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.terminate()  # a no-op when Ctrl-C already ended it
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        return 0
+
+
+def launch(
+    kind: str,
+    cli_model: str | None,
+    extra: Sequence[str],
+    *,
+    chooser: Callable[..., Any] | None = None,
+    say: Callable[[str], None],
+) -> int:
+    """Choose the model, print the banner, run ADK's CLI until it exits; its exit code."""
+    from ops_copilot.model import ModelConfigError
+
+    from ..base.exits import EXIT_INFRA
+    from ..models import ModelUnavailable, choose_model
+    from ..models.selection import refuse_router_alone
+
+    try:
+        refuse_router_alone(cli_model, kind)
+        with (chooser or choose_model)(cli_model, say=say, log_dir=current().runs_dir) as choice:
+            for line in choice.banner():
+                print(line, flush=True)
+            if choice.source == "embedded":
+                print(f"note:  {UNCONSTRAINED}", flush=True)
+            if choice.agent_env is None:
+                raise OpsEvalError(
+                    EXIT_BAD_INPUT,
+                    f"{choice.name}: the agent cannot reach this model by itself; a recording "
+                    "answers `ops-eval run` and `adk eval evals/replay_agent` only",
+                )
+            env = {**os.environ, **choice.agent_env, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+            with agents_dir() as folder:
+                return _run_until_done(adk_command(kind, folder, extra), env)
+    except ModelConfigError as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+    except ModelUnavailable as exc:
+        raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None

@@ -1,0 +1,37 @@
+"""`ops-eval report`: a run record's Markdown and HTML reports, beside the record or where
+asked. The record and both output paths are checked before anything is written, so bad input
+leaves no half-written report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..base.inputs import bad_input, output_file
+
+
+def write_reports(
+    run: str | None, markdown_to: str | None, html_to: str | None
+) -> tuple[str, Path, Path]:
+    """(Markdown text, Markdown path, HTML path) of the record `run` (default: the latest run);
+    OpsEvalError (exit 2) for a record that cannot be read or a path that cannot be written."""
+    from ..base.settings import current
+    from ..outputs.report import html_report, latest_run, markdown
+    from ..results.records import RecordError, load_record
+
+    runs_dir = current().runs_dir
+    path = Path(run) if run else latest_run(runs_dir)
+    if path is None:
+        raise bad_input(f"no run record in {runs_dir}; run `mise run eval` first")
+    try:
+        record = load_record(path)
+    except RecordError as exc:
+        raise bad_input(f"{path}: {exc}") from None
+    md_path = output_file("--markdown", Path(markdown_to or path.with_suffix(".md")))
+    html_path = output_file("--html", Path(html_to or path.with_suffix(".html")))
+    text = markdown(record)
+    for out, content in ((md_path, text), (html_path, html_report(record))):
+        try:
+            out.write_text(content, encoding="utf-8")
+        except OSError as exc:
+            raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
+    return text, md_path, html_path

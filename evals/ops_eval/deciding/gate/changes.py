@@ -1,0 +1,88 @@
+"""What differs between two run records, each with the value or hash on both sides.
+
+A change of what is measured -- the eval set, the cases selected from it, the seed, the
+criteria, the scorer set, the LLM judge that grades `llm_judge` checks (its pin and grading
+prompt, or whether there was one: a run whose judged checks were skipped is not better than
+one whose judge failed them) -- makes two pass rates incomparable: the gate refuses it unless the
+user names it (`--allow-change`). A change of what is being tested -- the model, the agent's
+instruction, its tool schema -- is what a comparison is for, and is only reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # `ops-eval`'s parser imports this module: no record models at start-up
+    from ...results.records import RunRecord
+
+# name -> (what it is, blocking: does a change make the comparison incompatible)
+KINDS: dict[str, tuple[str, bool]] = {
+    "eval_set": ("eval set file (sha256)", True),
+    "cases": ("cases selected from it (sha256 of the ids)", True),
+    "seed": ("seed (sha256)", True),
+    "criteria": ("trajectory criteria", True),
+    "scorers": ("scorer set (sha256)", True),
+    "judge": ("LLM judge (pin, grading prompt version)", True),
+    "model": ("model", False),
+    "instruction": ("agent instruction (sha256 per agent)", False),
+    "tool_schema": ("tool schema (sha256)", False),
+}
+BLOCKING = tuple(name for name, (_, blocking) in KINDS.items() if blocking)
+
+
+@dataclass(frozen=True)
+class Change:
+    name: str
+    baseline: str
+    candidate: str
+
+    @property
+    def blocking(self) -> bool:
+        return KINDS[self.name][1]
+
+    @property
+    def what(self) -> str:
+        return KINDS[self.name][0]
+
+    def show(self, width: int = 12) -> str:
+        """`name: baseline -> candidate`, long hashes cut to `width` characters."""
+
+        def cut(value: str) -> str:
+            return value if len(value) <= 2 * width else f"{value[:width]}…"
+
+        return f"{self.name}: {cut(self.baseline)} -> {cut(self.candidate)}"
+
+
+def fingerprint(record: RunRecord) -> dict[str, str]:
+    """Every kind of `KINDS` as one comparable string of the record."""
+    selection = hashlib.sha256(json.dumps(sorted(record.selected_cases)).encode()).hexdigest()
+    criteria = record.criteria
+    return {
+        "eval_set": record.eval_set_sha256,
+        "cases": f"{selection} ({len(record.selected_cases)} cases)",
+        "seed": record.seed_sha256,
+        "criteria": f"{criteria.match_type} threshold {criteria.threshold:g}",
+        "scorers": record.scorers_sha256,
+        "judge": _judge(record),
+        "model": record.model.name,
+        "instruction": ", ".join(f"{a} {h}" for a, h in sorted(record.instruction_sha256.items())),
+        "tool_schema": record.tool_schema_sha256,
+    }
+
+
+def _judge(record: RunRecord) -> str:
+    use = record.judge
+    if use is None:
+        return "none"
+    return f"{use.pin} {use.prompt_versions.get('grade', '?')}"
+
+
+def changes(baseline: RunRecord, candidate: RunRecord) -> list[Change]:
+    """The kinds that differ, in the order of `KINDS`."""
+    before, after = fingerprint(baseline), fingerprint(candidate)
+    return [
+        Change(name, before[name], after[name]) for name in KINDS if before[name] != after[name]
+    ]

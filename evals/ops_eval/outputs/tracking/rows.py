@@ -1,0 +1,84 @@
+"""One MLflow evaluation row per conversation (case x repeat), and what a played conversation
+returns to MLflow: one response and one tool trajectory per turn.
+
+Pure data, no MLflow import: the rows are the same whether the conversation is played now or
+read back from a run record, so the two paths log the same thing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ...core.calls import ToolCall, Turn
+    from ...core.evalset import Case
+    from ...results.records import TrialRecord
+
+Key = tuple[str, int]
+"""(case id, repeat): which conversation a row is."""
+
+
+def key_of(inputs: dict[str, Any]) -> Key:
+    return str(inputs["case_id"]), int(inputs["repeat"])
+
+
+def _call(call: ToolCall) -> dict[str, Any]:
+    return {"name": call.name, "args": call.args}
+
+
+def case_row(case: Case, repeat: int) -> dict[str, Any]:
+    """A case's row before it is played: its prompts, the calls and references it expects."""
+    category = case.meta.category if case.meta else "?"
+    return {
+        "inputs": {
+            "case_id": case.eval_id,
+            "repeat": repeat,
+            "turns": [t.prompt for t in case.turns],
+        },
+        "expectations": {
+            "expected_tool_calls": [[_call(c) for c in t.calls] for t in case.turns],
+            "references": [t.reference for t in case.turns],
+        },
+        "tags": {"case_id": case.eval_id, "category": category, "repeat": str(repeat)},
+    }
+
+
+def trial_row(trial: TrialRecord) -> dict[str, Any]:
+    """A recorded trial's row: the prompts and expectations of the turns it played."""
+    return {
+        "inputs": {
+            "case_id": trial.case_id,
+            "repeat": trial.repeat,
+            "turns": [t.prompt for t in trial.turns],
+        },
+        "expectations": {
+            "expected_tool_calls": [[_call(c) for c in t.expected] for t in trial.turns],
+            "references": [t.reference for t in trial.turns],
+        },
+        "tags": {
+            "case_id": trial.case_id,
+            "category": trial.category,
+            "repeat": str(trial.repeat),
+        },
+    }
+
+
+def turn_output(turn: Turn) -> dict[str, Any]:
+    """One turn as the agent played it. A turn that ended at an approval pause with nothing
+    said has the harness's "waiting for approval" response, marked as written by the harness."""
+    return {
+        "response": turn.response,
+        "response_written_by_harness": turn.response_synthesized,
+        "tool_calls": [_call(c) for c in turn.calls],
+        "waiting_for_approval": [_call(c) for c in turn.pending],
+        "approvals_given": list(turn.answered),
+    }
+
+
+def trial_outputs(trial: TrialRecord) -> dict[str, Any]:
+    """What a conversation returns: its turns, and how it ended when it did not end well."""
+    return {
+        "turns": [turn_output(t) for t in trial.turns],
+        "status": trial.status,
+        "error": trial.error,
+    }

@@ -1,0 +1,233 @@
+"""The second stage of a run: play conversations with the real agent on the real ADK Runner.
+
+`play_turn` runs one user turn to its end -- a final answer, or an approval pause -- and answers
+the pauses the way the given decision says (approve with its payload, or deny), up to
+`MAX_APPROVAL_ROUNDS` rounds; with no decision a pause is a legitimate end of the turn. The
+eval runner (`play_trial`) and the red team both drive the agent through it, with one model-call
+limit, `MAX_MODEL_CALLS`: an agent past it is looping. The eval runner also ends a trial as soon
+as its loop is plain (`loops.py`: the same call, the same result, a third time in one turn).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..base.exits import describe
+from ..core.calls import ToolCall, TrialView, Turn, has_content
+from .session import CONFIRMATION, LABEL, AgentSession, SessionTurn, server_of_event
+
+if TYPE_CHECKING:
+    from ..core.evalset import ApprovalDecision, Case
+    from ..core.plan import Plan
+
+MAX_MODEL_CALLS = 40
+MAX_APPROVAL_ROUNDS = 5
+UNNAMED = "(unnamed)"  # a routed model's response that named no server
+
+
+def run_config() -> Any:
+    """ADK's run settings for every played session: the model-call limit."""
+    from google.adk.agents.run_config import RunConfig
+
+    return RunConfig(max_llm_calls=MAX_MODEL_CALLS)
+
+
+def pause_text(pending: list[ToolCall]) -> str:
+    """The response of a turn that ended at an approval pause with nothing said."""
+    return f"Waiting for approval: {', '.join(c.show() for c in pending)}. No state change."
+
+
+def _with_results(parts: list[SessionTurn]) -> list[ToolCall]:
+    """The agent's calls in order, each with its result. A result goes to the first call of its
+    name and id that has none yet (ids need not be unique: some servers reuse them), else to the
+    last such call: a paused write got a placeholder, and gets its real result when the run that
+    answers the pause executes it."""
+    calls: list[tuple[ToolCall, list[dict]]] = []
+    for part in parts:
+        calls += [(c, []) for c in part.tool_calls if c.name != CONFIRMATION]
+        for r in part.tool_results:
+            mine = [got for c, got in calls if (c.name, c.id) == (r.name, r.id)]
+            if mine:
+                next((got for got in mine if not got), mine[-1]).append(r.response)
+    return [ToolCall(c.name, c.args, result=got[-1] if got else None) for c, got in calls]
+
+
+def _model_events(parts: list[SessionTurn]) -> list[Any]:
+    """The events that are model responses in these runs, for per-turn budgets and server
+    counts: complete model-role events, less ADK's own approval request (an event it makes
+    itself, with the model's role)."""
+    found = []
+    for event in (e for part in parts for e in part.events):
+        if event.partial or event.content is None or event.content.role != "model":
+            continue
+        calls = event.get_function_calls()
+        if not (calls and all(c.name == CONFIRMATION for c in calls)):
+            found.append(event)
+    return found
+
+
+def routed(model: Any) -> bool:
+    """Whether `model` names the server that answered each call (`models/router.py`); a
+    recording wrapper (`--record`) passes its inner model's responses through unchanged."""
+    return bool(getattr(getattr(model, "inner", model), "names_its_server", False))
+
+
+def _turn(
+    index: int, prompt: str, parts: list[SessionTurn], answered: list[str], by_server: bool
+) -> Turn:
+    """One user turn from the runs it took; with `by_server`, which server answered each of its
+    model calls (a response no server was named for says UNNAMED: a count must not drift)."""
+    calls = _with_results(parts)
+    events = _model_events(parts)
+    pending = [ToolCall(p.call.name, p.call.args) for p in parts[-1].pending]
+    texts = [t for part in parts for t in part.texts]
+    # the answer: the last text that says something (an empty fence left beside a later call
+    # does not erase what was said), else the last text
+    said = [t for t in texts if has_content(t)]
+    response = (said or texts or [""])[-1]
+    # a pause with nothing said (no text, or text with no content in it) is the pause
+    synthesized = not has_content(response) and bool(pending)
+    return Turn(
+        index=index,
+        prompt=prompt,
+        calls=calls,
+        paused=[ToolCall(p.call.name, p.call.args) for part in parts for p in part.pending],
+        pending=pending,
+        answered=answered,
+        response=pause_text(pending) if synthesized else response,
+        response_synthesized=synthesized,
+        texts=texts,
+        prompt_tokens=sum(p.prompt_tokens for p in parts),
+        output_tokens=sum(p.output_tokens for p in parts),
+        model_calls=len(events),
+        servers=[server_of_event(e) or UNNAMED for e in events] if by_server else None,
+    )
+
+
+async def play_turn(
+    session: AgentSession,
+    index: int,
+    prompt: str,
+    approval: ApprovalDecision | None,
+    into: list[Turn] | None = None,
+    by_server: bool = False,
+) -> Turn:
+    """Send one user prompt; answer each round of pauses as `approval` says, if it says. The
+    turn is appended to `into` even when a run fails midway (a loop, a model error): what the
+    agent did until then is the evidence. `by_server`: the model is routed, and the turn says
+    which server answered each model call."""
+    started = time.perf_counter()
+    parts: list[SessionTurn] = []
+    answered: list[str] = []
+    try:
+        parts.append(await session.send(prompt))
+        while parts[-1].pending and approval and len(answered) < MAX_APPROVAL_ROUNDS:
+            answered.append(approval.decision)  # given, even if the run it resumes fails
+            parts.append(
+                await session.answer_confirmations(
+                    parts[-1].pending,
+                    confirmed=approval.decision == "approve",
+                    payload=approval.payload(),
+                )
+            )
+    finally:
+        if session.running is not None and (not parts or parts[-1] is not session.running):
+            parts.append(session.running)  # the run that failed midway
+        turn = _turn(index, prompt, parts, answered, by_server)
+        turn.seconds = time.perf_counter() - started
+        if into is not None:
+            into.append(turn)
+    return turn
+
+
+async def _play(plan: Plan, view: TrialView, model: Any) -> None:
+    from ops_copilot.workspace import Workspace
+
+    from ..core.agents import AGENTS
+    from .faults import attach
+
+    case = view.case
+    meta = case.meta
+    assert meta is not None
+    workspace = Workspace.fresh(plan.seed)
+    view.before = workspace.store.snapshot()
+    from ..core.loops import LoopWatch
+    from ..core.matching import canonical
+
+    agent = AGENTS[meta.agent].build(model)
+    specs = AGENTS[meta.agent].tool_specs()
+    faults = plan.contracts(case).faults  # injected at the tool boundary, never in the seed
+    injector = attach(agent, faults, specs) if faults else None
+    session = AgentSession(
+        agent,
+        workspace,
+        app_name=case.session.app_name or meta.agent,
+        user_id=case.session.user_id or "oncall",
+        state=case.session.state,
+        run_config=run_config(),
+        loops=lambda: LoopWatch(lambda call: canonical(call, specs)),
+    )
+    try:
+        async with session:
+            for spec in case.turns:
+                LABEL.set(f"{case.eval_id}, turn {spec.index}")
+                try:
+                    await play_turn(
+                        session,
+                        spec.index,
+                        spec.prompt,
+                        meta.approval,
+                        view.turns,
+                        by_server=routed(model),
+                    )
+                finally:
+                    view.turns[-1].reference = spec.reference
+                    view.turns[-1].expected = list(spec.calls)
+                    if injector is not None:
+                        view.turns[-1].faults = injector.take()
+            view.events = await session.events()
+    finally:  # the end state, however the trial ended
+        view.after = workspace.store.snapshot()
+        view.audit = workspace.store.audit_rows()
+        view.notes = workspace.store.notes()
+
+
+def _outgrew_context(exc: BaseException) -> bool:
+    """The model server refused the conversation as longer than its context window: the agent's
+    own conversation grew too long (LiteLLM's ContextWindowExceededError), not an outage."""
+    import sys
+
+    litellm = sys.modules.get("litellm")
+    kind = getattr(getattr(litellm, "exceptions", None), "ContextWindowExceededError", None)
+    return kind is not None and isinstance(exc, kind)
+
+
+async def play_trial(
+    plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float
+) -> TrialView:
+    """Every turn of `case` in one fresh session and state store. A model error, a timeout or a
+    malformed call ends the trial with `error`; a plain loop, running past the model-call limit
+    or out of the model's context window ends it with `looped` (the agent's own failure)."""
+    from google.adk.agents.invocation_context import LlmCallsLimitExceededError
+
+    from ..core.loops import LoopDetected
+
+    view = TrialView(case=case, repeat=repeat)
+    started = time.perf_counter()
+    try:
+        await asyncio.wait_for(_play(plan, view, model), timeout=timeout_s)
+    except LoopDetected as exc:
+        view.looped = f"turn {view.turns[-1].index}: {exc}" if view.turns else str(exc)
+    except LlmCallsLimitExceededError:
+        view.looped = f"the agent looped past {MAX_MODEL_CALLS} model calls"
+    except TimeoutError:
+        view.error = f"timed out after {timeout_s:.0f} s"
+    except Exception as exc:  # model errors, replay misses, malformed calls: an error trial
+        if _outgrew_context(exc):
+            view.looped = f"the conversation outgrew the model's context window ({describe(exc)})"
+        else:
+            view.error = describe(exc)
+    view.seconds = time.perf_counter() - started
+    return view

@@ -1,0 +1,455 @@
+"""The run record: one schema-versioned JSON file per live run, everything needed to reproduce
+and to judge it -- which model and why, hashes of prompt, eval set, seed and tool schema, the git
+commit, every trial's turns (calls with their results, responses), scores, timings and tokens,
+and the aggregates. Reports, and whatever compares runs, read runs only through `load_record`.
+
+Version 2: a turn's calls carry their results (version 1 kept results in a separate list),
+scores say pass, fail or n/a, and the scorer set is recorded. Version 3: a score may also be
+`error` (it applies, no verdict: counted as not passing) or `skipped` (it applies, was not run,
+saying why: left out like n/a), and `judge` says what the run's LLM judge did. A version 2
+record is read as it is (it holds neither). A turn of a run over several servers (`--model
+router:FILE`) also says which server answered each of its model calls (`Turn.servers`, one per
+model call); any other turn leaves the key out, so a record without it reads as it always did.
+Version 4: a trial that ended in a loop says why (`looped`), and a run stopped before its end
+(Ctrl-C, SIGTERM) says so (`interrupted`) and holds only the trials that finished; a record
+without either key reads as a version 3 record does.
+
+Every field a reader uses is typed, and read strictly (JSON types as written, no coercion):
+whatever loads can be reported -- the reports index and format these fields without checking
+them again -- and anything else is a RecordError, one line, exit 2.
+
+A record is also checked against itself: its run id is a safe file name and ledger key, its
+trials are exactly `selected_cases` x repeats 1..`repeats`, once each, and its case aggregates
+name exactly the selected cases, each in its trials' category. A shard's record (`shard`, of
+`ops-eval run --shard I/N`) holds exactly its slice of those trials instead, and aggregates of
+exactly the cases in it. An interrupted record holds a part of those trials, once each. A run
+`ops-eval run` writes always is (`run.build_record`); a record edited or put together by hand
+may not be.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from ..base.exits import first_error
+from ..core.calls import Turn
+from ..core.criteria import MatchType
+from ..models.judge.client import JudgeUse
+from ..scorers.base import Score
+
+SCHEMA_VERSION = 4  # what this version writes
+MIN_SCHEMA_VERSION = 2  # the oldest it reads (version 1 kept results apart from their calls)
+
+
+class RecordError(ValueError):
+    """Anything that keeps a file from being read as a run record -- missing, a folder, not
+    UTF-8, not JSON, an unsupported schema version, a field that does not validate. The message
+    says why in one line; the CLI shows it after the path, exit 2."""
+
+
+Count = Annotated[int, Field(ge=0)]
+Fraction = Annotated[float, Field(ge=0, le=1)]  # a rate, a bound, a threshold, pass^k
+Seconds = Annotated[float, Field(ge=0)]
+
+
+class _Rec(BaseModel):
+    # No NaN or infinity: a count, a rate or a duration that is not a number is a broken record.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class GateCriteria(_Rec):
+    """The trajectory gate the run applied (`criteria.Criteria`), as the reports state it."""
+
+    threshold: Fraction
+    match_type: MatchType
+
+
+class TrialRecord(_Rec):
+    case_id: str
+    category: str
+    repeat: int
+    status: Literal["passed", "failed", "error"]
+    error: str | None = None
+    looped: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Why the trial ended as a loop (the agent's own failure: it fails the scorers that apply
+    to its case); None, and not written, for a trial that did not."""
+    turns: list[Turn] = []
+    scores: dict[str, Score] = {}
+    seconds: Seconds = 0.0
+    state_after: dict[str, Any] = {}
+
+    @model_validator(mode="after")
+    def _per_turn_values_match_the_turns(self) -> TrialRecord:
+        """The HTML report shows each turn's per-turn score beside it, by position."""
+        for name, score in self.scores.items():
+            if score.per_turn is not None and len(score.per_turn) != len(self.turns):
+                raise PydanticCustomError(
+                    "per_turn_mismatch",
+                    "scores.{name}.per_turn has {values} value(s) for {turns} turn(s)",
+                    {"name": name, "values": len(score.per_turn), "turns": len(self.turns)},
+                )
+        return self
+
+
+class Rate(_Rec):
+    passed: Count
+    n: Count
+    ci_low: Fraction
+    ci_high: Fraction
+    text: str
+
+    @model_validator(mode="after")
+    def _passed_within_n(self) -> Rate:
+        """The chart draws passed / n as a bar height."""
+        if self.passed > self.n:
+            raise PydanticCustomError(
+                "rate_over_n",
+                "passed {passed} is more than n {n}",
+                {"passed": self.passed, "n": self.n},
+            )
+        return self
+
+
+class CaseAggregate(_Rec):
+    case_id: str
+    category: str
+    trials: Count
+    errors: Count
+    rate: Rate
+    pass_hat_k: Fraction | None = None
+    means: dict[str, float] = {}  # mean value of each mean-gated or report scorer, valid trials
+    gate: bool | None = None  # None: no valid trial, no verdict
+
+
+class GroupAggregate(_Rec):
+    name: str
+    trials: Count
+    errors: Count
+    rate: Rate
+
+
+class ModelInfo(_Rec):
+    name: str
+    source: str
+    reason: str
+    caveat: str | None = None
+    endpoint: str | None = None
+
+
+class Interrupted(_Rec):
+    """A run stopped before its end: how many of its planned trials finished (the record holds
+    exactly those), and what stopped it. Such a record is never compared as a complete run."""
+
+    planned: Count
+    finished: Count
+    reason: str
+
+    @model_validator(mode="after")
+    def _finished_within_planned(self) -> Interrupted:
+        if self.finished >= self.planned:
+            raise _inconsistent(
+                "interrupted: {finished} of {planned} trials finished, so none was cut off",
+                finished=self.finished,
+                planned=self.planned,
+            )
+        return self
+
+
+class ShardInfo(_Rec):
+    """Which shard of a run a record holds (`ops-eval run --shard I/N`): `trials` is exactly
+    `shards.shard_slice` of the selected cases and repeats, and so are the record's trials."""
+
+    index: int = Field(ge=1)
+    count: int = Field(ge=1)
+    trials: list[tuple[str, int]]
+    group: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """`--run-group`: the name every shard of the run was given; None: none was."""
+
+    @model_validator(mode="after")
+    def _index_within_count(self) -> ShardInfo:
+        if self.index > self.count:
+            raise _inconsistent(
+                "shard: index {index} is more than count {count}",
+                index=self.index,
+                count=self.count,
+            )
+        return self
+
+
+# A run id becomes a file name and a ledger key: no path separator, no leading dot or dash.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def _q(text: str, limit: int = 60) -> str:
+    """A name from the record, quoted for a one-line message (escapes, cut short)."""
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+def _inconsistent(message: str, **context: Any) -> PydanticCustomError:
+    return PydanticCustomError("inconsistent_record", message, context)
+
+
+def _once_each(field: str, names: list[str]) -> None:
+    for name, times in Counter(names).items():
+        if times > 1:
+            raise _inconsistent(
+                "{field}: case {case} appears {times} times",
+                field=field,
+                case=_q(name),
+                times=times,
+            )
+
+
+class RunRecord(_Rec):
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    started_at: str
+    seconds: Seconds
+    model: ModelInfo
+    eval_set: str
+    eval_set_sha256: str
+    seed_sha256: str
+    instruction_sha256: dict[str, str]
+    tool_schema_sha256: str
+    scorers_sha256: str
+    git_commit: str | None
+    git_dirty: bool | None
+    criteria: GateCriteria
+    repeats: int = Field(ge=1)
+    concurrency: int = Field(ge=1)
+    selected_cases: list[str]
+    trials: list[TrialRecord]
+    cases: list[CaseAggregate]
+    categories: list[GroupAggregate]
+    scorers: list[GroupAggregate]
+    total: GroupAggregate
+    pass_hat_k: Fraction | None = None
+    # cases with at least k valid trials, over which pass_hat_k is a mean
+    pass_hat_k_cases: Count = 0
+    gate_passed: bool
+    exit_code: int
+    notes: list[str] = Field(default_factory=list)
+    judge: JudgeUse | None = None
+    """What the run's judge did (its pin, prompt versions, calls, cache hits, tokens, budget);
+    None when the run had no judge configured."""
+    shard: ShardInfo | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A shard's record holds only its slice of the trials, aggregated as they are; None
+    (and not written) for a whole run."""
+    merged_from: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The run ids of the shard records an `ops-eval merge` record was made of, by index."""
+    interrupted: Interrupted | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A run stopped before its end holds its finished trials only; None (and not written) for
+    a run that played every planned trial."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether the record holds every trial its run planned (an interrupted one does not)."""
+        return self.interrupted is None
+
+    @field_validator("run_id")
+    @classmethod
+    def _run_id_is_a_file_name(cls, value: str) -> str:
+        if not RUN_ID.fullmatch(value):
+            raise PydanticCustomError(
+                "run_id",
+                "{run_id} is not 1 to 128 letters, digits, '.', '_' or '-' starting with a "
+                "letter or digit (a run id is a file name and a ledger key)",
+                {"run_id": _q(value)},
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _trials_and_cases_are_the_selected_cases(self) -> RunRecord:
+        """Trials: exactly selected_cases x 1..repeats, once each; case aggregates: exactly the
+        selected cases, once each, in their trials' category. Never builds the product, so a
+        huge `repeats` costs nothing."""
+        _once_each("selected_cases", self.selected_cases)
+        if self.shard is not None:
+            return self._a_shard_holds_its_slice(self.shard)
+        self._interrupted_after(len(self.selected_cases) * self.repeats)
+        selected = set(self.selected_cases)
+        keys = Counter((t.case_id, t.repeat) for t in self.trials)
+        for (case, repeat), times in keys.items():
+            if case not in selected or not 1 <= repeat <= self.repeats:
+                raise _inconsistent(
+                    "trials: case {case} repeat {repeat} is not one of selected_cases x "
+                    "repeats 1..{repeats}",
+                    case=_q(case),
+                    repeat=repeat,
+                    repeats=self.repeats,
+                )
+            if times > 1:
+                raise _inconsistent(
+                    "trials: case {case} repeat {repeat} appears {times} times",
+                    case=_q(case),
+                    repeat=repeat,
+                    times=times,
+                )
+        if self.complete and len(keys) != len(selected) * self.repeats:  # some missing
+            missing = next(
+                (case, r)
+                for case in self.selected_cases
+                for r in range(1, self.repeats + 1)
+                if (case, r) not in keys
+            )
+            raise _inconsistent(
+                "trials: no trial of case {case} repeat {repeat}",
+                case=_q(missing[0]),
+                repeat=missing[1],
+            )
+        _once_each("cases", [c.case_id for c in self.cases])
+        category = {c.case_id: c.category for c in self.cases}
+        for case in category:
+            if case not in selected:
+                raise _inconsistent(
+                    "cases: case {case} is not one of selected_cases", case=_q(case)
+                )
+        for case in self.selected_cases:
+            if case not in category:
+                raise _inconsistent("cases: no aggregate of selected case {case}", case=_q(case))
+        self._trials_in_their_cases_category(category)
+        return self
+
+    def _interrupted_after(self, planned: int) -> None:
+        """An interrupted record's counts are its run's: `planned` trials, its own finished."""
+        if self.interrupted is None:
+            return
+        if self.interrupted.planned != planned:
+            raise _inconsistent(
+                "interrupted: planned {said} trials, but its cases and repeats make {planned}",
+                said=self.interrupted.planned,
+                planned=planned,
+            )
+        if self.interrupted.finished != len(self.trials):
+            raise _inconsistent(
+                "interrupted: {said} trials finished, but it holds {held}",
+                said=self.interrupted.finished,
+                held=len(self.trials),
+            )
+
+    def _trials_in_their_cases_category(self, category: dict[str, str]) -> None:
+        for t in self.trials:
+            if t.category != category[t.case_id]:
+                raise _inconsistent(
+                    "trials: case {case} repeat {repeat} has category {mine}, its case "
+                    "aggregate has {theirs}",
+                    case=_q(t.case_id),
+                    repeat=t.repeat,
+                    mine=_q(t.category),
+                    theirs=_q(category[t.case_id]),
+                )
+
+    def _a_shard_holds_its_slice(self, shard: ShardInfo) -> RunRecord:
+        """A shard's trials: exactly its slice of selected_cases x 1..repeats, in any order,
+        once each; its case aggregates: exactly the cases of those trials."""
+        from .shards import shard_slice
+
+        expected = shard_slice(self.selected_cases, self.repeats, shard.index, shard.count)
+        if shard.trials != expected:
+            raise _inconsistent(
+                "shard: its trials are not shard {index}/{count} of selected_cases x repeats "
+                "1..{repeats}",
+                index=shard.index,
+                count=shard.count,
+                repeats=self.repeats,
+            )
+        if not expected:
+            raise _inconsistent(
+                "shard: shard {index}/{count} holds no trial", index=shard.index, count=shard.count
+            )
+        self._interrupted_after(len(expected))
+        keys = Counter((t.case_id, t.repeat) for t in self.trials)
+        wanted = set(expected)
+        for (case, repeat), times in keys.items():
+            if (case, repeat) not in wanted or times > 1:
+                raise _inconsistent(
+                    "trials: case {case} repeat {repeat} appears {times} time(s) in shard "
+                    "{index}/{count}, which holds it {held}",
+                    case=_q(case),
+                    repeat=repeat,
+                    times=times,
+                    index=shard.index,
+                    count=shard.count,
+                    held="once" if (case, repeat) in wanted else "never",
+                )
+        missing = next((key for key in expected if key not in keys), None)
+        if missing and self.complete:
+            raise _inconsistent(
+                "trials: no trial of case {case} repeat {repeat} in shard {index}/{count}",
+                case=_q(missing[0]),
+                repeat=missing[1],
+                index=shard.index,
+                count=shard.count,
+            )
+        _once_each("cases", [c.case_id for c in self.cases])
+        category = {c.case_id: c.category for c in self.cases}
+        present = {case for case, _ in expected}
+        if set(category) != present:
+            odd = sorted(set(category) ^ present)[0]
+            raise _inconsistent(
+                "cases: case {case} has an aggregate without a trial in the shard, or a trial "
+                "without an aggregate",
+                case=_q(odd),
+            )
+        self._trials_in_their_cases_category(category)
+        return self
+
+
+def load_record(path: Path) -> RunRecord:
+    """Read a run record; RecordError (and nothing else) when it cannot be read as one."""
+    from ops_copilot.textfiles import TextFileError, read_text
+
+    try:
+        text = read_text(path)
+        data = json.loads(text)
+    except TextFileError as exc:
+        raise RecordError(str(exc)) from None
+    except RecursionError:
+        raise RecordError("not JSON (nested too deeply)") from None
+    except ValueError as exc:
+        raise RecordError(f"not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise RecordError("not a run record (the top level is not an object)")
+    if "schema_version" not in data:
+        raise RecordError("not a run record (no schema_version)")
+    version = data["schema_version"]
+    supported = isinstance(version, int) and not isinstance(version, bool)
+    if not (supported and MIN_SCHEMA_VERSION <= version <= SCHEMA_VERSION):
+        raise RecordError(
+            f"schema_version {repr(version)[:40]} is not supported "
+            f"(supported: {MIN_SCHEMA_VERSION} to {SCHEMA_VERSION})"
+        )
+    try:  # from the text, strictly: JSON's own types, no "12.5" read as a number
+        return RunRecord.model_validate_json(text, strict=True)
+    except ValidationError as exc:
+        raise RecordError(f"not a run record ({first_error(exc)})") from None
+
+
+def write_record(record: RunRecord, path: Path) -> None:
+    """Written whole or not at all: to a temporary file beside `path`, then renamed over it, so
+    a process stopped mid-write never leaves half a record."""
+    import os
+    import tempfile
+
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(record.model_dump_json(indent=1))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,325 @@
+"""Sharded runs, and `ops-eval merge`: one run's case x repeat trials split across machines (or
+processes), each shard a run record of its own, merged back into the record one unsharded run of
+the same trials would have written.
+
+A shard `I/N` holds every trial whose position p in the run's plan order -- the set's case order
+x repeats 1..R, 0-based -- has p % N == I - 1. The slice depends only on the selected cases, the
+repeats and I/N, so each shard can check itself (`records`) and a merge can check the shards
+cover the run exactly once. Merging recomputes the aggregates from the union of the trials
+(`aggregation`), never from the shards' own partial ones.
+
+This module is imported by `ops-eval`'s parser and by `records`: nothing heavy at import time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .records import RunRecord
+
+_SPEC = re.compile(r"\s*(\d{1,9})\s*/\s*(\d{1,9})\s*")
+_GROUP = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
+SHOWN = 8  # missing or overlapping trials named in one line, at most
+
+
+def parse_shard(option: str, raw: str) -> tuple[int, int]:
+    """`I/N` with 1 <= I <= N <= MAX_SHARDS; OpsEvalError (exit 2) saying why otherwise."""
+    from ..base.inputs import MAX_SHARDS, bad_input
+
+    found = _SPEC.fullmatch(raw)
+    if not found:
+        raise bad_input(f"{option}: {raw!r} is not I/N (the I-th of N shards, e.g. 1/3)")
+    index, count = int(found[1]), int(found[2])
+    if count < 1 or not 1 <= index <= count:
+        raise bad_input(f"{option}: {raw!r} is not a shard: I/N needs 1 <= I <= N and N >= 1")
+    if count > MAX_SHARDS:
+        raise bad_input(f"{option}: {raw!r}: at most {MAX_SHARDS:,} shards")
+    return index, count
+
+
+def parse_run_group(raw: str | None, shard: str | None) -> str | None:
+    """`--run-group NAME`: letters, digits and `._:-`, up to 100; only with `--shard`."""
+    from ..base.inputs import bad_input
+
+    if raw is None:
+        return None
+    if shard is None:
+        raise bad_input("--run-group: names the shards of one run; give it with --shard I/N")
+    if not _GROUP.fullmatch(raw):
+        raise bad_input(
+            f"--run-group: {raw!r} is not a group name (letters, digits and ._:- , at most 100)"
+        )
+    return raw
+
+
+def planned(cases: Sequence[str], repeats: int) -> list[tuple[str, int]]:
+    """Every trial of a run, in the order the run plans them."""
+    return [(case, r) for case in cases for r in range(1, repeats + 1)]
+
+
+def shard_slice(
+    cases: Sequence[str], repeats: int, index: int, count: int
+) -> list[tuple[str, int]]:
+    """The trials of shard `index`/`count` (1-based index), in plan order: every count-th
+    trial of `planned`, computed from its position without listing the others."""
+    total = len(cases) * repeats
+    return [(cases[p // repeats], p % repeats + 1) for p in range(index - 1, total, count)]
+
+
+def _shown(keys: Sequence[tuple[str, int]]) -> str:
+    text = ", ".join(f"{case} #{r}" for case, r in keys[:SHOWN])
+    return text + (f", ... ({len(keys)} in all)" if len(keys) > SHOWN else "")
+
+
+def _what(record: RunRecord) -> dict[str, Any]:
+    """What must be the same in every shard of one run."""
+    return {
+        "eval set": record.eval_set_sha256,
+        "seed": record.seed_sha256,
+        "instruction": sorted(record.instruction_sha256.items()),
+        "tool schema": record.tool_schema_sha256,
+        "model": record.model.name,
+        "criteria": record.criteria.model_dump(),
+        "scorers": record.scorers_sha256,
+        "repeats": record.repeats,
+        "selected cases": record.selected_cases,
+        "shard count": record.shard.count if record.shard else None,
+        "run group": record.shard.group if record.shard else None,
+        "judge": (record.judge.pin, record.judge.prompt_versions) if record.judge else None,
+    }
+
+
+def _judge(records: Sequence[RunRecord]) -> Any:
+    """The shards' judge use, summed (they agree on the judge: checked)."""
+    uses = [r.judge for r in records if r.judge is not None]
+    if not uses:
+        return None
+    summed = uses[0].model_copy()
+    for name in ("calls", "cache_hits", "errors", "tokens", "budget_blocked"):
+        setattr(summed, name, sum(getattr(u, name) for u in uses))
+    summed.budget_problem = next((u.budget_problem for u in uses if u.budget_problem), None)
+    return summed
+
+
+def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRecord:
+    """One record of the shards' trials, aggregated as an unsharded run of them would be.
+    `shards`: (how to name the shard in a message -- its path --, its record).
+    OpsEvalError (exit 2) naming the shard when they are not the shards of one run."""
+    from ..base.inputs import bad_input
+    from .aggregation import aggregate, record_fields
+    from .records import RunRecord
+
+    if not shards:
+        raise bad_input("merge: no shard record given")
+    for name, record in shards:
+        if record.shard is None:
+            raise bad_input(f"{name}: run {record.run_id} is not a shard record (no `shard`)")
+        if record.interrupted is not None:
+            stopped = record.interrupted
+            raise bad_input(
+                f"{name}: shard {record.shard.index}/{record.shard.count} was interrupted after "
+                f"{stopped.finished} of its {stopped.planned} trials; run that shard again"
+            )
+    first_name, first = shards[0]
+    expected = _what(first)
+    for name, record in shards[1:]:
+        mine = _what(record)
+        for what, value in expected.items():
+            if mine[what] != value:
+                raise bad_input(
+                    f"{name}: run {record.run_id} differs from {first_name} in {what}; "
+                    "shards of one run share it"
+                )
+    assert first.shard is not None
+    count = first.shard.count
+    by_index: dict[int, str] = {}
+    owner: dict[tuple[str, int], str] = {}
+    for name, record in shards:
+        assert record.shard is not None
+        index = record.shard.index
+        if index in by_index:
+            raise bad_input(
+                f"{name}: shard {index}/{count} overlaps {by_index[index]} (the same shard twice)"
+            )
+        by_index[index] = name
+        twice = [(t.case_id, t.repeat) for t in record.trials if (t.case_id, t.repeat) in owner]
+        if twice:
+            raise bad_input(
+                f"{name}: shard {index}/{count} overlaps {owner[twice[0]]} in trial(s) "
+                f"{_shown(twice)}"
+            )
+        owner.update({(t.case_id, t.repeat): name for t in record.trials})
+    plan = planned(first.selected_cases, first.repeats)
+    missing = [key for key in plan if key not in owner]
+    if missing:
+        absent = [f"{i}/{count}" for i in range(1, count + 1) if i not in by_index]
+        gone = f"; shard(s) {', '.join(absent)} not given" if absent else ""
+        raise bad_input(f"merge: trial(s) {_shown(missing)} are in no shard given{gone}")
+    trials = {(t.case_id, t.repeat): t for _, r in shards for t in r.trials}
+    ordered = [trials[key] for key in plan]
+    category = {t.case_id: t.category for t in ordered}
+    cases = [(case, category[case]) for case in first.selected_cases]
+    agg = aggregate(cases, ordered, first.repeats, first.criteria.threshold)
+    fields = record_fields(agg, ordered)
+    commits = {r.git_commit for _, r in shards}
+    records = [r for _, r in shards]
+    notes = fields.pop("notes")
+    notes.append(
+        "merged from shards "
+        + ", ".join(f"{r.shard.index}/{count} {r.run_id}" for r in records if r.shard)
+    )
+    if len(commits) > 1:
+        notes.append(f"the shards ran at {len(commits)} different git commits; none is recorded")
+    if first.shard is not None and first.shard.group is None:
+        notes.append(
+            "the shards carry no --run-group: that they are shards of one run, and not of two "
+            "runs alike, is taken on trust"
+        )
+    elif first.shard is not None:
+        notes.append(f"run group {first.shard.group}")
+    model = first.model
+    endpoints = list(dict.fromkeys(r.model.endpoint for r in records if r.model.endpoint))
+    if len(endpoints) > 1:  # one model served from several machines: the merge names them all
+        model = model.model_copy(update={"endpoint": ", ".join(endpoints)})
+        notes.append(
+            "the shards were served by "
+            + ", ".join(f"{r.model.endpoint} (shard {r.shard.index})" for r in records if r.shard)
+        )
+    return RunRecord(
+        run_id=run_id,
+        started_at=min(r.started_at for r in records),
+        seconds=max(r.seconds for r in records),  # the shards ran side by side
+        model=model,
+        eval_set=first.eval_set,
+        eval_set_sha256=first.eval_set_sha256,
+        seed_sha256=first.seed_sha256,
+        instruction_sha256=first.instruction_sha256,
+        tool_schema_sha256=first.tool_schema_sha256,
+        scorers_sha256=first.scorers_sha256,
+        git_commit=first.git_commit if len(commits) == 1 else None,
+        git_dirty=any(r.git_dirty for r in records) if len(commits) == 1 else None,
+        criteria=first.criteria,
+        repeats=first.repeats,
+        concurrency=max(r.concurrency for r in records),
+        selected_cases=first.selected_cases,
+        trials=ordered,
+        judge=_judge(records),
+        merged_from=[r.run_id for r in sorted(records, key=lambda r: r.shard.index)],  # type: ignore[union-attr]
+        notes=notes,
+        **fields,
+    )
+
+
+def _same(a: Path, b: Path) -> bool:
+    """One file, by name or by a link to it."""
+    import os
+
+    from ops_copilot.textfiles import resolved  # not at import: the CLI loads this module
+
+    if resolved(a) == resolved(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def _merged_path(record: RunRecord, started: str) -> Path:
+    import uuid
+    from datetime import datetime
+
+    from ..base.settings import current
+
+    stamp = datetime.fromisoformat(started).strftime("%Y%m%dT%H%M%SZ")
+    name = Path(record.eval_set).name.removesuffix(".evalset.json")
+    return current().runs_dir / f"{stamp}-{name}-merged-{uuid.uuid4().hex[:6]}.json"
+
+
+def _merged_spans(shards: Sequence[tuple[str, RunRecord]], say: Callable[[str], None]) -> dict:
+    """The spans each shard's run kept beside its record (`spans.py`), by trial; a shard without
+    a usable spans file is named, and `ops-eval mlflow --from-run` draws its trials instead."""
+    from ..playing.spans import SpansError, read_spans, spans_path
+
+    kept: dict = {}
+    for where, record in shards:
+        try:
+            kept.update(read_spans(spans_path(Path(where)), record.run_id))
+        except SpansError as exc:
+            say(f"note: shard {record.run_id}: no spans kept for the merged run ({exc})")
+    return kept
+
+
+def merge(
+    specs: Sequence[str], output: Path | None, say: Callable[[str], None] = lambda _: None
+) -> tuple[RunRecord, Path]:
+    """`ops-eval merge`: the shard records `specs` name (paths or run ids), merged and written
+    to `output`, or under the runs folder as a run's record is; the shards' spans files are
+    merged beside it, for `ops-eval mlflow --from-run`."""
+    import uuid
+    from datetime import UTC, datetime
+
+    from ..base.inputs import bad_input, output_file
+    from ..base.settings import current
+    from ..playing.spans import spans_path, write_spans
+    from ..running.run import check_writable
+    from .records import write_record
+    from .runs import load, resolve_run
+
+    runs_dir = current().runs_dir
+    shards = []
+    for spec in specs:
+        path = resolve_run(spec, runs_dir)
+        shards.append((str(path), load(path, "shard")))
+    record = merge_records(shards, uuid.uuid4().hex[:12])
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    path = output_file("--output", output) if output else _merged_path(record, started)
+    for where, shard in shards:  # the merged record must not take an input's place
+        for mine in (Path(where), spans_path(Path(where))):
+            if any(_same(mine, out) for out in (path, spans_path(path))):
+                raise bad_input(
+                    f"--output {path}: it would overwrite shard {shard.run_id} ({where})"
+                )
+    check_writable(path)
+    check_writable(spans_path(path), "--output (its spans file)")
+    spans = _merged_spans(shards, say)
+    write_record(record, path)
+    if spans:
+        write_spans(path, record.run_id, spans)
+    return record, path
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from ..base.exits import OpsEvalError
+    from ..outputs.report import summary_lines
+
+    try:
+        record, path = merge(
+            args.runs,
+            Path(args.output) if args.output else None,
+            lambda line: print(line, file=sys.stderr),
+        )
+    except OpsEvalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.code
+    for line in summary_lines(record):
+        print(line)
+    print(f"run record: {path}")
+    return record.exit_code
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add `merge` to `ops-eval`'s subcommands; it sets `handler`."""
+    parser = subparsers.add_parser(
+        "merge",
+        help="merge the shard records of one run (`run --shard I/N`) into its run record",
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="shard record: path or run id")
+    parser.add_argument("--output", metavar="PATH", help="merged record path (default: runs/...)")
+    parser.set_defaults(handler=_cmd_merge)
+    return parser

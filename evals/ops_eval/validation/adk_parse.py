@@ -1,0 +1,71 @@
+"""ADK's own models parsing eval sets and criteria files, and the worker process that does it
+beside the validator (`python -m ops_eval.validation.adk_parse PAYLOAD`).
+
+A module of its own, outside `validation`, so the worker imports ADK's models and nothing of ours.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SchemaIssue:
+    """One ADK validation error: where (ADK's location path) and what."""
+
+    loc: tuple[Any, ...]
+    message: str
+
+
+def parse_evalset(text: str) -> tuple[Any, list[SchemaIssue]]:
+    from google.adk.evaluation.eval_set import EvalSet
+    from pydantic import ValidationError
+
+    try:
+        return EvalSet.model_validate_json(text), []
+    except ValidationError as exc:
+        return None, [SchemaIssue(tuple(e["loc"]), e["msg"]) for e in exc.errors()]
+
+
+def config_issues(text: str) -> list[SchemaIssue]:
+    from google.adk.evaluation.eval_config import EvalConfig
+    from google.adk.evaluation.eval_metrics import PrebuiltMetrics
+    from pydantic import ValidationError
+
+    try:
+        config = EvalConfig.model_validate_json(text)
+    except ValidationError as exc:
+        return [SchemaIssue(tuple(e["loc"]), e["msg"]) for e in exc.errors()]
+    known = {m.value for m in PrebuiltMetrics} | set(config.custom_metrics or {})
+    issues = []
+    for name in config.criteria:
+        if name not in known:
+            import difflib
+
+            near = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            issues.append(
+                SchemaIssue(
+                    ("criteria", name),
+                    f"unknown metric {name!r}: ADK would silently skip it{hint}",
+                )
+            )
+    return issues
+
+
+def issues_for(kind: str, text: str) -> list[SchemaIssue]:
+    return parse_evalset(text)[1] if kind == "evalset" else config_issues(text)
+
+
+def _worker(payload: str) -> None:
+    items = json.loads(Path(payload).read_text(encoding="utf-8"))
+    out = [[[list(i.loc), i.message] for i in issues_for(kind, text)] for kind, text in items]
+    sys.stdout.write(json.dumps(out))
+
+
+if __name__ == "__main__":
+    _worker(sys.argv[1])
