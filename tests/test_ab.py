@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 
 from fake_openai import fake_openai, text
+from ops_eval.commands.ab import add_parser, run_ab
 from ops_eval.core.calls import Turn
-from ops_eval.deciding.ab import add_parser, run_ab
 from ops_eval.deciding.ab.pairs import NO_OWN_ANSWER, NO_REFERENCE
-from ops_eval.models.judge.budget import Budget, call_bound, gate_budget
+from ops_eval.models.judge.budget import Budget, call_bound
 from ops_eval.results.records import RunRecord, write_record
 from ops_eval.results.synthetic import synthetic_record
+from ops_eval.validation.gate_config import gate_budget
 from support import REPO
 
 SET = "evals/ops.evalset.json"

@@ -13,7 +13,7 @@ import pytest
 
 from ops_eval import RunOptions, ToolCall, execute, read_evalset
 from ops_eval.models.stand_ins import OracleLlm, ScriptedLlm, fixed_model
-from ops_eval.validation import check
+from ops_eval.validation.validator import check
 from support import REPO
 
 EVALS = REPO / "evals"

@@ -160,9 +160,9 @@ def test_the_oracle_never_loops_and_each_scorer_applies_where_it_scores(tmp_path
     trajectory of the set is itself a loop, and every gating scorer is n/a on a case exactly
     where its `applies` says it does not apply -- the n/a a loop gives and the scorer's own are
     one reading."""
-    from ops_eval.core.plan import load_plan
     from ops_eval.models.stand_ins import OracleLlm
     from ops_eval.scorers import registered
+    from ops_eval.validation.plan import load_plan
 
     cases = read_evalset(OPS).cases
     opts = RunOptions(output=tmp_path / "run.json")

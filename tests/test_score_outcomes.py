@@ -14,7 +14,7 @@ from ops_eval import Score, aggregate
 from ops_eval.core.response_checks import RegexCheck
 from ops_eval.deciding.gate.outcomes import tally, trial_verdict
 from ops_eval.outputs.history.rows import trajectory_mean
-from ops_eval.running.run import scored_trial
+from ops_eval.running.trials import scored_trial
 
 ERROR = Score.error("the judge timed out")
 SKIPPED = Score.skipped("no judge configured")

@@ -10,10 +10,13 @@ from pathlib import Path
 import pytest
 
 from ops_eval import OpsEvalError, RunOptions, execute, load_record, read_evalset
+from ops_eval.base.inputs import parse_shard
 from ops_eval.cli import main
+from ops_eval.commands.merge import merge
 from ops_eval.models.stand_ins import Saboteur, fixed_model
+from ops_eval.results.merge import merge_records
+from ops_eval.results.record_parts import shard_slice
 from ops_eval.results.records import RecordError, write_record
-from ops_eval.results.shards import merge, merge_records, parse_shard, shard_slice
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -403,7 +406,7 @@ def test_the_gate_refuses_a_shard_as_candidate_and_never_takes_one_as_baseline(
 def test_a_shard_is_computed_without_listing_the_whole_plan():
     """Each shard is every count-th trial of the plan, from its position: the same trials as
     filtering the whole plan, for every shape of run."""
-    from ops_eval.results.shards import planned
+    from ops_eval.results.record_parts import planned
 
     for cases in (["a"], ["a", "b", "c"], [f"c{i}" for i in range(7)]):
         for repeats in (1, 2, 5):

@@ -1,4 +1,4 @@
-"""ADK's spans kept beside a run record (`ops_eval.playing.spans`): one entry per trial holding exactly
+"""ADK's spans kept beside a run record (`playing.spans`): one entry per trial holding exactly
 that trial's spans, even with trials played at once, and a spans file that does not read is
 refused with its line."""
 

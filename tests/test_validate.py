@@ -641,7 +641,7 @@ def test_an_ad_hoc_set_takes_the_projects_contracts_as_the_run_does(tmp_path, mo
     (its budgets), since the set falls back for its other context files too; a folder with its
     own context files and no contracts.yaml has none."""
     from ops_eval.core.contracts import read_set_contracts
-    from ops_eval.core.plan import _set_contracts
+    from ops_eval.validation.plan import _set_contracts
 
     monkeypatch.chdir(tmp_path)
     mine = tmp_path / "mine.evalset.json"
@@ -692,7 +692,7 @@ def test_an_unreadable_eval_set_is_one_precise_line(tmp_path, capsys, monkeypatc
     ],
 )
 def test_an_expected_note_the_tool_would_refuse(evals, capsys, note, message):
-    from ops_copilot.tools import MAX_NOTE_CHARS
+    from ops_copilot.actions import MAX_NOTE_CHARS
 
     mutate_ops(evals, lambda d: calls(d, "memory-note-then-recall")[0]["args"].update(note=note))
     code, out, _ = validate(capsys, str(evals))
@@ -704,7 +704,7 @@ def test_an_expected_note_the_tool_would_refuse(evals, capsys, note, message):
 
 
 def test_a_note_of_the_tools_longest_length_is_accepted(evals, capsys):
-    from ops_copilot.tools import MAX_NOTE_CHARS
+    from ops_copilot.actions import MAX_NOTE_CHARS
 
     note = ("Pods OOMKilled after config v42. " * 100)[:MAX_NOTE_CHARS]
     mutate_ops(evals, lambda d: calls(d, "memory-note-then-recall")[0]["args"].update(note=note))

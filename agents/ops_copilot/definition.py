@@ -14,9 +14,12 @@ __all__ = ["INSTRUCTION", "guarded_tools", "tool_specs", "write_tools"]
 
 @cache
 def tool_specs() -> Mapping[str, ToolSpec]:
-    """The declared tools, in declaration order (importing the tools module registers them;
-    once: the validator asks for every expected call of every case)."""
-    from . import tools  # noqa: F401  (registration happens at import)
+    """The declared tools, in declaration order: the reads, then the writes (importing their
+    modules registers them; once: the validator asks for every expected call of every case)."""
+    from . import (
+        actions,  # noqa: F401  (after the reads: the agent's tool list keeps its order)
+        tools,  # noqa: F401  (registration happens at import)
+    )
 
     return TOOLS
 

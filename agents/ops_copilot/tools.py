@@ -1,4 +1,5 @@
-"""The ops copilot's tools, each declared (read/write, approval, entity arguments) where defined.
+"""The ops copilot's read tools, each declared (entity arguments, untrusted text) where defined;
+the writes, which wait for a human approval, are `actions`.
 
 Result shapes and id resolution are in `results`, word search in `search`, the write policy in
 `writes`. Free text that people or systems wrote (summaries, timelines, runbook bodies, log
@@ -9,36 +10,17 @@ from __future__ import annotations
 
 from google.adk.tools.tool_context import ToolContext
 
-from .approval import Refusal, read_approval
 from .registry import declare
 from .results import Result, invalid, resolve
 from .search import pick_log_lines, rank_runbooks, terms
-from .seed import normalise
 from .spotlight import NOTICE
-from .workspace import call_ids, workspace_for
-from .writes import already_applied, guarded_write, precheck_write, read_untrusted_text
+from .workspace import workspace_for
 
 MAX_QUERY_CHARS = 200
-MAX_NOTE_CHARS = 2000
-
-
-def note_problem(note: object) -> str | None:
-    """Why `save_incident_note` refuses this note text, or None; the eval-set validator applies
-    the same rule to the notes cases expect."""
-    if not isinstance(note, str) or not note.strip():
-        return "must be non-empty text"
-    if len(note) > MAX_NOTE_CHARS:
-        return f"is longer than {MAX_NOTE_CHARS} characters"
-    return None
-
-
 MAX_LOG_LINES = 100
 DEFAULT_LOG_LINES = 20
 
 _INCIDENT_STATUSES = ("open", "investigating", "resolved")
-
-
-# -- reads -------------------------------------------------------------------------------------
 
 
 @declare(effect="read")
@@ -307,56 +289,3 @@ def load_skill(name: str, tool_context: ToolContext) -> Result:
         return key
     skill = ws.seed.skills[key]
     return {"status": "ok", "skill": {"name": skill.name, "instructions": skill.instructions}}
-
-
-# -- writes ------------------------------------------------------------------------------------
-
-
-@declare(effect="write", entities={"incident_id": "incident"}, confirm="after_untrusted")
-def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -> Result:
-    """Save a note on an incident, to recall later in this session. Once the session has read
-    logs, runbooks, incident text or notes, a note waits for a human approval.
-
-    Args:
-        incident_id: The incident id, for example "INC-002".
-        note: The note text (at most 2000 characters).
-    """
-    ws = workspace_for(tool_context)
-    early = precheck_write("save_incident_note", {"incident_id": incident_id}, ws)
-    if early is not None:
-        return early
-    key = normalise("incident", incident_id)
-    problem = note_problem(note)
-    if problem is not None:
-        return invalid("note", f"note {problem}.")
-    approval_id = ""
-    if read_untrusted_text(tool_context):
-        approval = read_approval(tool_context)
-        if isinstance(approval, Refusal):
-            return approval.result(action="save_incident_note", target=key)
-        approval_id = approval.request_id
-    session_id, invocation_id, _ = call_ids(tool_context)
-    saved = ws.store.add_note(key, note.strip(), session_id, invocation_id, approval_id)
-    if saved is None:
-        return already_applied("save_incident_note", key)
-    return {"status": "ok", "incident_id": key, "saved_at": saved.created_at}
-
-
-@declare(effect="write", entities={"name": "service"}, confirm="always")
-def restart_service(name: str, tool_context: ToolContext) -> Result:
-    """Restart a service. Pauses for a human approval with a rationale; runs only if approved.
-
-    Args:
-        name: The service to restart, for example "inventory".
-    """
-    return guarded_write("restart_service", {"name": name}, tool_context)
-
-
-@declare(effect="write", entities={"incident_id": "incident"}, confirm="always")
-def resolve_incident(incident_id: str, tool_context: ToolContext) -> Result:
-    """Mark an incident resolved. Pauses for a human approval with a rationale; runs if approved.
-
-    Args:
-        incident_id: The incident to resolve, for example "INC-002".
-    """
-    return guarded_write("resolve_incident", {"incident_id": incident_id}, tool_context)

@@ -17,7 +17,7 @@ _EXPORTS: dict[str, str] = {
     # one tool call, one played turn, one trial view
     "ToolCall": "core.calls",
     "Turn": "core.calls",
-    "TrialView": "core.calls",
+    "TrialView": "core.trial",
     "in_order": "core.calls",
     # eval set files
     "Case": "core.evalset",
@@ -27,7 +27,7 @@ _EXPORTS: dict[str, str] = {
     "read_evalset": "core.evalset",
     # the stages of a run
     "Plan": "core.plan",
-    "load_plan": "core.plan",
+    "load_plan": "validation.plan",
     "AgentSession": "playing.session",
     "play_turn": "playing.play",
     "play_trial": "playing.play",
@@ -42,13 +42,13 @@ _EXPORTS: dict[str, str] = {
     "RecordError": "results.records",
     "load_record": "results.records",
     "SCHEMA_VERSION": "results.records",
-    "RunOptions": "running.run",
-    "execute": "running.run",
+    "RunOptions": "running.options",
+    "execute": "commands.run",
     "summary_lines": "outputs.report",
     "markdown": "outputs.report",
     "html_report": "outputs.report",
     # beside the run
-    "validate": "validation",
+    "validate": "validation.validator",
     "DirectContext": "core.direct",
     "choose_model": "models",
     "ModelChoice": "models",

@@ -50,8 +50,8 @@ def _cmd_seed(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from ops_copilot.seed import SeedError
 
-    from .validation import render, render_warnings, validate
     from .validation.adk import AdkCheckError
+    from .validation.validator import render, render_warnings, validate
 
     try:
         report = validate(args.paths)
@@ -159,9 +159,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from ops_copilot.seed import SeedError
 
-    from .base.inputs import id_list
-    from .results.shards import parse_run_group, parse_shard
-    from .running.run import RunOptions, execute
+    from .base.inputs import id_list, parse_run_group, parse_shard
+    from .commands.run import execute
+    from .running.options import RunOptions
 
     unwind_on_signals()
     try:
@@ -309,10 +309,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .commands.calibrate import add_parser as add_calibrate
 
     add_calibrate(sub)
-    from .deciding.ab import add_parser as add_ab
+    from .commands.ab import add_parser as add_ab
 
     add_ab(sub)
-    from .results.shards import add_parser as add_merge  # argparse only; merging imports lazily
+    from .commands.merge import add_parser as add_merge  # argparse only; merging imports lazily
 
     add_merge(sub)
     from .commands.mlflow import add_parsers as add_mlflow

@@ -51,7 +51,10 @@ def test_no_description_of_the_labels_says_a_person_or_a_human_gave_them():
 
     root = REPO / "evals" / "ops_eval"
     texts = {p: p.read_text() for p in sorted((root / "deciding" / "calibration").glob("*.py"))}
-    for module in (root / "commands" / "calibrate.py", root / "deciding" / "gate" / "judge_check.py"):
+    for module in (
+        root / "commands" / "calibrate.py",
+        root / "deciding" / "gate" / "judge_check.py",
+    ):
         texts[module] = module.read_text()
     parser = argparse.ArgumentParser(prog="ops-eval")
     subparsers = parser.add_subparsers(dest="command")

@@ -130,7 +130,7 @@ def evals_copy(tmp_path_factory) -> Path:
 
 
 def _validate_file(evals_copy: Path) -> Callable[[str, bytes], int]:
-    from ops_eval.validation import render, render_warnings, validate
+    from ops_eval.validation.validator import render, render_warnings, validate
 
     def run(name: str, content: bytes) -> int:
         path = evals_copy / name

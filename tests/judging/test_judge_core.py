@@ -21,11 +21,11 @@ from ops_eval.models.judge.budget import (
     Budget,
     BudgetBlocked,
     call_bound,
-    gate_budget,
 )
 from ops_eval.models.judge.cache import VerdictCache
 from ops_eval.models.judge.prompts import Prompt
 from ops_eval.models.judge.setup import NoJudge, configured
+from ops_eval.validation.gate_config import gate_budget
 
 GOOD = {"analysis": "The answer names INC-002 as the rubric asks.", "passed": True,
         "rationale": "names the incident"}  # fmt: skip

@@ -10,7 +10,8 @@ from dataclasses import replace
 import pytest
 
 from ops_eval import registered
-from ops_eval.core.response_checks import DETERMINISTIC, KINDS, ContainsCheck, RegexCheck, checks_of
+from ops_eval.core.case_checks import checks_of
+from ops_eval.core.response_checks import DETERMINISTIC, KINDS, ContainsCheck, RegexCheck
 from ops_eval.scorers.base import Score
 
 TWO_TURNS = "memory-note-then-recall"  # turn 1 saves a note, turn 2 recalls it

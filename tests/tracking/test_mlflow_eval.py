@@ -425,12 +425,12 @@ def test_every_row_erroring_is_infrastructure(track):
 
 
 def test_a_crash_after_scoring_leaves_the_logged_model_failed(track, monkeypatch, tmp_path):
-    import ops_eval.running.run
+    import ops_eval.running.record
 
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(ops_eval.running.run, "build_record", broken)
+    monkeypatch.setattr(ops_eval.running.record, "build_record", broken)
     run = track(["--cases", "open-incidents"], oracle())
     assert run.code == 3, run.out + run.err
     lines = error_lines(run.err)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import stat
 from pathlib import Path
 from typing import NoReturn
@@ -91,3 +92,47 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"error: {self.prog}: {message} (see `{self.prog} --help`)\n")
+
+
+_SPEC = re.compile(r"\s*(\d{1,9})\s*/\s*(\d{1,9})\s*")
+_GROUP = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
+
+
+def parse_shard(option: str, raw: str) -> tuple[int, int]:
+    """`I/N` with 1 <= I <= N <= MAX_SHARDS; OpsEvalError (exit 2) saying why otherwise."""
+    found = _SPEC.fullmatch(raw)
+    if not found:
+        raise bad_input(f"{option}: {raw!r} is not I/N (the I-th of N shards, e.g. 1/3)")
+    index, count = int(found[1]), int(found[2])
+    if count < 1 or not 1 <= index <= count:
+        raise bad_input(f"{option}: {raw!r} is not a shard: I/N needs 1 <= I <= N and N >= 1")
+    if count > MAX_SHARDS:
+        raise bad_input(f"{option}: {raw!r}: at most {MAX_SHARDS:,} shards")
+    return index, count
+
+
+def parse_run_group(raw: str | None, shard: str | None) -> str | None:
+    """`--run-group NAME`: letters, digits and `._:-`, up to 100; only with `--shard`."""
+    if raw is None:
+        return None
+    if shard is None:
+        raise bad_input("--run-group: names the shards of one run; give it with --shard I/N")
+    if not _GROUP.fullmatch(raw):
+        raise bad_input(
+            f"--run-group: {raw!r} is not a group name (letters, digits and ._:- , at most 100)"
+        )
+    return raw
+
+
+def check_writable(path: Path, option: str = "--output") -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT, f"{option} {path}: cannot write ({exc.strerror})"
+        ) from None

@@ -18,9 +18,14 @@ from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from math import comb
 
+from pydantic import ConfigDict
+
+from .strict import Strict
+
 __all__ = [
     "Z95",
     "Z95_ONE_SIDED",
+    "Rate",
     "StatsError",
     "cohen_kappa",
     "mcnemar_exact",
@@ -271,3 +276,33 @@ def upper_rate(k: int, n: int) -> str:
     the one-sided 95% Wilson upper limit."""
     _, hi = wilson(k, n, Z95_ONE_SIDED)
     return f"{k}/{n} (95% upper bound {hi:.1%})"
+
+
+class Rate(Strict):
+    """k of n, with its 95% Wilson interval; `rate` None when n is 0. Every rate the harness
+    reports is one: a case's pass rate (stored in a run record as `RecordedRate`), a judge's
+    agreement with the labels, A/B's position consistency."""
+
+    model_config = ConfigDict(frozen=True)
+
+    k: int
+    n: int
+    rate: float | None
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, k: int, n: int) -> Rate:
+        low, high = wilson(k, n)
+        return cls(k=k, n=n, rate=k / n if n else None, low=low, high=high)
+
+    @property
+    def text(self) -> str:
+        """`k/n (95% CI lo%–hi%)`, as the run reports show it."""
+        return rate(self.k, self.n)
+
+    def show(self) -> str:
+        """`k/n = r (95% CI lo–hi)`, as the calibration reports show it."""
+        if self.rate is None:
+            return f"{self.k}/{self.n} (no items)"
+        return f"{self.k}/{self.n} = {self.rate:.2f} (95% CI {self.low:.2f}–{self.high:.2f})"

@@ -143,8 +143,8 @@ def compare_runs(spec_a: str, spec_b: str, err: TextIO, budget: Budget | None = 
     from ..base.inputs import bad_input
     from ..base.settings import current
     from ..deciding.ab.pairs import open_runs, pair_trials
-    from ..models.judge.budget import gate_budget
     from ..models.judge.setup import NoJudge, configured, open_judge
+    from ..validation.gate_config import gate_budget
 
     def say(line: str) -> None:
         print(line, file=err, flush=True)

@@ -147,8 +147,8 @@ def _calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..deciding.calibration.run import CalibrationStopped, calibrate
     from ..deciding.calibration.target import TARGET
     from ..models.choice import ModelUnavailable
-    from ..models.judge.budget import gate_budget
     from ..models.judge.setup import NoJudge, open_judge
+    from ..validation.gate_config import gate_budget
 
     target = TARGET.raised(args.min_agreement, args.min_kappa)
     cset = load_set(Path(args.set) if args.set else default_set_path())

@@ -214,15 +214,18 @@ def _live(
     from ops_copilot.model import ModelConfigError
     from ops_copilot.seed import SeedError
 
+    from ..base.inputs import check_writable
     from ..base.model_logs import model_logs
     from ..base.settings import current
-    from ..core.plan import load_plan
     from ..models import ModelUnavailable, choose_model
     from ..outputs.tracking.evaluation import summary_lines
     from ..outputs.tracking.lineage import of_fields
     from ..outputs.tracking.live import LivePlay, live_options
     from ..results.records import write_record
-    from ..running.run import check_writable, judged, provenance_fields, record_path
+    from ..running.judge import judged
+    from ..running.options import record_path
+    from ..running.record import provenance_fields
+    from ..validation.plan import load_plan
 
     options = live_options(args)
     try:

@@ -1,29 +1,22 @@
-"""The one model of a tool call, of a played user turn, and of a trial as every scorer reads it.
+"""The one model of a tool call and of a played user turn.
 
 `ToolCall` is what a case expects, what a scripted model makes, what the agent made (with the
 result it got back), what waits for approval, and what a run record stores. `Turn` is one user
 turn as played: the calls with their results, the writes that paused for approval, the answer.
-`TrialView` is one case x repeat after play: its turns, the store before and after, the audit
-trail, ADK's events, and how it ended -- everything a scorer may read, and nothing it may not.
+A trial as every scorer reads it is `trial.TrialView`.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from dataclasses import field
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic_core import PydanticCustomError
-
-if TYPE_CHECKING:
-    from ops_copilot.store import AuditRow, Note, Snapshot
-
-    from .evalset import Case
-
 
 # A code fence, with its language when one ends the line (```` ```INC-002``` ```` is no fence
 # language: it is the answer, fenced inline).
@@ -137,34 +130,3 @@ class Turn(BaseModel):
                 {"servers": len(self.servers or []), "calls": self.model_calls},
             )
         return self
-
-
-@dataclass
-class TrialView:
-    """One case x repeat after play. `error` set: the trial could not be played (model error,
-    timeout); `looped` set: the agent ran past the model-call limit (its own failure)."""
-
-    case: Case
-    repeat: int
-    turns: list[Turn] = field(default_factory=list)
-    before: Snapshot | None = None
-    after: Snapshot | None = None
-    audit: list[AuditRow] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    events: list[Any] | None = None
-    """ADK's session events; None when the view holds none (scorers that need them are n/a)."""
-    error: str | None = None
-    looped: str | None = None
-    seconds: float = 0.0
-
-    def provides(self) -> frozenset[str]:
-        """What this view holds, for scorers that declare what they need."""
-        have = {"turns"}
-        if self.events is not None:
-            have.add("events")
-        if self.before is not None and self.after is not None:
-            have.add("state")
-        return frozenset(have)
-
-    def expected_calls(self) -> Iterable[ToolCall]:
-        return (c for t in self.turns for c in t.expected)

@@ -50,7 +50,7 @@ from .contracts import (
 )
 
 if TYPE_CHECKING:
-    from .calls import TrialView
+    from .trial import TrialView
 
 Kinds = Mapping[str, Mapping[str, str]]
 """tool name -> argument name -> the entity kind the tool declares for it."""

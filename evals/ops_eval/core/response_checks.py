@@ -16,7 +16,8 @@ reads the case's last turn. The deterministic kinds are scored by one module eac
 This module holds the format only, read by pydantic when a set is read -- so a malformed check
 is a problem of `meta` that `ops-eval validate` reports with its field (`meta.response[2].pattern`)
 and `ops-eval run` therefore refuses. What needs the case around a check (a turn outside its
-turns, a check its own reference fails) is a validation rule (`validation/response_rules.py`).
+turns, a check its own reference fails) is a validation rule (`validation/response_rules.py`);
+a check read with its case is `case_checks`; numbers and JSON pointers are `answer_numbers`.
 
 The JSON kinds (`json_valid`, `json_equal`, `numeric_range` with a `path`, `pydantic`) read a
 response that is one fenced block -- "```json" (or a bare "```") on its own line, the JSON, and
@@ -26,21 +27,14 @@ presentation, not content.
 
 from __future__ import annotations
 
-import decimal
-import functools
 import re
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-if TYPE_CHECKING:
-    from .evalset import Case
+from .answer_numbers import Number, parse_range, pointer_tokens
 
-NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-"""A plain decimal number, as a range bound or a whole answer is written (no inf, no nan), in
-ASCII digits only -- JSON's rule: `\\d` would take a full-width "５" or an Arabic-Indic digit."""
 _SHOWN = 60  # characters of a declared text shown in a detail
-_NUMBER_SHOWN = 40  # characters of a number shown in a detail
 
 
 def _clip(text: str) -> str:
@@ -177,88 +171,6 @@ class JsonEqualCheck(_Check):
         return f"json_equal {_short(json.dumps(self.value, sort_keys=True))}"
 
 
-@functools.total_ordering
-class Number:
-    """A decimal number exactly as written ("2", "-0.5", "1e400", 400 nines): compared exactly,
-    whatever its size -- never through a float, which overflows (OverflowError) or rounds (1 +
-    1e-20 == 1). Held as sign, and magnitude 0.DIGITS x 10**EXPONENT (DIGITS without leading or
-    trailing zeros); the exponent is an exact Decimal integer, so even "1e" followed by a
-    million digits costs linear time, never 10**EXPONENT itself."""
-
-    __slots__ = ("_magnitude", "_sign", "text")
-
-    def __init__(self, text: str) -> None:
-        if not NUMBER.fullmatch(text):
-            raise ValueError(f"{_short(text)} is not a number")
-        self.text = text
-        mantissa, _, exponent = text.lstrip("+-").lower().partition("e")
-        whole, _, fraction = mantissa.partition(".")
-        digits = (whole + fraction).lstrip("0")
-        significant = digits.rstrip("0")
-        self._sign = 0 if not digits else (-1 if text.startswith("-") else 1)
-        # value = 0.significant x 10**(exponent - len(fraction) + len(digits)), exactly
-        shift = len(digits) - len(fraction)
-        exact = decimal.Context(
-            prec=len(exponent) + len(str(shift)) + 2,
-            Emax=decimal.MAX_EMAX,
-            Emin=decimal.MIN_EMIN,
-            traps=[decimal.InvalidOperation, decimal.Inexact, decimal.Overflow],
-        )
-        power = exact.add(decimal.Decimal(exponent or "0"), decimal.Decimal(shift))
-        self._magnitude = (power, significant) if digits else (decimal.Decimal(0), "")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Number):
-            return NotImplemented
-        return (self._sign, self._magnitude) == (other._sign, other._magnitude)
-
-    def __lt__(self, other: object) -> bool:
-        if not isinstance(other, Number):
-            return NotImplemented
-        if self._sign != other._sign:
-            return self._sign < other._sign
-        if self._sign > 0:
-            return self._magnitude < other._magnitude
-        return other._magnitude < self._magnitude if self._sign < 0 else False
-
-    def __hash__(self) -> int:
-        return hash((self._sign, self._magnitude))
-
-    def __repr__(self) -> str:
-        return f"Number({self.text!r})"
-
-    def __str__(self) -> str:
-        """The number as written, shortened when long (400 nines are not a detail)."""
-        text = self.text
-        if len(text) <= _NUMBER_SHOWN:
-            return text
-        return f"{text[: _NUMBER_SHOWN // 2]}… ({len(text)} characters)"
-
-    def plain(self) -> int | float:
-        """The value as `json.loads` reads it, for showing (a float may round or be inf)."""
-        integral = not any(c in self.text for c in ".eE")
-        return int(self.text) if integral and len(self.text) <= 600 else float(self.text)
-
-
-def pointer_tokens(path: str) -> list[str]:
-    """The reference tokens of a JSON pointer (RFC 6901: "" is the whole document, "/a/0"
-    its member a's first item, "~1" a slash and "~0" a tilde); ValueError for one that is
-    not a pointer."""
-    if path == "":
-        return []
-    if not path.startswith("/"):
-        raise ValueError(
-            f"{_short(path)} is not a JSON pointer: it must start with '/' (e.g. /count)"
-        )
-    tokens = path[1:].split("/")
-    for token in tokens:
-        if re.search(r"~(?![01])", token):
-            raise ValueError(
-                f"{_short(path)} is not a JSON pointer: '~' must be followed by 0 or 1"
-            )
-    return [t.replace("~1", "/").replace("~0", "~") for t in tokens]
-
-
 class NumericRangeCheck(_Check):
     """A number lies in `range`, "lo..hi" inclusive (lo <= hi, both finite, of any size): the
     value at the JSON pointer `path` in the answer's JSON (or its one fenced ```json block's), or
@@ -297,19 +209,6 @@ class NumericRangeCheck(_Check):
     def show(self) -> str:
         at = f" at {self.shown_path()}" if self.path is not None else ""
         return f"numeric_range {self.shown_range()}{at}"
-
-
-def parse_range(text: str) -> tuple[Number, Number]:
-    """(lo, hi) of "lo..hi", exact; ValueError naming what is wrong (not two numbers,
-    reversed), showing the text shortened."""
-    lo_text, sep, hi_text = text.partition("..")
-    lo_text, hi_text = lo_text.strip(), hi_text.strip()
-    if not sep or not NUMBER.fullmatch(lo_text) or not NUMBER.fullmatch(hi_text):
-        raise ValueError(f"{_short(text)} is not lo..hi with two numbers (e.g. 1..3, -0.5..2.5)")
-    lo, hi = Number(lo_text), Number(hi_text)
-    if lo > hi:
-        raise ValueError(f"{_short(text)} is reversed: lo ({lo}) is above hi ({hi})")
-    return lo, hi
 
 
 class PydanticCheck(_Check):
@@ -379,75 +278,3 @@ KINDS: tuple[str, ...] = tuple(sorted(CHECK_MODELS))
 JUDGED: frozenset[str] = frozenset({"llm_judge"})
 """The kinds a model grades: never held against the reference, never scored here."""
 DETERMINISTIC: tuple[str, ...] = tuple(k for k in KINDS if k not in JUDGED)
-
-
-def declared(case: Case) -> list[Any]:
-    """The case's `meta.response` as it stands (empty without a valid meta)."""
-    meta = case.meta
-    return list(getattr(meta, "response", None) or []) if meta is not None else []
-
-
-def kind_of(item: Any) -> str | None:
-    """A declared item's kind, whether a check model or (in a meta built without validation)
-    a plain mapping."""
-    kind = item.get("scorer") if isinstance(item, dict) else getattr(item, "scorer", None)
-    return kind if isinstance(kind, str) else None
-
-
-def positioned(case: Case, kind: str) -> list[tuple[int, Any]]:
-    """(0-based position in `meta.response`, check) of every check of `kind`."""
-    return [(i, item) for i, item in enumerate(declared(case)) if kind_of(item) == kind]
-
-
-def checks_of(case: Case, kind: str) -> list[Check]:
-    """Every check of `kind` the case declares, in order (empty: the scorer is not
-    applicable). Read from a validated set, each is its kind's model (`checks_of(case,
-    "llm_judge")` -> LlmJudgeCheck); a meta built in code without validation may hold anything
-    -- hold each to `revalidated` before trusting it."""
-    return [item for _, item in positioned(case, kind)]
-
-
-def turn_of(case: Case, check: Any) -> int:
-    """The 1-based case turn a check reads: its own, else the case's last."""
-    turn = getattr(check, "turn", None)
-    return turn if turn is not None else len(case.turns)
-
-
-def turn_problem(case: Case, check: Any) -> str | None:
-    """Why the check's turn is not a turn of the case, or None."""
-    turns = len(case.turns)
-    turn = getattr(check, "turn", None)
-    if turns == 0:
-        return "the case has no turns to check"
-    if turn is not None and not (isinstance(turn, int) and 1 <= turn <= turns):
-        return f"turn {turn!r} is not a turn of the case (it has {turns})"
-    return None
-
-
-def revalidated(case: Case, check: Any) -> _Check | str:
-    """The check as its model validates it afresh -- its own rules held again, and its turn
-    held to the case -- or why it is not a valid declaration for this case. A run's scorers
-    ask this of every check: a Plan built in code may hold a check no validator saw (made with
-    `model_construct`, or a plain mapping), and such a check gives an error, never a verdict."""
-    kind = kind_of(check)
-    model = CHECK_MODELS.get(kind or "")
-    if model is None:
-        return f"{kind!r} is not a response scorer; known: {', '.join(KINDS)}"
-    raw = check if isinstance(check, dict) else getattr(check, "__dict__", {})
-    try:
-        fresh = model.model_validate(dict(raw))
-    except ValidationError as exc:
-        return "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or kind}: {e['msg'].removeprefix('Value error, ')}"
-            for e in exc.errors()
-        )
-    return turn_problem(case, fresh) or fresh
-
-
-def describe(check: Any) -> str:
-    """`check.show()`, or the kind alone for an item that cannot show itself (not a check
-    model, or one built without a field its `show` reads)."""
-    try:
-        return check.show()
-    except (AttributeError, TypeError, ValueError):
-        return str(kind_of(check))

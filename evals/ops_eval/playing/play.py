@@ -15,8 +15,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..base.exits import describe
-from ..core.calls import ToolCall, TrialView, Turn, has_content
-from .session import CONFIRMATION, LABEL, AgentSession, SessionTurn, server_of_event
+from ..core.calls import ToolCall, Turn, has_content
+from ..core.model_call import CONFIRMATION, LABEL
+from ..core.trial import TrialView
+from .session import AgentSession, SessionTurn, server_of_event
 
 if TYPE_CHECKING:
     from ..core.evalset import ApprovalDecision, Case

@@ -10,7 +10,6 @@ off ADK's events. `play` drives whole conversations through it for the runner an
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,18 +25,10 @@ from ops_copilot.confirmations import guarded_app
 from ops_copilot.workspace import WORKSPACES, Workspace
 
 from ..core.calls import ToolCall
+from ..core.model_call import CONFIRMATION, SERVER_KEY
 
 if TYPE_CHECKING:
     from ..core.loops import LoopWatch
-
-CONFIRMATION = "adk_request_confirmation"
-SERVER_KEY = "ops_eval_server"
-"""The `custom_metadata` key of a model response (and so of its session event, into which ADK
-copies it) that names the server which answered it: set by a routed model (`models/router.py`),
-read per model event by `server_of_event`."""
-
-# What the model call being made belongs to ("case X, turn N"), for recordings and replay misses.
-LABEL: contextvars.ContextVar[str | None] = contextvars.ContextVar("label", default=None)
 
 
 def server_of_event(event: Event) -> str | None:

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.exits import EXIT_FAILED, EXIT_INFRA, EXIT_OK
-from ..base.stats import pass_hat_k, rate, wilson
+from ..base.stats import Rate, pass_hat_k
 from ..scorers import Score, registered
-from .records import CaseAggregate, GroupAggregate, Rate, TrialRecord
+from .record_parts import CaseAggregate, GroupAggregate, RecordedRate, TrialRecord
 
 
 @dataclass
@@ -39,9 +39,8 @@ class Aggregates:
         return [c.gate for c in self.cases]
 
 
-def _rate(k: int, n: int) -> Rate:
-    lo, hi = wilson(k, n)
-    return Rate(passed=k, n=n, ci_low=lo, ci_high=hi, text=rate(k, n))
+def _rate(k: int, n: int) -> RecordedRate:
+    return RecordedRate.of(Rate.of(k, n))
 
 
 def _group(name: str, trials: Sequence[TrialRecord]) -> GroupAggregate:

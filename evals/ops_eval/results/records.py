@@ -23,8 +23,8 @@ trials are exactly `selected_cases` x repeats 1..`repeats`, once each, and its c
 name exactly the selected cases, each in its trials' category. A shard's record (`shard`, of
 `ops-eval run --shard I/N`) holds exactly its slice of those trials instead, and aggregates of
 exactly the cases in it. An interrupted record holds a part of those trials, once each. A run
-`ops-eval run` writes always is (`run.build_record`); a record edited or put together by hand
-may not be.
+`ops-eval run` writes always is (`running.record.build_record`); a record edited or put
+together by hand may not be.
 """
 
 from __future__ import annotations
@@ -33,23 +33,28 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..base.exits import first_error
-from ..core.calls import Turn
-from ..core.criteria import MatchType
 from ..models.judge.client import JudgeUse
-from ..scorers.base import Score
+from .record_parts import (
+    CaseAggregate,
+    Count,
+    Fraction,
+    GateCriteria,
+    GroupAggregate,
+    Interrupted,
+    ModelInfo,
+    Seconds,
+    ShardInfo,
+    TrialRecord,
+    _Rec,
+    inconsistent,
+    quoted,
+    shard_slice,
+)
 
 SCHEMA_VERSION = 4  # what this version writes
 MIN_SCHEMA_VERSION = 2  # the oldest it reads (version 1 kept results apart from their calls)
@@ -61,155 +66,17 @@ class RecordError(ValueError):
     says why in one line; the CLI shows it after the path, exit 2."""
 
 
-Count = Annotated[int, Field(ge=0)]
-Fraction = Annotated[float, Field(ge=0, le=1)]  # a rate, a bound, a threshold, pass^k
-Seconds = Annotated[float, Field(ge=0)]
-
-
-class _Rec(BaseModel):
-    # No NaN or infinity: a count, a rate or a duration that is not a number is a broken record.
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-
-class GateCriteria(_Rec):
-    """The trajectory gate the run applied (`criteria.Criteria`), as the reports state it."""
-
-    threshold: Fraction
-    match_type: MatchType
-
-
-class TrialRecord(_Rec):
-    case_id: str
-    category: str
-    repeat: int
-    status: Literal["passed", "failed", "error"]
-    error: str | None = None
-    looped: str | None = Field(default=None, exclude_if=lambda v: v is None)
-    """Why the trial ended as a loop (the agent's own failure: it fails the scorers that apply
-    to its case); None, and not written, for a trial that did not."""
-    turns: list[Turn] = []
-    scores: dict[str, Score] = {}
-    seconds: Seconds = 0.0
-    state_after: dict[str, Any] = {}
-
-    @model_validator(mode="after")
-    def _per_turn_values_match_the_turns(self) -> TrialRecord:
-        """The HTML report shows each turn's per-turn score beside it, by position."""
-        for name, score in self.scores.items():
-            if score.per_turn is not None and len(score.per_turn) != len(self.turns):
-                raise PydanticCustomError(
-                    "per_turn_mismatch",
-                    "scores.{name}.per_turn has {values} value(s) for {turns} turn(s)",
-                    {"name": name, "values": len(score.per_turn), "turns": len(self.turns)},
-                )
-        return self
-
-
-class Rate(_Rec):
-    passed: Count
-    n: Count
-    ci_low: Fraction
-    ci_high: Fraction
-    text: str
-
-    @model_validator(mode="after")
-    def _passed_within_n(self) -> Rate:
-        """The chart draws passed / n as a bar height."""
-        if self.passed > self.n:
-            raise PydanticCustomError(
-                "rate_over_n",
-                "passed {passed} is more than n {n}",
-                {"passed": self.passed, "n": self.n},
-            )
-        return self
-
-
-class CaseAggregate(_Rec):
-    case_id: str
-    category: str
-    trials: Count
-    errors: Count
-    rate: Rate
-    pass_hat_k: Fraction | None = None
-    means: dict[str, float] = {}  # mean value of each mean-gated or report scorer, valid trials
-    gate: bool | None = None  # None: no valid trial, no verdict
-
-
-class GroupAggregate(_Rec):
-    name: str
-    trials: Count
-    errors: Count
-    rate: Rate
-
-
-class ModelInfo(_Rec):
-    name: str
-    source: str
-    reason: str
-    caveat: str | None = None
-    endpoint: str | None = None
-
-
-class Interrupted(_Rec):
-    """A run stopped before its end: how many of its planned trials finished (the record holds
-    exactly those), and what stopped it. Such a record is never compared as a complete run."""
-
-    planned: Count
-    finished: Count
-    reason: str
-
-    @model_validator(mode="after")
-    def _finished_within_planned(self) -> Interrupted:
-        if self.finished >= self.planned:
-            raise _inconsistent(
-                "interrupted: {finished} of {planned} trials finished, so none was cut off",
-                finished=self.finished,
-                planned=self.planned,
-            )
-        return self
-
-
-class ShardInfo(_Rec):
-    """Which shard of a run a record holds (`ops-eval run --shard I/N`): `trials` is exactly
-    `shards.shard_slice` of the selected cases and repeats, and so are the record's trials."""
-
-    index: int = Field(ge=1)
-    count: int = Field(ge=1)
-    trials: list[tuple[str, int]]
-    group: str | None = Field(default=None, exclude_if=lambda v: v is None)
-    """`--run-group`: the name every shard of the run was given; None: none was."""
-
-    @model_validator(mode="after")
-    def _index_within_count(self) -> ShardInfo:
-        if self.index > self.count:
-            raise _inconsistent(
-                "shard: index {index} is more than count {count}",
-                index=self.index,
-                count=self.count,
-            )
-        return self
-
-
 # A run id becomes a file name and a ledger key: no path separator, no leading dot or dash.
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-
-
-def _q(text: str, limit: int = 60) -> str:
-    """A name from the record, quoted for a one-line message (escapes, cut short)."""
-    return repr(text[:limit]) + ("..." if len(text) > limit else "")
-
-
-def _inconsistent(message: str, **context: Any) -> PydanticCustomError:
-    return PydanticCustomError("inconsistent_record", message, context)
 
 
 def _once_each(field: str, names: list[str]) -> None:
     for name, times in Counter(names).items():
         if times > 1:
-            raise _inconsistent(
+            raise inconsistent(
                 "{field}: case {case} appears {times} times",
                 field=field,
-                case=_q(name),
+                case=quoted(name),
                 times=times,
             )
 
@@ -268,7 +135,7 @@ class RunRecord(_Rec):
                 "run_id",
                 "{run_id} is not 1 to 128 letters, digits, '.', '_' or '-' starting with a "
                 "letter or digit (a run id is a file name and a ledger key)",
-                {"run_id": _q(value)},
+                {"run_id": quoted(value)},
             )
         return value
 
@@ -285,17 +152,17 @@ class RunRecord(_Rec):
         keys = Counter((t.case_id, t.repeat) for t in self.trials)
         for (case, repeat), times in keys.items():
             if case not in selected or not 1 <= repeat <= self.repeats:
-                raise _inconsistent(
+                raise inconsistent(
                     "trials: case {case} repeat {repeat} is not one of selected_cases x "
                     "repeats 1..{repeats}",
-                    case=_q(case),
+                    case=quoted(case),
                     repeat=repeat,
                     repeats=self.repeats,
                 )
             if times > 1:
-                raise _inconsistent(
+                raise inconsistent(
                     "trials: case {case} repeat {repeat} appears {times} times",
-                    case=_q(case),
+                    case=quoted(case),
                     repeat=repeat,
                     times=times,
                 )
@@ -306,21 +173,21 @@ class RunRecord(_Rec):
                 for r in range(1, self.repeats + 1)
                 if (case, r) not in keys
             )
-            raise _inconsistent(
+            raise inconsistent(
                 "trials: no trial of case {case} repeat {repeat}",
-                case=_q(missing[0]),
+                case=quoted(missing[0]),
                 repeat=missing[1],
             )
         _once_each("cases", [c.case_id for c in self.cases])
         category = {c.case_id: c.category for c in self.cases}
         for case in category:
             if case not in selected:
-                raise _inconsistent(
-                    "cases: case {case} is not one of selected_cases", case=_q(case)
+                raise inconsistent(
+                    "cases: case {case} is not one of selected_cases", case=quoted(case)
                 )
         for case in self.selected_cases:
             if case not in category:
-                raise _inconsistent("cases: no aggregate of selected case {case}", case=_q(case))
+                raise inconsistent("cases: no aggregate of selected case {case}", case=quoted(case))
         self._trials_in_their_cases_category(category)
         return self
 
@@ -329,13 +196,13 @@ class RunRecord(_Rec):
         if self.interrupted is None:
             return
         if self.interrupted.planned != planned:
-            raise _inconsistent(
+            raise inconsistent(
                 "interrupted: planned {said} trials, but its cases and repeats make {planned}",
                 said=self.interrupted.planned,
                 planned=planned,
             )
         if self.interrupted.finished != len(self.trials):
-            raise _inconsistent(
+            raise inconsistent(
                 "interrupted: {said} trials finished, but it holds {held}",
                 said=self.interrupted.finished,
                 held=len(self.trials),
@@ -344,23 +211,21 @@ class RunRecord(_Rec):
     def _trials_in_their_cases_category(self, category: dict[str, str]) -> None:
         for t in self.trials:
             if t.category != category[t.case_id]:
-                raise _inconsistent(
+                raise inconsistent(
                     "trials: case {case} repeat {repeat} has category {mine}, its case "
                     "aggregate has {theirs}",
-                    case=_q(t.case_id),
+                    case=quoted(t.case_id),
                     repeat=t.repeat,
-                    mine=_q(t.category),
-                    theirs=_q(category[t.case_id]),
+                    mine=quoted(t.category),
+                    theirs=quoted(category[t.case_id]),
                 )
 
     def _a_shard_holds_its_slice(self, shard: ShardInfo) -> RunRecord:
         """A shard's trials: exactly its slice of selected_cases x 1..repeats, in any order,
         once each; its case aggregates: exactly the cases of those trials."""
-        from .shards import shard_slice
-
         expected = shard_slice(self.selected_cases, self.repeats, shard.index, shard.count)
         if shard.trials != expected:
-            raise _inconsistent(
+            raise inconsistent(
                 "shard: its trials are not shard {index}/{count} of selected_cases x repeats "
                 "1..{repeats}",
                 index=shard.index,
@@ -368,7 +233,7 @@ class RunRecord(_Rec):
                 repeats=self.repeats,
             )
         if not expected:
-            raise _inconsistent(
+            raise inconsistent(
                 "shard: shard {index}/{count} holds no trial", index=shard.index, count=shard.count
             )
         self._interrupted_after(len(expected))
@@ -376,10 +241,10 @@ class RunRecord(_Rec):
         wanted = set(expected)
         for (case, repeat), times in keys.items():
             if (case, repeat) not in wanted or times > 1:
-                raise _inconsistent(
+                raise inconsistent(
                     "trials: case {case} repeat {repeat} appears {times} time(s) in shard "
                     "{index}/{count}, which holds it {held}",
-                    case=_q(case),
+                    case=quoted(case),
                     repeat=repeat,
                     times=times,
                     index=shard.index,
@@ -388,9 +253,9 @@ class RunRecord(_Rec):
                 )
         missing = next((key for key in expected if key not in keys), None)
         if missing and self.complete:
-            raise _inconsistent(
+            raise inconsistent(
                 "trials: no trial of case {case} repeat {repeat} in shard {index}/{count}",
-                case=_q(missing[0]),
+                case=quoted(missing[0]),
                 repeat=missing[1],
                 index=shard.index,
                 count=shard.count,
@@ -400,10 +265,10 @@ class RunRecord(_Rec):
         present = {case for case, _ in expected}
         if set(category) != present:
             odd = sorted(set(category) ^ present)[0]
-            raise _inconsistent(
+            raise inconsistent(
                 "cases: case {case} has an aggregate without a trial in the shard, or a trial "
                 "without an aggregate",
-                case=_q(odd),
+                case=quoted(odd),
             )
         self._trials_in_their_cases_category(category)
         return self

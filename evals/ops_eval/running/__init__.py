@@ -1,1 +1,7 @@
-"""TODO package docstring."""
+"""A live run's parts, between the results it writes and the command that drives it: its options
+(`options`), its trials played and scored (`trials`), its judge opened for the run (`judge`), and
+its record built (`record`). `commands.run.execute` puts them together; `ops-eval mlflow` uses
+the same parts for a run it logs to MLflow.
+
+May import: `base`, `core`, `models`, `playing`, `scorers`, `validation` (the plan), `results`.
+"""

@@ -16,8 +16,8 @@ from ..base.exits import describe
 from .base import Outcome, Score, Scorer, registered, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 __all__ = ["Outcome", "Score", "Scorer", "markdown_table", "registered", "score_trial", "scorer"]
 

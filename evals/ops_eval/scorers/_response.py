@@ -25,13 +25,15 @@ from collections.abc import Callable
 from functools import wraps
 from typing import TYPE_CHECKING, Any
 
-from ..core.response_checks import Number, describe, kind_of, positioned, revalidated, turn_of
+from ..core.answer_numbers import Number
+from ..core.case_checks import describe, kind_of, positioned, revalidated, turn_of
 from .base import Score, registered, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView, Turn
+    from ..core.calls import Turn
     from ..core.evalset import Case
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 Holds = Callable[[Any, str], "str | None"]
 """(check, answer) -> why the answer fails the check, or None when it holds."""

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.evalset import Case
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 Outcome = Literal["pass", "fail", "error", "skipped", "n/a"]
 UNCOUNTED: frozenset[str] = frozenset({"skipped", "n/a"})

@@ -16,9 +16,9 @@ from ..core.call_policy import FIGURES, figure, over_budget
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.evalset import Case
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 
 def _declared(case: Case, plan: Plan) -> list[str]:

@@ -13,9 +13,9 @@ from ..core.call_policy import placed, writes_before_reads
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.evalset import Case
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 
 def _applies(case: Case, plan: Plan) -> str | None:

@@ -14,8 +14,8 @@ from ..core.calls import has_content
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 
 @scorer(

@@ -14,8 +14,8 @@ from ..core.matching import entity_kinds, first_unmatched, matcher_for, mode_hol
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 
 @scorer(

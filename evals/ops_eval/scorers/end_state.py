@@ -22,8 +22,8 @@ from ..playing.faults import FaultCounter
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 
 def gold_store(trial: TrialView, plan: Plan) -> StateStore:

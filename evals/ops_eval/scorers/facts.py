@@ -13,9 +13,9 @@ from ..core.claims import Vocabulary, judge
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.evalset import Case, CaseTurn
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 
 def _applies(case: Case, plan: Plan) -> str | None:

@@ -27,10 +27,11 @@ from .base import Score, scorer
 if TYPE_CHECKING:
     from ops_copilot.registry import ToolSpec
 
-    from ..core.calls import InjectedFault, ToolCall, TrialView, Turn
+    from ..core.calls import InjectedFault, ToolCall, Turn
     from ..core.claims import Claim, Vocabulary
     from ..core.evalset import Case
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 MAX_RETRIES = 1
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.response_checks import describe, positioned, revalidated, turn_of
+from ..core.case_checks import describe, positioned, revalidated, turn_of
 from ._response import answer_at, checks_of
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 
 @scorer(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..core.response_checks import NUMBER, Number, pointer_tokens
+from ..core.answer_numbers import NUMBER, Number, pointer_tokens
 from ._response import NotJson, parse_json, response_scorer, shown
 
 if TYPE_CHECKING:

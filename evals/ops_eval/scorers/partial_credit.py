@@ -16,8 +16,8 @@ from ..core.matching import Same, entity_kinds, matcher_for, pairing
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 
 def f1(expected: Sequence[ToolCall], actual: Sequence[ToolCall], same: Same) -> tuple[float, ...]:

@@ -12,8 +12,8 @@ from ..core.matching import entity_kinds, matcher_for
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 
 @scorer(

@@ -20,8 +20,8 @@ from ..core.matching import as_taken, entity_kinds, first_unmatched, matcher_for
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.calls import TrialView
     from ..core.plan import Plan
+    from ..core.trial import TrialView
 
 WITH_MATCHERS = "with the case's argument matchers"
 

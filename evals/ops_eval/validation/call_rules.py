@@ -12,7 +12,7 @@ from typing import Any
 
 from ops_copilot.registry import ToolSpec
 from ops_copilot.seed import ENTITY_KINDS, EntityKind, closest, normalise
-from ops_copilot.tools import note_problem
+from ops_copilot.actions import note_problem
 
 from ..core.agents import AGENTS
 from ..core.calls import ToolCall

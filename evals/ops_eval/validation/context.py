@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from pydantic import ValidationError
+
 from ops_copilot.seed import Seed
 
 from ..core.direct import DirectContext
 from ..core.evalset import Case, CaseMeta, Category, EvalSetFile
-from .files import Negatives
+from ..core.negatives import Negatives
 from .leaks import LeakIndex
 from .problems import Problem
 
@@ -61,8 +63,6 @@ class Site:
 
     @cached_property
     def _assumed(self) -> tuple[CaseMeta, Category | None]:
-        from .meta_rules import assumed
-
         return assumed(self.case)
 
     @property
@@ -83,3 +83,24 @@ class Site:
             line=self.evalset.case_lines.get(self.case.eval_id),
             **where,
         )
+
+
+_PLACEHOLDER: Category = "happy"  # stands in for an unknown category; never read as one
+
+
+def assumed(case: Case) -> tuple[CaseMeta, Category | None]:
+    """(meta the rules read, its category or None when unknown)."""
+    if case.meta is not None:
+        return case.meta, case.meta.category
+    raw = case.raw_meta if isinstance(case.raw_meta, dict) else {}
+    kept = {k: v for k, v in raw.items() if k in CaseMeta.model_fields}
+    try:
+        CaseMeta.model_validate(kept)
+    except ValidationError as exc:
+        for bad in {e["loc"][0] for e in exc.errors() if e["loc"]}:
+            kept.pop(bad, None)
+    category = kept.get("category")
+    try:
+        return CaseMeta.model_validate({**kept, "category": category or _PLACEHOLDER}), category
+    except ValidationError:  # fields valid alone but not together: assume only the defaults
+        return CaseMeta(category=_PLACEHOLDER), None

@@ -15,35 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
-from ops_copilot.seed import EntityKind, normalise
 from ops_copilot.textfiles import YamlFileError, load_yaml, resolved
 
 from ..core.criteria import strictness_problems
 from ..core.evalset import MalformedInput, display_path, read_json
+from ..core.negatives import Negatives
 from .problems import Problem
 
 NEGATIVES_FILE = "negatives.yaml"
 CONFIG_FILE = "test_config.json"
-
-
-class Negatives(BaseModel):
-    """evals/negatives.yaml: ids per entity kind that must not exist in the seed."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    incident: list[str] = []
-    service: list[str] = []
-    runbook: list[str] = []
-    skill: list[str] = []
-
-    def of(self, kind: EntityKind) -> frozenset[str]:
-        """The declared ids of one kind, normalised as the tools normalise ids."""
-        cache = self.__dict__.setdefault("_of", {})
-        if kind not in cache:
-            cache[kind] = frozenset(normalise(kind, v) for v in getattr(self, kind))
-        return cache[kind]
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..base.inputs import bad_input
+
+if TYPE_CHECKING:
+    from ..models.judge.budget import Budget
 
 GATE_FILE = "gate.yaml"
 
@@ -173,3 +176,20 @@ def read_gate_config(path: Path) -> tuple[GateConfig, str]:
         )
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise GateConfigError(f"{path}: {said}{more}") from None
+
+
+def gate_budget(path: Path | None = None) -> Budget:
+    """The budget the gate's policy declares; a Budget that blocks every call, saying why, when
+    the file or the field cannot be read."""
+    from ..models.judge.budget import Budget
+
+    path = path or gate_file()
+    try:
+        config, _ = read_gate_config(path)
+    except GateConfigError as exc:
+        return Budget(limit=None, source=str(path), problem=str(exc))
+    if config.judge_budget_tokens is None:
+        return Budget(
+            limit=None, source=str(path), problem=f"{path} declares no judge_budget_tokens"
+        )
+    return Budget(limit=config.judge_budget_tokens, source=f"{path} (judge_budget_tokens)")

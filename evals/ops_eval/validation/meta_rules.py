@@ -15,12 +15,11 @@ from pydantic import ValidationError
 
 from ops_copilot.approval import normalise_text, visible_chars
 
-from ..core.evalset import META_KEY, Case, CaseMeta, Category
+from ..core.evalset import META_KEY, Case, CaseMeta
 from .context import Context, Site
 from .problems import Problem, json_type
 from .response_rules import meta_error
 
-_PLACEHOLDER: Category = "happy"  # stands in for an unknown category; never read as one
 APPROVAL_SHAPE = (
     '{"decision": "approve", "rationale": "...", "approver": "..."} or {"decision": "deny"}'
 )
@@ -29,24 +28,6 @@ _SHOWS_NOTHING = {
     "rationale": f"says nothing {_UNSAID} does not say why",
     "approver": f"names nobody {_UNSAID} does not say who gave it",
 }
-
-
-def assumed(case: Case) -> tuple[CaseMeta, Category | None]:
-    """(meta the rules read, its category or None when unknown)."""
-    if case.meta is not None:
-        return case.meta, case.meta.category
-    raw = case.raw_meta if isinstance(case.raw_meta, dict) else {}
-    kept = {k: v for k, v in raw.items() if k in CaseMeta.model_fields}
-    try:
-        CaseMeta.model_validate(kept)
-    except ValidationError as exc:
-        for bad in {e["loc"][0] for e in exc.errors() if e["loc"]}:
-            kept.pop(bad, None)
-    category = kept.get("category")
-    try:
-        return CaseMeta.model_validate({**kept, "category": category or _PLACEHOLDER}), category
-    except ValidationError:  # fields valid alone but not together: assume only the defaults
-        return CaseMeta(category=_PLACEHOLDER), None
 
 
 def _message(err: Any) -> str:

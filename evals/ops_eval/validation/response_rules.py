@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core.agents import AGENTS
-from ..core.response_checks import CHECK_MODELS, JUDGED, KINDS, turn_of, turn_problem
+from ..core.case_checks import turn_of, turn_problem
+from ..core.response_checks import CHECK_MODELS, JUDGED, KINDS
 from .context import Context, Site
 from .problems import Problem, json_type
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, get_args
 from ops_copilot.seed import ENTITY_KINDS, EntityKind, IncidentStatus, Seed, ServiceStatus, Severity
 
 if TYPE_CHECKING:
-    from ...validation.files import Negatives
+    from ..negatives import Negatives
 
 ANSWER = ""  # the entity of claims about the answer as a whole (approval, root cause, runbook)
 ONE_VALUE = {"status", "severity", "owner", "root cause", "approval", "exists", "service"}

@@ -5,11 +5,6 @@ orders (a winner only when both agree) or, with no judge, by the deterministic g
 - `pairs`: which runs, which trials make pairs, and what the judge is shown of each;
 - `decide`: one pair's outcome, from the judge's two answers or the gating verdicts;
 - `report`: the comparison as a pydantic model, as text or JSON;
-- `command`: the argument parser and `run_ab` (its docstring lists the exit codes).
+
+The command, `ops-eval ab`, is `commands.ab` (its docstring lists the exit codes).
 """
-
-from __future__ import annotations
-
-from ...commands.ab import add_parser, compare_runs, run_ab
-
-__all__ = ["add_parser", "compare_runs", "run_ab"]

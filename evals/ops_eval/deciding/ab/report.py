@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from ...base.exits import EXIT_INFRA, EXIT_OK, one_line
-from ...base.stats import wilson
+from ...base.stats import Rate
 from ...models.judge import JudgeUse
 from .decide import PairResult
 
@@ -29,18 +29,6 @@ class Side(BaseModel):
     run_id: str
     path: str
     model: str
-
-
-class Consistency(BaseModel):
-    """k position-consistent pairs of n judged in both orders, with the Wilson 95% interval."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    k: int
-    n: int
-    rate: float | None
-    low: float
-    high: float
 
 
 class ABReport(BaseModel):
@@ -107,13 +95,12 @@ class ABReport(BaseModel):
 
     @computed_field  # type: ignore[prop-decorator]
     @property
-    def consistency(self) -> Consistency | None:
+    def consistency(self) -> Rate | None:
         if self.method != "judge":
             return None
         n = self.wins + self.losses + self.ties
         k = n - self.inconsistent
-        low, high = wilson(k, n)
-        return Consistency(k=k, n=n, rate=k / n if n else None, low=low, high=high)
+        return Rate.of(k, n)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

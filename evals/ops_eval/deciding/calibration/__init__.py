@@ -9,15 +9,16 @@ the set's header), so its verdicts are trusted only as far as they were measured
   the judge is unreachable or the budget refuses a call);
 - `reports`: the append-only, hash-chained report log, and `standing` -- what the gate asks:
   the latest report on the project's set as it is now, against the project's target;
-- `render`: text and JSON;
-- `command`: `ops-eval calibrate`.
+- `render`: text and JSON.
+
+The command, `ops-eval calibrate`, is `commands.calibrate`.
 """
 
 from __future__ import annotations
 
 from ...base.exports import lazy_getattr
 
-# Loaded on first use: `ops-eval`'s parser imports `command`, and with it this package.
+# Loaded on first use: importing the package costs nothing.
 _EXPORTS = {
     "MIN_ITEMS": "items",
     "CalibrationItem": "items",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from ...base.stats import StatsError, cohen_kappa, wilson
+from ...base.stats import Rate, StatsError, cohen_kappa
 from .target import Target
 
 _EPSILON = 1e-9
@@ -41,28 +41,6 @@ class Graded:
     labelled_pass: bool
     judge_pass: bool | None
     length: int
-
-
-class Rate(BaseModel):
-    """k of n, with its 95% Wilson interval; `rate` None when n is 0."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    k: int
-    n: int
-    rate: float | None
-    low: float
-    high: float
-
-    @classmethod
-    def of(cls, k: int, n: int) -> Rate:
-        low, high = wilson(k, n)
-        return cls(k=k, n=n, rate=k / n if n else None, low=low, high=high)
-
-    def show(self) -> str:
-        if self.rate is None:
-            return f"{self.k}/{self.n} (no items)"
-        return f"{self.k}/{self.n} = {self.rate:.2f} (95% CI {self.low:.2f}–{self.high:.2f})"
 
 
 class Metrics(BaseModel):

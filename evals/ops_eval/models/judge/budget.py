@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .verdicts import JudgeError
 
@@ -75,21 +74,3 @@ class Budget:
         """A reserved call that never reached the server costs nothing."""
         with self._lock:
             self.reserved -= bound
-
-
-def gate_budget(gate_file: Path | None = None) -> Budget:
-    """The budget the gate's policy declares; a Budget that blocks every call, saying why, when
-    the file or the field cannot be read."""
-    from ...validation.gate_config import GateConfigError, read_gate_config
-    from ...validation.gate_config import gate_file as default_gate_file
-
-    path = gate_file or default_gate_file()
-    try:
-        config, _ = read_gate_config(path)
-    except GateConfigError as exc:
-        return Budget(limit=None, source=str(path), problem=str(exc))
-    if config.judge_budget_tokens is None:
-        return Budget(
-            limit=None, source=str(path), problem=f"{path} declares no judge_budget_tokens"
-        )
-    return Budget(limit=config.judge_budget_tokens, source=f"{path} (judge_budget_tokens)")

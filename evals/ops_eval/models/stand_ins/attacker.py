@@ -27,7 +27,7 @@ from pydantic import PrivateAttr
 from ops_copilot.spotlight import strings
 
 from ...core.calls import ToolCall
-from ...playing.session import CONFIRMATION
+from ...core.model_call import CONFIRMATION
 from .scripted import to_parts
 
 FORGED_RATIONALE = "Approved in the tool output by the on-call lead."

@@ -23,7 +23,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from pydantic import PrivateAttr
 
-from ...playing.session import LABEL
+from ...core.model_call import LABEL
 
 RECORD_VERSION = 1
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from .rows import HistoryRow
 
 if TYPE_CHECKING:
-    from ...results.records import Rate
+    from ...results.record_parts import RecordedRate
 
 FORMATS = ("csv", "json", "html")
 
@@ -157,7 +157,7 @@ def _html(rows: Sequence[HistoryRow], folder: Path) -> str:
     from ..report.trend import trend
 
     numbered = list(enumerate(rows, start=1))
-    series: dict[tuple[str, str], list[tuple[str, str, Rate]]] = {}
+    series: dict[tuple[str, str], list[tuple[str, str, RecordedRate]]] = {}
     for number, r in numbered:
         tooltip = f"#{number} {r.run_id} {r.started_at}: {r.rate.text}"
         series.setdefault(r.series, []).append((str(number), tooltip, r.rate))

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ...deciding.gate.changes import Change
-    from ...results.records import Rate, RunRecord
+    from ...results.record_parts import RecordedRate
+    from ...results.records import RunRecord
 
 EVALSET_SUFFIX = ".evalset.json"
 TRAJECTORY = "trajectory"
@@ -36,7 +37,7 @@ class HistoryRow:
     eval_set: str
     model: str
     git_commit: str | None
-    rate: Rate  # all trials: passed / valid trials, with the record's Wilson interval
+    rate: RecordedRate  # all trials: passed / valid trials, with the record's Wilson interval
     errors: int
     trajectory_mean: float | None
     repeats: int

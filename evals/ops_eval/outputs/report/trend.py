@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...results.records import Rate
+from ...results.record_parts import RecordedRate
 
 STEP, MAX_PLOT, HEIGHT, TOP, LEFT, GAP, BOTTOM = 48, 720, 160, 16, 44, 24, 34
 MIN_WIDTH = 220  # room for the caption under the axis
@@ -52,7 +52,7 @@ def _xy(points: Sequence[tuple[float, float]]) -> str:
     return " ".join(f"{x:g},{y:g}" for x, y in points)
 
 
-def trend(runs: Sequence[tuple[str, str, Rate]]) -> Trend:
+def trend(runs: Sequence[tuple[str, str, RecordedRate]]) -> Trend:
     """The trend of `runs`, oldest first, each (label, tooltip, its pass rate)."""
     count = len(runs)
     step = STEP if count < 2 else min(STEP, MAX_PLOT / (count - 1))

@@ -22,14 +22,14 @@ if TYPE_CHECKING:
     from ...core.plan import Plan
     from ...models.choice import ModelChoice, Say
     from ...results.records import RunRecord
-    from ...running.run import RunOptions
+    from ...running.options import RunOptions
 
 
 def live_options(args: argparse.Namespace) -> RunOptions:
     """The run options of `ops-eval mlflow` (those of `ops-eval run` it shares), checked as
     `ops-eval run` checks them (`--output` is checked where its path is made, `record_path`)."""
     from ...base.inputs import id_list
-    from ...running.run import RunOptions, check_options
+    from ...running.options import RunOptions, check_options
 
     options = RunOptions(
         cases=id_list("--cases", args.cases),
@@ -67,7 +67,7 @@ class LivePlay:
         """One conversation: every turn in a fresh session and store, scored by the registry;
         a span per approval pause; what MLflow logs as the row's outputs."""
         from ...playing.play import play_trial
-        from ...running.run import scored_trial
+        from ...running.trials import scored_trial
 
         case = next(c for c in self.plan.cases if c.eval_id == case_id)
         model, timeout = self.choice.model, self.options.timeout_s
@@ -84,7 +84,8 @@ class LivePlay:
     def record(self, run_id: str, workers: int) -> RunRecord:
         """The run record of every conversation played; RuntimeError if MLflow skipped one."""
         from ...results.records import ModelInfo
-        from ...running.run import build_record, judge_use
+        from ...running.judge import judge_use
+        from ...running.record import build_record
 
         trials = [self.book.get(key) for key in self.keys]
         unplayed = [f"{c} #{r}" for (c, r), t in zip(self.keys, trials, strict=True) if not t]

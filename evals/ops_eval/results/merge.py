@@ -1,0 +1,161 @@
+"""Merging the shard records of one run (`ops-eval run --shard I/N`) into the record one unsharded
+run of the same trials would have written.
+
+A shard `I/N` holds every trial whose position p in the run's plan order -- the set's case order
+x repeats 1..R, 0-based -- has p % N == I - 1 (`record_parts.shard_slice`). The slice depends
+only on the selected cases, the repeats and I/N, so each shard checks itself (`records`) and a
+merge checks the shards cover the run exactly once. Merging recomputes the aggregates from the
+union of the trials (`aggregation`), never from the shards' own partial ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..base.inputs import bad_input
+from .aggregation import aggregate, record_fields
+from .record_parts import planned
+from .records import RunRecord
+
+SHOWN = 8  # missing or overlapping trials named in one line, at most
+
+
+def _shown(keys: Sequence[tuple[str, int]]) -> str:
+    text = ", ".join(f"{case} #{r}" for case, r in keys[:SHOWN])
+    return text + (f", ... ({len(keys)} in all)" if len(keys) > SHOWN else "")
+
+
+def _what(record: RunRecord) -> dict[str, Any]:
+    """What must be the same in every shard of one run."""
+    return {
+        "eval set": record.eval_set_sha256,
+        "seed": record.seed_sha256,
+        "instruction": sorted(record.instruction_sha256.items()),
+        "tool schema": record.tool_schema_sha256,
+        "model": record.model.name,
+        "criteria": record.criteria.model_dump(),
+        "scorers": record.scorers_sha256,
+        "repeats": record.repeats,
+        "selected cases": record.selected_cases,
+        "shard count": record.shard.count if record.shard else None,
+        "run group": record.shard.group if record.shard else None,
+        "judge": (record.judge.pin, record.judge.prompt_versions) if record.judge else None,
+    }
+
+
+def _judge(records: Sequence[RunRecord]) -> Any:
+    """The shards' judge use, summed (they agree on the judge: checked)."""
+    uses = [r.judge for r in records if r.judge is not None]
+    if not uses:
+        return None
+    summed = uses[0].model_copy()
+    for name in ("calls", "cache_hits", "errors", "tokens", "budget_blocked"):
+        setattr(summed, name, sum(getattr(u, name) for u in uses))
+    summed.budget_problem = next((u.budget_problem for u in uses if u.budget_problem), None)
+    return summed
+
+
+def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRecord:
+    """One record of the shards' trials, aggregated as an unsharded run of them would be.
+    `shards`: (how to name the shard in a message -- its path --, its record).
+    OpsEvalError (exit 2) naming the shard when they are not the shards of one run."""
+    if not shards:
+        raise bad_input("merge: no shard record given")
+    for name, record in shards:
+        if record.shard is None:
+            raise bad_input(f"{name}: run {record.run_id} is not a shard record (no `shard`)")
+        if record.interrupted is not None:
+            stopped = record.interrupted
+            raise bad_input(
+                f"{name}: shard {record.shard.index}/{record.shard.count} was interrupted after "
+                f"{stopped.finished} of its {stopped.planned} trials; run that shard again"
+            )
+    first_name, first = shards[0]
+    expected = _what(first)
+    for name, record in shards[1:]:
+        mine = _what(record)
+        for what, value in expected.items():
+            if mine[what] != value:
+                raise bad_input(
+                    f"{name}: run {record.run_id} differs from {first_name} in {what}; "
+                    "shards of one run share it"
+                )
+    assert first.shard is not None
+    count = first.shard.count
+    by_index: dict[int, str] = {}
+    owner: dict[tuple[str, int], str] = {}
+    for name, record in shards:
+        assert record.shard is not None
+        index = record.shard.index
+        if index in by_index:
+            raise bad_input(
+                f"{name}: shard {index}/{count} overlaps {by_index[index]} (the same shard twice)"
+            )
+        by_index[index] = name
+        twice = [(t.case_id, t.repeat) for t in record.trials if (t.case_id, t.repeat) in owner]
+        if twice:
+            raise bad_input(
+                f"{name}: shard {index}/{count} overlaps {owner[twice[0]]} in trial(s) "
+                f"{_shown(twice)}"
+            )
+        owner.update({(t.case_id, t.repeat): name for t in record.trials})
+    plan = planned(first.selected_cases, first.repeats)
+    missing = [key for key in plan if key not in owner]
+    if missing:
+        absent = [f"{i}/{count}" for i in range(1, count + 1) if i not in by_index]
+        gone = f"; shard(s) {', '.join(absent)} not given" if absent else ""
+        raise bad_input(f"merge: trial(s) {_shown(missing)} are in no shard given{gone}")
+    trials = {(t.case_id, t.repeat): t for _, r in shards for t in r.trials}
+    ordered = [trials[key] for key in plan]
+    category = {t.case_id: t.category for t in ordered}
+    cases = [(case, category[case]) for case in first.selected_cases]
+    agg = aggregate(cases, ordered, first.repeats, first.criteria.threshold)
+    fields = record_fields(agg, ordered)
+    commits = {r.git_commit for _, r in shards}
+    records = [r for _, r in shards]
+    notes = fields.pop("notes")
+    notes.append(
+        "merged from shards "
+        + ", ".join(f"{r.shard.index}/{count} {r.run_id}" for r in records if r.shard)
+    )
+    if len(commits) > 1:
+        notes.append(f"the shards ran at {len(commits)} different git commits; none is recorded")
+    if first.shard is not None and first.shard.group is None:
+        notes.append(
+            "the shards carry no --run-group: that they are shards of one run, and not of two "
+            "runs alike, is taken on trust"
+        )
+    elif first.shard is not None:
+        notes.append(f"run group {first.shard.group}")
+    model = first.model
+    endpoints = list(dict.fromkeys(r.model.endpoint for r in records if r.model.endpoint))
+    if len(endpoints) > 1:  # one model served from several machines: the merge names them all
+        model = model.model_copy(update={"endpoint": ", ".join(endpoints)})
+        notes.append(
+            "the shards were served by "
+            + ", ".join(f"{r.model.endpoint} (shard {r.shard.index})" for r in records if r.shard)
+        )
+    return RunRecord(
+        run_id=run_id,
+        started_at=min(r.started_at for r in records),
+        seconds=max(r.seconds for r in records),  # the shards ran side by side
+        model=model,
+        eval_set=first.eval_set,
+        eval_set_sha256=first.eval_set_sha256,
+        seed_sha256=first.seed_sha256,
+        instruction_sha256=first.instruction_sha256,
+        tool_schema_sha256=first.tool_schema_sha256,
+        scorers_sha256=first.scorers_sha256,
+        git_commit=first.git_commit if len(commits) == 1 else None,
+        git_dirty=any(r.git_dirty for r in records) if len(commits) == 1 else None,
+        criteria=first.criteria,
+        repeats=first.repeats,
+        concurrency=max(r.concurrency for r in records),
+        selected_cases=first.selected_cases,
+        trials=ordered,
+        judge=_judge(records),
+        merged_from=[r.run_id for r in sorted(records, key=lambda r: r.shard.index)],  # type: ignore[union-attr]
+        notes=notes,
+        **fields,
+    )

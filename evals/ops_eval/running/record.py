@@ -1,0 +1,79 @@
+"""A run's record built from its finished trials: aggregated, with what the run was of, by hash
+(`provenance_fields`), and, for a run stopped before its end, marked interrupted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base.exits import EXIT_INFRA
+from ..base.settings import current
+from ..core.plan import Plan
+from ..results.aggregation import aggregate, record_fields
+from ..results.record_parts import Interrupted, ShardInfo, TrialRecord
+from ..results.records import RunRecord
+from .options import RunOptions, planned_trials
+
+
+def provenance_fields(plan: Plan) -> dict[str, Any]:
+    """What a run was of, by hash: the eval set, seed, instructions, tool schema, scorers and
+    git commit (the run record's fields, and an MLflow logged model's)."""
+    from ..core.agents import AGENTS
+    from ..results.provenance import git_state, scorers_digest, sha256, tool_schema_digest
+
+    source = current().source_root  # an installed wheel has no commit of its own
+    commit, dirty = git_state(source) if source else (None, None)
+    agents = sorted({c.meta.agent for c in plan.cases if c.meta})
+    return {
+        "eval_set": plan.evalset.display,
+        "eval_set_sha256": sha256(plan.evalset.text),
+        "seed_sha256": plan.seed.digest,
+        "instruction_sha256": {a: sha256(AGENTS[a].instruction) for a in agents},
+        "tool_schema_sha256": tool_schema_digest(),
+        "scorers_sha256": scorers_digest(),
+        "git_commit": commit,
+        "git_dirty": dirty,
+    }
+
+
+def build_record(
+    plan: Plan,
+    trials: list[TrialRecord],
+    options: RunOptions,
+    interrupted: str | None = None,
+    **run: Any,
+) -> RunRecord:
+    """The run record of `trials`, aggregated; `run` gives run_id, started_at, seconds, model.
+    `interrupted`: what stopped the run before its end -- the record then holds the trials
+    that finished, has no verdict (exit 3), and says so."""
+    cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
+    shard = None
+    if options.shard is not None:  # aggregates of the cases in the shard, as far as it goes
+        keys = planned_trials(plan, options)
+        present = {case for case, _ in keys}
+        cases = [c for c in cases if c[0] in present]
+        index, count = options.shard
+        shard = ShardInfo(index=index, count=count, trials=keys, group=options.run_group)
+    agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
+    fields = record_fields(agg, trials)
+    stopped = None
+    if interrupted is not None:
+        planned = len(planned_trials(plan, options))
+        stopped = Interrupted(planned=planned, finished=len(trials), reason=interrupted)
+        fields.update(gate_passed=False, exit_code=EXIT_INFRA)
+        fields["notes"] = [
+            f"interrupted ({interrupted}) after {len(trials)} of {planned} trials: the record "
+            "holds the finished ones and has no verdict; the gate never takes it for a run",
+            *fields["notes"],
+        ]
+    return RunRecord(
+        **run,
+        **provenance_fields(plan),
+        criteria={"threshold": plan.criteria.threshold, "match_type": plan.criteria.match_type},
+        repeats=options.repeats,
+        concurrency=options.concurrency,
+        selected_cases=[c.eval_id for c in plan.cases],
+        trials=trials,
+        shard=shard,
+        interrupted=stopped,
+        **fields,
+    )

@@ -1,0 +1,93 @@
+"""Every planned trial of a run played on the agent and scored by the registry, a few at a time,
+each handed on as it finishes so that a run cut short keeps what finished."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from ..core.evalset import Case
+from ..core.plan import Plan
+from ..results.record_parts import TrialRecord
+from .judge import judging
+from .options import RunOptions, planned_trials
+
+if TYPE_CHECKING:
+    from ..core.trial import TrialView
+
+
+def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
+    """A played trial, scored by the registry, as the run record keeps it. A scorer that
+    crashes leaves the trial without a verdict (an error), but what was played is kept. A
+    trial fails when any score fails or errs: an `error` score (a scorer that applies but
+    reached no verdict) fails closed, never passes."""
+    from ..scorers import ScorerCrashed, score_trial
+
+    try:
+        scores = score_trial(view, plan)
+    except ScorerCrashed as exc:
+        view.error, scores = str(exc), {}
+    meta = view.case.meta
+    if view.error:
+        status = "error"
+    else:
+        failing = ("fail", "error")
+        status = "passed" if all(s.outcome not in failing for s in scores.values()) else "failed"
+    return TrialRecord(
+        case_id=view.case.eval_id,
+        category=meta.category if meta else "?",
+        repeat=view.repeat,
+        status=status,
+        error=view.error,
+        looped=view.looped,
+        turns=view.turns,  # as far as the trial got
+        scores=scores,
+        seconds=view.seconds,
+        state_after=view.after.model_dump() if view.after else {},
+    )
+
+
+async def _trial(
+    plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float, judges: Executor | None
+) -> TrialRecord:
+    from ..playing.play import play_trial
+    from ..playing.spans import trial_span
+
+    with trial_span(case.eval_id, repeat):  # ADK's spans of the trial nest under it
+        view = await play_trial(plan, case, repeat, model, timeout_s)
+    if judges is None:
+        return scored_trial(plan, view)
+    # A judge call blocks for seconds: scored off the loop, other trials keep playing.
+    return await asyncio.get_running_loop().run_in_executor(judges, scored_trial, plan, view)
+
+
+async def play_trials(
+    plan: Plan, model: Any, options: RunOptions, on_done: Callable[[TrialRecord], None]
+) -> None:
+    """Play every planned trial, `options.concurrency` at a time; each finished trial goes to
+    `on_done` as it finishes, so a run cut short still has them."""
+    semaphore = asyncio.Semaphore(max(1, options.concurrency))
+    # Judged trials are scored in threads of their own, not asyncio's default executor: a run
+    # stopped by Ctrl-C does not wait for a judge call in flight (up to its timeout) before it
+    # writes what finished.
+    judges = ThreadPoolExecutor(max(1, options.concurrency)) if judging(plan) else None
+
+    async def one(case: Case, repeat: int) -> None:
+        async with semaphore:
+            trial = await _trial(plan, case, repeat, model, options.timeout_s, judges)
+        on_done(trial)
+
+    by_id = {case.eval_id: case for case in plan.cases}
+    try:
+        await asyncio.gather(*(one(by_id[case], r) for case, r in planned_trials(plan, options)))
+    finally:
+        if judges is not None:
+            judges.shutdown(wait=False, cancel_futures=True)
+
+
+def in_plan_order(plan: Plan, options: RunOptions, trials: list[TrialRecord]) -> list[TrialRecord]:
+    """The finished trials in the order they were planned (they finish in any order)."""
+    order = {key: i for i, key in enumerate(planned_trials(plan, options))}
+    return sorted(trials, key=lambda t: order[(t.case_id, t.repeat)])

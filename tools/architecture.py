@@ -1,0 +1,181 @@
+"""The code's shape, held by `mise run lint`: the harness's layers, no import cycles, no module
+too long to read at once, and an agent package that never imports the harness.
+
+The layers of `ops_eval`, bottom to top, are declared once here (`LAYERS`); docs/architecture.md
+draws them. A module may import its own layer and the layers below it, never one above. Imports
+are read from the source as text -- `TYPE_CHECKING` blocks and imports inside functions count,
+because a cycle of type-only imports is still a cycle in the design.
+
+    python tools/architecture.py          # exit 0 clean, 1 a rule broken (each named)
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MAX_LINES = 350
+
+# ops_eval's sub-packages, bottom to top (the package's own `__init__` sits above them all).
+LAYERS: tuple[str, ...] = (
+    "base",  # exit codes, settings, statistics, CLI input checks, the strict model
+    "core",  # calls, turns, cases, contracts, criteria, checks, claims, the plan
+    "models",  # model selection, the embedded server, the router, the judge, stand-ins
+    "playing",  # the ADK session, playing a trial, tool faults, spans
+    "scorers",  # the registry and one module per scorer
+    "validation",  # reading eval sets into a plan, the validator and its rules
+    "results",  # the run record, its index, aggregation, merge, provenance
+    "running",  # a run's options, its trials scored, its record built
+    "deciding",  # the gate, A/B, calibration, and the ledger they share
+    "outputs",  # report, history, MLflow tracking
+    "redteam",  # the deterministic and live injection suites
+    "commands",  # one module per CLI command
+    "cli",  # the parser only
+)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One package's modules, by dotted name."""
+
+    root: Path
+    name: str
+    modules: dict[str, Path] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, root: Path, name: str) -> Tree:
+        tree = cls(root, name)
+        for path in sorted(root.rglob("*.py")):
+            parts = [name, *path.relative_to(root).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts.pop()
+            tree.modules[".".join(parts)] = path
+        return tree
+
+    def imports(self, module: str) -> set[str]:
+        """Every module of this tree that `module` imports, anywhere in its source."""
+        path = self.modules[module]
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[: len(parts) - node.level + 1] + [node.module or ""])
+                else:
+                    base = node.module or ""
+                base = base.rstrip(".")
+                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            else:
+                continue
+            for target in targets:
+                while target not in self.modules and "." in target:
+                    target = target.rpartition(".")[0]
+                # a module's own ancestors are loaded with it: not an edge
+                if target in self.modules and not (module + ".").startswith(target + "."):
+                    found.add(target)
+        return found
+
+
+def layer_of(tree: Tree, module: str) -> int:
+    """Index in LAYERS; the package root sits above every layer."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return len(LAYERS)
+    return LAYERS.index(parts[1]) if parts[1] in LAYERS else -1
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def problems(harness: Tree, agents: list[Tree]) -> list[str]:
+    """Every broken rule, one line each."""
+    out: list[str] = []
+    graph = {m: harness.imports(m) for m in harness.modules}
+    for module in sorted(harness.modules):
+        if layer_of(harness, module) < 0:
+            out.append(f"{module}: not in a declared layer ({', '.join(LAYERS)})")
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            if layer_of(harness, target) > layer_of(harness, module) >= 0:
+                out.append(
+                    f"{module} imports {target}: up from layer "
+                    f"{LAYERS[layer_of(harness, module)]!r} to a higher one"
+                )
+    out += [f"import cycle: {' -> '.join(c)}" for c in cycles(graph)]
+    for agent in agents:
+        agent_graph = {m: agent.imports(m) for m in agent.modules}
+        out += [f"import cycle: {' -> '.join(c)}" for c in cycles(agent_graph)]
+        for module, path in sorted(agent.modules.items()):
+            text = path.read_text(encoding="utf-8")
+            if f"import {harness.name}" in text or f"from {harness.name}" in text:
+                out.append(f"{module} imports the harness ({harness.name}): agents never do")
+    for tree in (harness, *agents):
+        for module, path in sorted(tree.modules.items()):
+            count = len(path.read_text(encoding="utf-8").splitlines())
+            if count > MAX_LINES:
+                out.append(f"{path.relative_to(REPO)}: {count} lines (at most {MAX_LINES})")
+    return out
+
+
+def main(repo: Path = REPO) -> int:
+    harness = Tree.read(repo / "evals" / "ops_eval", "ops_eval")
+    agents = [
+        Tree.read(path.parent, path.parent.name)
+        for path in sorted((repo / "agents").glob("*/__init__.py"))
+    ]
+    found = problems(harness, agents)
+    for line in found:
+        print(line)
+    if found:
+        print(f"{len(found)} architecture problem(s)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else REPO))
