@@ -5,7 +5,6 @@ folder, dispatched through the command's own parser as `ops-eval` will."""
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import io
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ops_eval.base.stats import pass_hat_k, wilson
-from ops_eval.commands.history import add_parser
+from ops_eval.cli import main
 from ops_eval.outputs.history.formats import CSV_COLUMNS, csv_cell, render
 from ops_eval.outputs.history.rows import set_matches
 from ops_eval.results.records import RecordError, load_record, write_record
@@ -26,10 +25,8 @@ OTHER = "ollama/qwen<script>alert(1)</script>"  # a model name that must come ou
 
 
 def history(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="ops-eval")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["history", *argv])
-    return args.handler(args)
+    """`ops-eval history ARGV` through the CLI's own entry point, in this process."""
+    return main(["history", *argv])
 
 
 def write(folder: Path, name: str, outcomes, **kwargs) -> None:

@@ -4,7 +4,6 @@ OpenAI-compatible HTTP server (reached through LiteLLM), and labelled sets of an
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 from collections.abc import Callable, Iterator
@@ -20,16 +19,10 @@ SHIPPED_SET = REPO / "evals" / "calibration" / "set.yaml"
 
 
 def calibrate_cli(argv: list[str]) -> int:
-    """`ops-eval calibrate ARGV` as `ops_eval.cli.main` runs a command: parsed by the command's
-    own parser, settings read afresh, then its handler."""
-    from ops_eval.base.settings import reload
-    from ops_eval.commands.calibrate import add_parser
+    """`ops-eval calibrate ARGV` through the CLI's own entry point, in this process."""
+    from ops_eval.cli import main
 
-    parser = argparse.ArgumentParser(prog="ops-eval")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["calibrate", *argv])
-    reload()
-    return args.handler(args)
+    return main(["calibrate", *argv])
 
 
 def graded_item(request: dict[str, Any]) -> dict[str, Any]:

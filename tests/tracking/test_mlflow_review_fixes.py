@@ -146,9 +146,8 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 import ops_eval.models as models
 from ops_eval import read_evalset
-from ops_eval.cli import build_parser
+from ops_eval.cli import main
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
-from ops_eval.commands import mlflow as command
 
 
 class Slow(OracleLlm):
@@ -163,18 +162,17 @@ class Slow(OracleLlm):
 
 slow = Slow.from_cases(read_evalset(repo / "evals" / "ops.evalset.json").cases)
 models.choose_model = fixed_model(slow, "slow", "deterministic slow test model")
-args = build_parser().parse_args(
+sys.exit(main(
     ["mlflow", "--cases",
      "open-incidents,list-skills,incident-detail-inc-002,service-status-inventory"]
-)
-sys.exit(command.main(args))
+))
 """
 
 
 def test_ctrl_c_during_a_live_evaluation_exits_3_promptly_with_the_model_failed(
     tmp_path, mlflow_installed
 ):
-    """Guards: `command.main` turning KeyboardInterrupt into one `error: interrupted` line and
+    """Guards: `ops-eval mlflow` turning KeyboardInterrupt into one `error: interrupted` line and
     exit 3 (no traceback), and `LoopThread.close` cancelling the conversations MLflow's worker
     threads still wait on (without it the process never exits); the logged model ends
     FAILED."""

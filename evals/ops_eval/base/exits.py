@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable
+from typing import TextIO
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INFRA = 0, 1, 2, 3
 # An OSError of these is what the machine did (disk full, I/O error, read-only file system, no
@@ -73,6 +74,26 @@ class OpsEvalError(Exception):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+def exit_code_of(command: Callable[[], int], err: TextIO | None = None) -> int:
+    """The one error-to-exit wrapper of every command: what `command` returns, or, when it
+    raises an OpsEvalError, that error as one line on `err` (stderr) and its exit code. A seed
+    that does not load (`ops_copilot.seed.SeedError`) is bad input, exit 2, the same way."""
+    import sys
+
+    try:
+        return command()
+    except Exception as exc:
+        seed = sys.modules.get("ops_copilot.seed")  # a SeedError is raised only once it loaded
+        if isinstance(exc, OpsEvalError):
+            code = exc.code
+        elif seed is not None and isinstance(exc, seed.SeedError):
+            code = EXIT_BAD_INPUT
+        else:
+            raise
+        print(f"error: {exc}", file=err if err is not None else sys.stderr)
+        return code
 
 
 def _interrupt(signum: int, frame: object) -> None:

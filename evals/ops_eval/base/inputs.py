@@ -9,6 +9,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -136,3 +137,21 @@ def check_writable(path: Path, option: str = "--output") -> None:
         raise OpsEvalError(
             EXIT_BAD_INPUT, f"{option} {path}: cannot write ({exc.strerror})"
         ) from None
+
+
+def number_option(*, fraction: bool = False) -> Callable[[str], float]:
+    """An argparse `type` for a float option: a finite number, or with `fraction` one from 0 to
+    1; anything else is argparse's one-line usage error naming the option."""
+
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{raw!r} is not a number") from None
+        if fraction and not (math.isfinite(value) and 0 <= value <= 1):
+            raise argparse.ArgumentTypeError(f"{raw} is not a fraction from 0 to 1")
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{raw} is not a finite number")
+        return value
+
+    return parse

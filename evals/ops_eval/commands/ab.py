@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..base.exits import EXIT_INFRA, OpsEvalError, unwind_on_signals
+from ..base.exits import EXIT_INFRA, OpsEvalError, exit_code_of, unwind_on_signals
 
 if TYPE_CHECKING:  # `ops-eval`'s parser imports this module: nothing heavy at start-up
     from ..deciding.ab.pairs import Pair, Runs
@@ -173,17 +173,17 @@ def run_ab(
 ) -> int:
     """The command: the report on `out`, messages on `err`; the exit code. `budget` replaces
     the gate policy's (tests)."""
+    out, err = out or sys.stdout, err or sys.stderr
+    return exit_code_of(lambda: _report(args, out, err, budget), err)
+
+
+def _report(args: argparse.Namespace, out: TextIO, err: TextIO, budget: Budget | None) -> int:
     from ..models.choice import ModelUnavailable
 
-    out, err = out or sys.stdout, err or sys.stderr
     try:
         report = compare_runs(args.run_a, args.run_b, err, budget)
-    except OpsEvalError as exc:
-        print(f"error: {exc}", file=err)
-        return exc.code
     except ModelUnavailable as exc:  # the embedded judge could not be started
-        print(f"error: judge unavailable: {exc}", file=err)
-        return EXIT_INFRA
+        raise OpsEvalError(EXIT_INFRA, f"judge unavailable: {exc}") from None
     if args.format == "json":
         print(report.model_dump_json(indent=1), file=out)
     else:
@@ -194,7 +194,7 @@ def run_ab(
     return report.exit_code
 
 
-def _cmd_ab(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     unwind_on_signals()  # SIGTERM unwinds too, so an embedded judge server is stopped
     return run_ab(args)
 
@@ -210,5 +210,5 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     ab.add_argument("run_a", metavar="RUN_A", help="run record path, run id or id prefix")
     ab.add_argument("run_b", metavar="RUN_B", help="the run to compare it with")
     ab.add_argument("--format", choices=["text", "json"], default="text")
-    ab.set_defaults(handler=_cmd_ab)
+    ab.set_defaults(handler=run)
     return ab

@@ -21,15 +21,9 @@ not a store, from an older version or another seed; 3 the store could not be rea
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from ..base.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK
-
-
-def _error(message: object, code: int) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return code
+from ..base.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 
 
 def run_verify(db: str | None, expect_head: str | None = None) -> int:
@@ -46,20 +40,23 @@ def run_verify(db: str | None, expect_head: str | None = None) -> int:
         try:
             parse_anchor(expect_head)
         except ValueError as exc:
-            return _error(f"--expect-head: {exc}", EXIT_BAD_INPUT)
+            raise OpsEvalError(EXIT_BAD_INPUT, f"--expect-head: {exc}") from None
     path = db or current().state_db
     if not path:
-        return _error("no state store to verify: give DB or set OPS_STATE_DB", EXIT_BAD_INPUT)
+        raise OpsEvalError(EXIT_BAD_INPUT, "no state store to verify: give DB or set OPS_STATE_DB")
     try:
         store = StateStore.inspect(default_seed(), path)
     except (StoreError, SeedError) as exc:
-        return _error(exc, EXIT_BAD_INPUT)
+        raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     try:
         verdict = store.verify(expect_head)
     except sqlite3.OperationalError as exc:
-        return _error(f"{path}: cannot read the store to the end ({exc})", EXIT_INFRA)
+        raise OpsEvalError(
+            EXIT_INFRA, f"{path}: cannot read the store to the end ({exc})"
+        ) from None
     except sqlite3.DatabaseError as exc:
-        return _error(f"{path}: not a readable state store ({exc})", EXIT_BAD_INPUT)
+        problem = f"{path}: not a readable state store ({exc})"
+        raise OpsEvalError(EXIT_BAD_INPUT, problem) from None
     finally:
         store.close()
     if verdict.first is not None:
@@ -74,7 +71,7 @@ def run_verify(db: str | None, expect_head: str | None = None) -> int:
     return EXIT_OK
 
 
-def _cmd_verify(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     return run_verify(args.db, args.expect_head)
 
 
@@ -93,5 +90,5 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="a head an earlier verify printed, kept outside the store: exit 1 unless the "
         "ledgers still extend it (catches deleted newest rows)",
     )
-    verify.set_defaults(handler=_cmd_verify)
+    verify.set_defaults(handler=run)
     return audit

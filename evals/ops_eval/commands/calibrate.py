@@ -36,26 +36,16 @@ those items' error: it counts against the judge as a disagreement.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..base.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError, one_line
+from ..base.inputs import number_option
 
 if TYPE_CHECKING:  # `ops-eval`'s parser imports this module: nothing heavy at start-up
     from ..deciding.calibration.items import CalibrationSet
     from ..deciding.calibration.reports import CalibrationReport
-
-
-def _fraction(raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{raw} is not a finite number")
-    return value
 
 
 def add_parser(subparsers: Any) -> None:
@@ -76,34 +66,25 @@ def add_parser(subparsers: Any) -> None:
     )
     cal.add_argument(
         "--min-agreement",
-        type=_fraction,
+        type=number_option(),
         metavar="X",
         help=f"raise the agreement target (default {TARGET.agreement:g}; never lower)",
     )
     cal.add_argument(
         "--min-kappa",
-        type=_fraction,
+        type=number_option(),
         metavar="Y",
         help=f"raise the kappa target (default {TARGET.kappa:g}; never lower)",
     )
     cal.add_argument("--format", choices=["text", "json"], default="text")
-    cal.set_defaults(handler=_cmd_calibrate)
+    cal.set_defaults(handler=run)
 
 
-def _cmd_calibrate(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..base.exits import unwind_on_signals
 
     unwind_on_signals()  # Ctrl-C and SIGTERM stop an embedded judge's server
-    return run_calibrate(args, sys.stdout, sys.stderr)
-
-
-def run_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """The command: its exit code, its report on `out`, progress and errors on `err`."""
-    try:
-        return _calibrate(args, out, err)
-    except OpsEvalError as exc:
-        print(f"error: {exc}", file=err)
-        return exc.code
+    return _calibrate(args, sys.stdout, sys.stderr)
 
 
 def _gate_says(report: CalibrationReport, project: CalibrationSet) -> tuple[bool, str]:

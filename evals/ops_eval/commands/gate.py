@@ -1,4 +1,4 @@
-"""`ops-eval gate`, `ops-eval gate override` and `ops-eval baseline pin|list`.
+"""`ops-eval gate`: is a run worse than its baseline, by more than noise?
 
     ops-eval gate [RUN] [--baseline RUN | --pinned NAME] [--allow-change KIND,...]
                   [--suite-threshold X] [--regression-threshold X] [--require-baseline]
@@ -6,7 +6,7 @@
 
 RUN is a run record's path or run id (default: the newest run). Every input is checked before
 anything is recorded; each decision is appended to the gate ledger (`gate/ledger.py`), which is
-what an override and the next baseline choice read.
+what an override (`gate_override`) and the next baseline choice read (`baseline`).
 
 Exit codes: 0 pass, improved or inconclusive (said loudly), or overridden; 1 regressed, below
 the suite threshold, a required case failed in any trial, a gating scorer's judge is not
@@ -20,13 +20,9 @@ import argparse
 import sys
 from typing import Any
 
-from ..base.exits import EXIT_OK, OpsEvalError
+from ..base.exits import OpsEvalError
+from ..base.inputs import number_option
 from ..deciding.gate.changes import BLOCKING, KINDS
-
-
-def _error(message: object, code: int) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return code
 
 
 def _allowed(raw: list[str] | None) -> list[str]:
@@ -167,7 +163,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
     return decision
 
 
-def _cmd_gate(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..deciding.gate.render import as_json, github_lines, text_lines
 
     try:
@@ -177,7 +173,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             from ..deciding.gate.render import workflow_message
 
             print(f"::error title=ops-eval gate::{workflow_message(str(exc))}")
-        return _error(exc, exc.code)
+        raise
     if decision.unrecorded:
         print(f"error: the decision was not recorded: {decision.unrecorded}", file=sys.stderr)
     if args.format == "json":
@@ -188,69 +184,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     return decision.exit_code
 
 
-def _cmd_override(args: argparse.Namespace) -> int:
-    from ..deciding.gate.overrides import record_override
-    from ..deciding.ledger.chain import default_ledger
-    from ..results.runs import load, resolve_run
-
-    try:
-        from ..base.settings import current
-
-        run = load(resolve_run(args.run, current().runs_dir), "run")
-        entry = record_override(default_ledger(), run.run_id, args.reason, args.by)
-    except OpsEvalError as exc:
-        return _error(exc, exc.code)
-    print(
-        f"overridden: run {entry.candidate} (recorded verdict {entry.verdict}, against baseline "
-        f"{entry.baseline or 'none'}) by {entry.by} at {entry.at}: {entry.reason}"
-    )
-    print("the recorded verdict stays in the ledger; `ops-eval gate` now reports it overridden")
-    return EXIT_OK
-
-
-def _cmd_pin(args: argparse.Namespace) -> int:
-    from ..deciding.gate.pins import pin
-    from ..deciding.ledger.chain import default_ledger
-
-    try:
-        entry = pin(default_ledger(), args.run, args.name, args.by)
-    except OpsEvalError as exc:
-        return _error(exc, exc.code)
-    print(f"pinned {entry.name}: run {entry.run} ({entry.path}, sha256 {entry.sha256[:12]})")
-    return EXIT_OK
-
-
-def _cmd_pins(args: argparse.Namespace) -> int:
-    from ..deciding.ledger.chain import default_ledger
-    from ..deciding.ledger.entries import PinEntry
-
-    try:
-        pins = [e for e in default_ledger().entries() if isinstance(e, PinEntry)]
-    except OpsEvalError as exc:
-        return _error(exc, exc.code)
-    latest = {p.name: p for p in pins}
-    if not latest:
-        print("no pinned baseline")
-    for p in latest.values():
-        by = f" by {p.by}" if p.by else ""
-        print(f"{p.name}: run {p.run} ({p.path}), pinned{by} at {p.at}")
-    return EXIT_OK
-
-
-def _fraction(raw: str) -> float:
-    import math
-
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a number") from None
-    if not (math.isfinite(value) and 0 <= value <= 1):
-        raise argparse.ArgumentTypeError(f"{raw} is not a fraction from 0 to 1")
-    return value
-
-
-def add_parsers(subparsers: Any) -> None:
-    """Add `gate`, `gate-override` (reached as `gate override`) and `baseline`."""
+def add_parser(subparsers: Any) -> None:
     gate = subparsers.add_parser(
         "gate", help="is a run worse than its baseline, by more than noise? (exit 1 if so)"
     )
@@ -266,11 +200,14 @@ def add_parsers(subparsers: Any) -> None:
         f"{', '.join(BLOCKING)})",
     )
     gate.add_argument(
-        "--suite-threshold", type=_fraction, metavar="X", help="raise the pass rate required"
+        "--suite-threshold",
+        type=number_option(fraction=True),
+        metavar="X",
+        help="raise the pass rate required",
     )
     gate.add_argument(
         "--regression-threshold",
-        type=_fraction,
+        type=number_option(fraction=True),
         metavar="X",
         help="lower the drop allowed (stricter only)",
     )
@@ -278,30 +215,4 @@ def add_parsers(subparsers: Any) -> None:
         "--require-baseline", action="store_true", help="exit 2 when no baseline is found"
     )
     gate.add_argument("--format", choices=["text", "json", "github"], default="text")
-    gate.set_defaults(handler=_cmd_gate)
-
-    override = subparsers.add_parser(
-        "gate-override",
-        prog="ops-eval gate override",
-        help="record who overrode a failed gate, and why (append-only)",
-    )
-    override.add_argument("run", help="run record path or run id")
-    override.add_argument("--reason", required=True, help="why (at least 10 characters)")
-    override.add_argument("--by", required=True, help="who decides")
-    override.set_defaults(handler=_cmd_override)
-
-    base = subparsers.add_parser("baseline", help="pin a run as a named baseline, or list pins")
-    sub = base.add_subparsers(dest="baseline_command", required=True)
-    pin = sub.add_parser("pin", help="pin RUN as the baseline NAME")
-    pin.add_argument("run", help="run record path or run id")
-    pin.add_argument("--name", required=True)
-    pin.add_argument("--by", help="who pins it")
-    pin.set_defaults(handler=_cmd_pin)
-    sub.add_parser("list", help="the pinned baselines").set_defaults(handler=_cmd_pins)
-
-
-def rewrite_argv(argv: list[str]) -> list[str]:
-    """`gate override ...` is parsed as the `gate-override` subcommand."""
-    if argv[:2] == ["gate", "override"]:
-        return ["gate-override", *argv[2:]]
-    return argv
+    gate.set_defaults(handler=run)

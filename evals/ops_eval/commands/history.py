@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..base.exits import EXIT_OK, OpsEvalError
+from ..base.exits import EXIT_OK
 from ..base.inputs import bad_input, output_file
 from ..outputs.history.formats import FORMATS, render
 from ..outputs.history.rows import history_rows, select
@@ -84,11 +84,7 @@ def run_history(
     output: str | None = None,
 ) -> int:
     """`export_history`, printed to stdout or written to `output`; the exit code."""
-    try:
-        text, count, out = export_history(eval_set, model, fmt, output)
-    except OpsEvalError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.code
+    text, count, out = export_history(eval_set, model, fmt, output)
     if out is None:
         sys.stdout.write(text)
     else:
@@ -96,7 +92,7 @@ def run_history(
     return EXIT_OK
 
 
-def _cmd_history(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     return run_history(args.set, args.model, args.format, args.output)
 
 
@@ -119,5 +115,5 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="default: the --output suffix if it is one of these, else csv",
     )
     history.add_argument("--output", metavar="PATH", help="write to this file (default: stdout)")
-    history.set_defaults(handler=_cmd_history)
+    history.set_defaults(handler=run)
     return history

@@ -94,19 +94,14 @@ def merge(
     return record, path
 
 
-def _cmd_merge(args: argparse.Namespace) -> int:
-    from ..base.exits import OpsEvalError
+def run(args: argparse.Namespace) -> int:
     from ..outputs.report import summary_lines
 
-    try:
-        record, path = merge(
-            args.runs,
-            Path(args.output) if args.output else None,
-            lambda line: print(line, file=sys.stderr),
-        )
-    except OpsEvalError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.code
+    record, path = merge(
+        args.runs,
+        Path(args.output) if args.output else None,
+        lambda line: print(line, file=sys.stderr),
+    )
     for line in summary_lines(record):
         print(line)
     print(f"run record: {path}")
@@ -121,5 +116,5 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("runs", nargs="+", metavar="RUN", help="shard record: path or run id")
     parser.add_argument("--output", metavar="PATH", help="merged record path (default: runs/...)")
-    parser.set_defaults(handler=_cmd_merge)
+    parser.set_defaults(handler=run)
     return parser

@@ -1,4 +1,4 @@
-"""`ops-eval mlflow` (`mise run eval:mlflow`) and `ops-eval mlflow-ui` (`mise run mlflow:ui`).
+"""`ops-eval mlflow` (`mise run eval:mlflow`); its UI is `ops-eval mlflow-ui` (`mlflow_ui`).
 
 Live, every case x repeat of the eval set is played on the chosen model as one MLflow row, and
 the run record `ops-eval run` would write is written too, so one model run feeds the gate, the
@@ -28,7 +28,7 @@ from ..outputs.tracking.store import check_store, ensure_mlflow, evaluate_or_exi
 LIVE_OPTIONS = ("set", "cases", "repeats", "concurrency", "model", "output", "timeout")
 
 
-def add_parsers(sub: Any) -> None:
+def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "mlflow",
         help="MLflow GenAI evaluation: every conversation with the deterministic scorers, "
@@ -43,32 +43,21 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
     p.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
     p.add_argument("--timeout", type=float, default=None, help="seconds per conversation")
-    p.set_defaults(handler=main)
-
-    ui = sub.add_parser("mlflow-ui", help="the MLflow UI over the local SQLite store")
-    ui.add_argument("--port", type=int, default=5000)
-    ui.set_defaults(handler=_ui)
+    p.set_defaults(handler=run)
 
 
-def _error(message: object, code: int) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return code
-
-
-def main(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..base.exits import unwind_on_signals
 
     unwind_on_signals()
     try:
         return run_mlflow(args)
-    except OpsEvalError as exc:
-        return _error(exc, exc.code)
     except KeyboardInterrupt:
-        return _error(
+        raise OpsEvalError(
+            EXIT_INFRA,
             "interrupted before the end; any MLflow run and logged model it had started are "
             "marked FAILED, and no run record was written",
-            EXIT_INFRA,
-        )
+        ) from None
 
 
 def _say(err: TextIO) -> Callable[[str], None]:
@@ -301,9 +290,3 @@ def _live(
     print(f"run record: {path} (its own trajectory gate {gate}; `mise run eval:gate` compares "
           "it with its baseline)", file=out)  # fmt: skip
     return _exit_code(evaluation, play.book.trials())
-
-
-def _ui(args: argparse.Namespace) -> int:
-    from ..outputs.tracking.ui import ui_main
-
-    return ui_main(args)

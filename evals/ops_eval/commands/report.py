@@ -4,9 +4,28 @@ leaves no half-written report."""
 
 from __future__ import annotations
 
+import argparse
+import sys
 from pathlib import Path
+from typing import Any
 
+from ..base.exits import EXIT_OK
 from ..base.inputs import bad_input, output_file
+
+
+def add_parser(subparsers: Any) -> None:
+    rep = subparsers.add_parser("report", help="Markdown and HTML report of a run record")
+    rep.add_argument("run", nargs="?", help="run record (default: the latest under runs/)")
+    rep.add_argument("--markdown", metavar="PATH", help="default: beside the record, .md")
+    rep.add_argument("--html", metavar="PATH", help="default: beside the record, .html")
+    rep.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    text, md_path, html_path = write_reports(args.run, args.markdown, args.html)
+    print(text)
+    print(f"markdown: {md_path}\nhtml: {html_path}", file=sys.stderr)
+    return EXIT_OK
 
 
 def write_reports(

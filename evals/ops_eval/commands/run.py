@@ -11,6 +11,7 @@ away, and no reader takes it for a complete run.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import time
@@ -38,6 +39,54 @@ from ..running.options import (
 from ..running.record import build_record
 from ..running.trials import in_plan_order, play_trials
 from ..validation.plan import load_plan
+
+
+def add_parser(subparsers: Any) -> None:
+    run = subparsers.add_parser("run", help="live trajectory eval against a model")
+    run.add_argument("--set", help="eval set file (default: evals/ops.evalset.json)")
+    run.add_argument("--cases", help="comma-separated eval ids (default: all)")
+    run.add_argument("--repeats", type=int, default=1, help="trials per case (pass^k)")
+    run.add_argument("--concurrency", type=int, default=1, help="trials in parallel")
+    run.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    run.add_argument("--record", metavar="FILE", help="record every model request/response")
+    run.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
+    run.add_argument("--timeout", type=float, default=600.0, help="seconds per trial")
+    run.add_argument(
+        "--verbose", action="store_true", help="full tracebacks of model errors (default: one line)"
+    )
+    run.add_argument(
+        "--shard", metavar="I/N", help="run only shard I of N of the case x repeat trials"
+    )
+    run.add_argument(
+        "--run-group",
+        metavar="NAME",
+        help="with --shard: a name every shard of one run is given (in CI, the workflow run's "
+        "id); merge refuses shards of different groups",
+    )
+    run.set_defaults(handler=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from ..base.exits import unwind_on_signals
+    from ..base.inputs import id_list, parse_run_group, parse_shard
+
+    unwind_on_signals()
+    options = RunOptions(
+        shard=parse_shard("--shard", args.shard) if args.shard is not None else None,
+        run_group=parse_run_group(args.run_group, args.shard),
+        cases=id_list("--cases", args.cases),
+        repeats=args.repeats,
+        concurrency=args.concurrency,
+        model=args.model,
+        record=Path(args.record) if args.record else None,
+        output=Path(args.output) if args.output else None,
+        timeout_s=args.timeout,
+        verbose=args.verbose,
+    )
+    if args.set:
+        options.set_path = Path(args.set)
+    code, _, _ = execute(options)
+    return code
 
 
 def execute(

@@ -10,9 +10,9 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ops_copilot.actions import note_problem
 from ops_copilot.registry import ToolSpec
 from ops_copilot.seed import ENTITY_KINDS, EntityKind, closest, normalise
-from ops_copilot.actions import note_problem
 
 from ..core.agents import AGENTS
 from ..core.calls import ToolCall

@@ -1,0 +1,47 @@
+"""`ops-eval gate override RUN --reason WHY --by WHO` (the subcommand `gate-override`): who
+accepted a failed gate verdict, and why, appended to the gate ledger. The recorded verdict stays;
+`ops-eval gate` then reports it overridden. Exit 2 for a run with no failed verdict to override,
+a reason or name that does not clear the bar, or a ledger that does not verify.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..base.exits import EXIT_OK
+
+
+def add_parser(subparsers: Any) -> None:
+    override = subparsers.add_parser(
+        "gate-override",
+        prog="ops-eval gate override",
+        help="record who overrode a failed gate, and why (append-only)",
+    )
+    override.add_argument("run", help="run record path or run id")
+    override.add_argument("--reason", required=True, help="why (at least 10 characters)")
+    override.add_argument("--by", required=True, help="who decides")
+    override.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..base.settings import current
+    from ..deciding.gate.overrides import record_override
+    from ..deciding.ledger.chain import default_ledger
+    from ..results.runs import load, resolve_run
+
+    record = load(resolve_run(args.run, current().runs_dir), "run")
+    entry = record_override(default_ledger(), record.run_id, args.reason, args.by)
+    print(
+        f"overridden: run {entry.candidate} (recorded verdict {entry.verdict}, against baseline "
+        f"{entry.baseline or 'none'}) by {entry.by} at {entry.at}: {entry.reason}"
+    )
+    print("the recorded verdict stays in the ledger; `ops-eval gate` now reports it overridden")
+    return EXIT_OK
+
+
+def rewrite_argv(argv: list[str]) -> list[str]:
+    """`gate override ...` is parsed as the `gate-override` subcommand."""
+    if argv[:2] == ["gate", "override"]:
+        return ["gate-override", *argv[2:]]
+    return argv

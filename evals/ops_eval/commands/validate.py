@@ -1,0 +1,46 @@
+"""`ops-eval validate [PATH...] [--format text|github]`: every eval case agrees with ADK's
+schema, the agent's tools, the seed and the project's policies (`validation.validator`).
+
+Exit codes: 0 every set agrees; 1 problems; 2 malformed input or a seed that does not load;
+3 ADK's own schema check could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..base.exits import EXIT_INFRA, OpsEvalError
+
+
+def add_parser(subparsers: Any) -> None:
+    val = subparsers.add_parser(
+        "validate", help="prove every eval case agrees with ADK, the tools, the seed and policy"
+    )
+    val.add_argument("paths", nargs="*", help="eval set files or folders (default: evals/)")
+    val.add_argument("--format", choices=["text", "github"], default="text")
+    val.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..validation.adk import AdkCheckError
+    from ..validation.validator import render, render_warnings, validate
+
+    try:
+        report = validate(args.paths)
+    except AdkCheckError as exc:
+        raise OpsEvalError(EXIT_INFRA, str(exc)) from None
+    for line in render_warnings(report, args.format):
+        print(line, file=sys.stderr)
+    for line in render(report, args.format):
+        print(line)
+    if report.problems:
+        kind = "malformed input" if report.malformed else "problems"
+        print(
+            f"{len(report.problems)} {kind} in {report.files} eval set(s), {report.cases} cases",
+            file=sys.stderr,
+        )
+    else:
+        print(f"ok: {report.files} eval set(s), {report.cases} cases agree with the seed")
+    return report.exit_code

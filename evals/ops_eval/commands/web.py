@@ -1,0 +1,27 @@
+"""`ops-eval web`: the ADK dev UI over both agents, eval sets included -- ADK's own `adk web`,
+with the model chosen exactly as for a live eval (`playing.interactive`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    web = subparsers.add_parser("web", help="the ADK dev UI over both agents (adk web)")
+    web.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    web.add_argument("--host", default="127.0.0.1")
+    web.add_argument("--port", type=int, default=8000)
+    web.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..base.exits import unwind_on_signals
+    from ..base.inputs import tcp_port
+    from ..playing.interactive import launch
+
+    unwind_on_signals()
+    extra = ["--host", args.host, "--port", str(tcp_port("--port", args.port))]
+    say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    return launch("web", args.model, extra, say=say)

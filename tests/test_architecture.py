@@ -1,0 +1,118 @@
+"""`tools/architecture.py`, the check `mise run lint` runs: the repository as it is passes, and a
+tree that breaks each rule -- a cycle (type-only imports too), an import up a layer, a module too
+long, a package in no layer, an agent that imports the harness -- fails, naming what broke."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import REPO
+
+CHECK = REPO / "tools" / "architecture.py"
+
+
+def check(repo: Path) -> tuple[int, str]:
+    proc = subprocess.run(
+        [sys.executable, str(CHECK), str(repo)], capture_output=True, text=True, timeout=60
+    )
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A repository with `evals/ops_eval` and `agents/` holding `files` (path -> source)."""
+    base = {
+        "evals/ops_eval/__init__.py": "",
+        "evals/ops_eval/base/__init__.py": "",
+        "evals/ops_eval/core/__init__.py": "",
+        "evals/ops_eval/results/__init__.py": "",
+        "agents/ops_copilot/__init__.py": "",
+    }
+    for name, text in {**base, **files}.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+def test_the_repository_keeps_its_layers():
+    code, out = check(REPO)
+    assert code == 0, out
+    assert "no cycle, no import up a layer" in out
+
+
+def test_a_clean_tree_passes(tmp_path):
+    repo = tree(
+        tmp_path,
+        {
+            "evals/ops_eval/base/exits.py": "X = 1\n",
+            "evals/ops_eval/core/calls.py": "from ..base.exits import X\n",
+            "evals/ops_eval/results/records.py": "from ops_eval.core import calls\n",
+        },
+    )
+    assert check(repo)[0] == 0
+
+
+def test_a_cycle_of_type_only_imports_fails(tmp_path):
+    repo = tree(
+        tmp_path,
+        {
+            "evals/ops_eval/core/calls.py": (
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .evalset import C\n"
+            ),
+            "evals/ops_eval/core/evalset.py": "def f():\n    from .calls import D\n",
+        },
+    )
+    code, out = check(repo)
+    assert code == 1
+    assert "import cycle: ops_eval.core.calls -> ops_eval.core.evalset" in out
+
+
+def test_an_import_up_a_layer_fails_even_inside_a_function(tmp_path):
+    repo = tree(
+        tmp_path,
+        {
+            "evals/ops_eval/results/records.py": "X = 1\n",
+            "evals/ops_eval/core/calls.py": "def f():\n    from ..results.records import X\n",
+        },
+    )
+    code, out = check(repo)
+    assert code == 1
+    assert "ops_eval.core.calls imports ops_eval.results.records: up from layer 'core'" in out
+
+
+def test_a_module_importing_the_package_root_imports_up(tmp_path):
+    repo = tree(tmp_path, {"evals/ops_eval/core/calls.py": "from .. import anything\n"})
+    code, out = check(repo)
+    assert code == 1 and "imports ops_eval: up from layer 'core'" in out
+
+
+@pytest.mark.parametrize("where", ["evals/ops_eval/core/long.py", "agents/ops_copilot/long.py"])
+def test_a_module_over_350_lines_fails(tmp_path, where):
+    repo = tree(tmp_path, {where: "x = 1\n" * 351})
+    code, out = check(repo)
+    assert code == 1 and f"{where}: 351 lines (at most 350)" in out
+    assert check(tree(tmp_path, {where: "x = 1\n" * 350}))[0] == 0
+
+
+def test_a_package_in_no_layer_fails(tmp_path):
+    repo = tree(tmp_path, {"evals/ops_eval/misc.py": "X = 1\n"})
+    code, out = check(repo)
+    assert code == 1 and "ops_eval.misc: not in a declared layer" in out
+
+
+def test_an_agent_that_imports_the_harness_fails(tmp_path):
+    repo = tree(
+        tmp_path,
+        {
+            "agents/ops_copilot/tools.py": '"""Never `from ops_eval import x` in prose."""\n',
+            "agents/ops_copilot/agent.py": "def f():\n    import ops_eval.core.calls\n",
+        },
+    )
+    code, out = check(repo)
+    assert code == 1
+    assert "ops_copilot.agent imports the harness (ops_eval)" in out
+    assert "ops_copilot.tools" not in out  # a docstring is not an import
