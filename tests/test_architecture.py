@@ -1,6 +1,7 @@
 """`tools/architecture.py`, the check `mise run lint` runs: the repository as it is passes, and a
 tree that breaks each rule -- a cycle (type-only imports too), an import up a layer, a module too
-long, a package in no layer, an agent that imports the harness -- fails, naming what broke."""
+long, a package in no layer or silent on what it may import, an agent that imports the harness
+-- fails, naming what broke."""
 
 from __future__ import annotations
 
@@ -24,11 +25,12 @@ def check(repo: Path) -> tuple[int, str]:
 
 def tree(tmp_path: Path, files: dict[str, str]) -> Path:
     """A repository with `evals/ops_eval` and `agents/` holding `files` (path -> source)."""
+    said = '"""Holds things.\n\nMay import: below.\n"""\n'
     base = {
         "evals/ops_eval/__init__.py": "",
-        "evals/ops_eval/base/__init__.py": "",
-        "evals/ops_eval/core/__init__.py": "",
-        "evals/ops_eval/results/__init__.py": "",
+        "evals/ops_eval/base/__init__.py": said,
+        "evals/ops_eval/core/__init__.py": said,
+        "evals/ops_eval/results/__init__.py": said,
         "agents/ops_copilot/__init__.py": "",
     }
     for name, text in {**base, **files}.items():
@@ -102,6 +104,12 @@ def test_a_package_in_no_layer_fails(tmp_path):
     repo = tree(tmp_path, {"evals/ops_eval/misc.py": "X = 1\n"})
     code, out = check(repo)
     assert code == 1 and "ops_eval.misc: not in a declared layer" in out
+
+
+def test_a_sub_package_that_does_not_say_what_it_may_import_fails(tmp_path):
+    repo = tree(tmp_path, {"evals/ops_eval/core/claims/__init__.py": '"""Claims."""\n'})
+    code, out = check(repo)
+    assert code == 1 and "ops_eval.core.claims: its docstring says what it holds, not" in out
 
 
 def test_an_agent_that_imports_the_harness_fails(tmp_path):

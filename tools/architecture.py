@@ -1,5 +1,6 @@
 """The code's shape, held by `mise run lint`: the harness's layers, no import cycles, no module
-too long to read at once, and an agent package that never imports the harness.
+too long to read at once, every sub-package saying what it holds and what it may import
+("May import:" in its docstring), and an agent package that never imports the harness.
 
 The layers of `ops_eval`, bottom to top, are declared once here (`LAYERS`); docs/architecture.md
 draws them. A module may import its own layer and the layers below it, never one above. Imports
@@ -155,6 +156,11 @@ def problems(repo: Path, harness: Tree, agents: list[Tree]) -> list[str]:
                     f"{LAYERS[layer_of(harness, module)]!r} to a higher one"
                 )
     out += [f"import cycle: {' -> '.join(c)}" for c in cycles(graph)]
+    for module, path in sorted(harness.modules.items()):
+        if path.name == "__init__.py" and module != harness.name:
+            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+            if "May import:" not in doc:
+                out.append(f"{module}: its docstring says what it holds, not what it may import")
     for agent in agents:
         agent_graph = {m: agent.imports(m) for m in agent.modules}
         out += [f"import cycle: {' -> '.join(c)}" for c in cycles(agent_graph)]

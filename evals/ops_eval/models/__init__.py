@@ -1,4 +1,10 @@
-"""Model selection for live runs, and the embedded llama.cpp model for a machine with none."""
+"""Models: selection for live runs (`choice`, `selection`), the embedded llama.cpp server and
+GGUF files (`embedded`, `gguf`, `llama_server`, `local_deps`, `opening_call`), several servers
+behind one router (`router`, `router_file`), the LLM judge's client (`judge`), and the scripted
+stand-ins the product plays with -- the red team's attackers, record and replay (`stand_ins`).
+
+May import: `base`, `core`.
+"""
 
 from .choice import ModelChoice, ModelUnavailable
 from .selection import choose_model

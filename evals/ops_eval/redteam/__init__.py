@@ -1,6 +1,9 @@
 """The red team: an attack corpus planted into seed copies (`corpus`, `reading`, `planting`), a
 deterministic suite with scripted attackers (`suite`, judged by `checks`, `answers`, `reach`,
-reported by `results` and `summary`), and the same attacks against a real model (`live`)."""
+reported by `results` and `summary`), and the same attacks against a real model (`live`).
+
+May import: every layer below `commands`; the command is `commands.redteam`.
+"""
 
 from __future__ import annotations
 

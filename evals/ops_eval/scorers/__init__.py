@@ -6,6 +6,8 @@ fails every gating scorer that applies to its case (the others, and its report s
 judge was asked), a scorer whose needs the trial view lacks is `n/a`, and a scorer that crashes
 makes the trial an error rather than a verdict. Calls are scored as their tools take them
 (`matching.canonical_trial`).
+
+May import: `base`, `core`, `models` (the judge), `playing` (faults, the direct tool calls).
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ tests in tests/scorers/test_facts.py say what it reads.
 
 The vocabulary -- statuses, severities, services, teams, runbooks, skills, the deliberate
 negatives -- comes from the seed's schema and records, not from a word list of our own.
+
+May import: `base` and the rest of `core`.
 """
 
 from .judging import Judgement, judge

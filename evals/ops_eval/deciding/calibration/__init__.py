@@ -12,6 +12,7 @@ the set's header), so its verdicts are trusted only as far as they were measured
 - `render`: text and JSON.
 
 The command, `ops-eval calibrate`, is `commands.calibrate`.
+May import: the layers below `deciding`, and `deciding.ledger` (the report log's chain).
 """
 
 from __future__ import annotations

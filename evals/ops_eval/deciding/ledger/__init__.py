@@ -1,1 +1,7 @@
-"""TODO package docstring."""
+"""The append-only, hash-chained log of decisions (`chain`), what its lines hold -- a gate
+verdict, a pin, an override -- and the rules between them (`entries`), and the HMAC signature a
+line carries when OPS_LEDGER_KEY is set (`signing`). The gate ledger and the calibration report
+log are both kept this way.
+
+May import: `base` (and nothing else of the deciding layer: the gate and calibration import it).
+"""

@@ -4,11 +4,14 @@
 - `prompts`: the instructions, the untrusted-data fence, and each prompt's derived version;
 - `client`: one configured judge -- cache, budget, the call, the schema-constrained reply;
 - `cache`: verdicts by (judge pin, prompt version, content); errors are never cached;
-- `budget`: the token budget the gate's policy declares; a call that could exceed it is not made;
+- `budget`: a token budget (the gate policy's, read by `validation.gate_config.gate_budget`); a
+  call that could exceed it is not made;
 - `setup`: which judge OPS_JUDGE_* name (none, a LiteLLM model, or the embedded server).
 
 A judge's reply is a verdict only when it validates; anything else is a `JudgeError`, never a
 pass and never a fail. `ask_judge` is the MLflow judge's one call (no cache, no budget).
+
+May import: `base`, `core`, and the rest of `models` (the embedded server for a local judge).
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
-"""Deterministic stand-ins for a model: scripted, oracle, saboteur, obedient attacker, record
-and replay, and a chooser that hands the harness one of them. Test infrastructure, never a
-product model.
+"""Deterministic stand-ins for a model: scripted, oracle, saboteur, the red team's obedient and
+cautious attackers, record (`--record`) and replay (`--model replay:FILE`), and a chooser that
+hands the harness one of them. The red team and replay are product features built on them; none
+is a model the agent is evaluated as.
 
 Each name loads its module on first use: a run replaying a recording needs `ReplayLlm` only,
 not the attackers (whose spotlighting tables take a while to build).
+
+May import: `base`, `core`, and the rest of `models`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """Reports of a run record: the terminal summary, Markdown (fit for $GITHUB_STEP_SUMMARY) and one
 self-contained HTML file with aligned trajectories and a pass-rate chart with error bars. The
-Markdown and HTML come from the jinja2 templates beside this module."""
+Markdown and HTML come from the jinja2 templates beside this module.
+
+May import: the layers below `outputs`.
+"""
 
 from __future__ import annotations
 

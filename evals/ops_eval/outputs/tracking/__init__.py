@@ -7,6 +7,8 @@ Modules: `config` (store, experiment, judge trio; no MLflow), `rows` (rows and o
 MLflow), `scorers` (the wrappers and the judge), `live` (playing an eval set for MLflow and
 writing its run record), `replay` (the conversations' event loop; a recorded run's spans drawn
 or replayed), `lineage` (prompts, logged model), `evaluation` (the one `mlflow.genai.evaluate`
-call and its verdict), `command` (the CLI). MLflow is imported only inside functions, when a
-command runs.
+call and its verdict). The commands are `commands.mlflow` and `commands.mlflow_ui`. MLflow is
+imported only inside functions, when a command runs.
+
+May import: the layers below `outputs` (`running` for a live MLflow run).
 """
