@@ -14,9 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic_core import PydanticCustomError
+
+from ..base.strict import Strict
 
 # A code fence, with its language when one ends the line (```` ```INC-002``` ```` is no fence
 # language: it is the answer, fenced inline).
@@ -68,11 +70,11 @@ def in_order(
     return all(any(same(e, a) for a in it) for e in expected)
 
 
-class InjectedFault(BaseModel):
+class InjectedFault(Strict):
     """A tool call the harness made fail (a case's `contracts.faults`): kept in the record so a
     report can tell an injected failure from a real one -- the model saw only the result."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(allow_inf_nan=False)
 
     tool: str
     kind: str
@@ -83,10 +85,10 @@ class InjectedFault(BaseModel):
         return f"fault injected: {self.tool} {self.kind} ({self.when})"
 
 
-class Turn(BaseModel):
+class Turn(Strict):
     """One user turn as played (and as a run record stores it)."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(allow_inf_nan=False)
 
     index: int
     prompt: str

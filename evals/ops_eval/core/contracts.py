@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     ValidationError,
@@ -37,11 +36,13 @@ from pydantic import (
 
 from ops_copilot.textfiles import resolved
 
+from ..base.strict import Strict
+
 CONTRACTS_FILE = "contracts.yaml"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Strict(Strict):
+    model_config = ConfigDict(frozen=True)
 
 
 class Exact(_Strict):

@@ -19,11 +19,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from ops_copilot.approval import Approval
 from ops_copilot.textfiles import TextFileError, read_text
 
+from ..base.strict import Strict
 from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
 from .contracts import Contracts, FileError, SetContracts, read_set_contracts
@@ -35,10 +36,8 @@ Category = Literal["happy", "negative", "adversarial", "approval", "memory", "re
 Split = Literal["tuning", "holdout"]
 
 
-class ApprovalDecision(BaseModel):
+class ApprovalDecision(Strict):
     """How a runner answers this case's confirmation pauses: approve (with a rationale) or deny."""
-
-    model_config = ConfigDict(extra="forbid")
 
     decision: Literal["approve", "deny"]
     rationale: str | None = None
@@ -66,10 +65,8 @@ class ApprovalDecision(BaseModel):
         return out
 
 
-class CaseMeta(BaseModel):
+class CaseMeta(Strict):
     """The `meta` object of an eval case."""
-
-    model_config = ConfigDict(extra="forbid")
 
     category: Category
     split: Split = "tuning"

@@ -4,15 +4,13 @@ held by the plan, used by the `facts` scorer to tell an absence from a miss."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
 from ops_copilot.seed import EntityKind, normalise
 
+from ..base.strict import Strict
 
-class Negatives(BaseModel):
+
+class Negatives(Strict):
     """evals/negatives.yaml: ids per entity kind that must not exist in the seed."""
-
-    model_config = ConfigDict(extra="forbid")
 
     incident: list[str] = []
     service: list[str] = []

@@ -30,8 +30,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from ..base.strict import Strict
 from .answer_numbers import Number, parse_range, pointer_tokens
 
 _SHOWN = 60  # characters of a declared text shown in a detail
@@ -45,11 +46,11 @@ def _short(text: str) -> str:
     return repr(_clip(text))
 
 
-class _Check(BaseModel):
+class _Check(Strict):
     """What every check has. Strict: `"ignore_case": "yes"` is a mistake to report, not a
     truthy string to accept."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(frozen=True, strict=True)
 
     turn: int | None = Field(default=None, ge=1)
     """The 1-based turn whose answer is checked; None: the case's last turn."""

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from ops_copilot.model import PROVIDER_PREFIX, ModelConfigError
 
 from ..base.exits import one_line
+from ..base.strict import Strict
 from .choice import public_url
 
 ENV_PREFIX = "os.environ/"  # LiteLLM's way of naming a key held in an environment variable
@@ -26,9 +27,9 @@ DEFAULT_COOLDOWN_S = 5.0
 Text = Annotated[str, StringConstraints(min_length=1)]
 
 
-class _Strict(BaseModel):
+class _Strict(Strict):
     # strict: YAML's own types, no "3" read as a number, no `yes` as a count
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(strict=True)
 
 
 class LitellmParams(_Strict):

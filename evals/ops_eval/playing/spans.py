@@ -21,9 +21,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..base.exits import first_error
+from ..base.strict import Strict
 
 SUFFIX = ".spans.jsonl"
 CONTENT_SCHEMA = "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN"
@@ -195,10 +196,8 @@ def trial_span(case_id: str, repeat: int) -> Iterator[None]:
         yield
 
 
-class KeptSpan(BaseModel):
+class KeptSpan(Strict):
     """One span as the spans file keeps it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str
     span_id: str
@@ -209,9 +208,7 @@ class KeptSpan(BaseModel):
     attributes: dict[str, Any]
 
 
-class KeptTrial(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class KeptTrial(Strict):
     case_id: str
     repeat: int
     spans: list[KeptSpan]

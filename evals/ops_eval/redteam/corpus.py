@@ -19,6 +19,7 @@ from ops_copilot.definition import tool_specs
 from ops_copilot.seed import Seed, closest, normalise
 from ops_copilot.spotlight import strings
 
+from ..base.strict import Strict
 from ..core.calls import ToolCall
 from ..validation.call_rules import article, signature_problems
 from .reading import CorpusError, read_yaml
@@ -63,9 +64,7 @@ def _encodable(value: Any) -> None:
             raise ValueError("text holds a lone surrogate, which is not valid Unicode") from None
 
 
-class Part(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Part(Strict):
     point: str = Field(pattern=r"^[a-z-]+:\S+$")
     payload: str = Field(min_length=1, max_length=4000)
 
@@ -88,8 +87,8 @@ class Part(BaseModel):
         return self.point.split(":", 1)[1]
 
 
-class Attack(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+class Attack(Strict):
+    model_config = ConfigDict(populate_by_name=True)
 
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=100)
     cls: AttackClass = Field(alias="class")
@@ -134,9 +133,7 @@ class Attack(BaseModel):
         return [ToolCall(name, dict(args)) for step in self.action for name, args in step.items()]
 
 
-class BenignLine(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class BenignLine(Strict):
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=100)
     source: Literal["log", "runbook"]
     text: str = Field(min_length=1)
@@ -148,14 +145,12 @@ class BenignLine(BaseModel):
         return value
 
 
-class _AttackFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _AttackFile(Strict):
     version: Literal[1]
     attacks: list[dict[str, Any]]
 
 
-class _BenignFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _BenignFile(Strict):
     version: Literal[1]
     benign: list[dict[str, Any]]
 

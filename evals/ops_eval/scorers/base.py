@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import ConfigDict, model_validator
+
+from ..base.strict import Strict
 
 if TYPE_CHECKING:
     from ..core.evalset import Case
@@ -40,11 +42,11 @@ Need = Literal["turns", "events", "state"]
 Gate = Literal["all", "mean", "report"]
 
 
-class Score(BaseModel):
+class Score(Strict):
     """One scorer's verdict on one trial. `n/a` and `skipped` are left out of every
     denominator; `error` counts as not passing. `error` and `skipped` must say why."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(allow_inf_nan=False)
 
     outcome: Outcome
     detail: str = ""

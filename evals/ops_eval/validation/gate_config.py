@@ -13,9 +13,10 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from ..base.inputs import bad_input
+from ..base.strict import Strict
 
 if TYPE_CHECKING:
     from ..models.judge.budget import Budget
@@ -29,8 +30,8 @@ class GateConfigError(ValueError):
     """The gate file cannot be read or does not validate; the message names the file and field."""
 
 
-class GateConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+class GateConfig(Strict):
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     suite_threshold: Fraction
     """The candidate's pass rate (trials with a verdict) must reach this."""

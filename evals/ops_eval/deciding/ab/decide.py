@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from ...base.strict import Strict
 from ...models.judge import Judge, JudgeError
 from ...models.judge.verdicts import Preference
 from ..gate.outcomes import trial_verdict
@@ -27,10 +26,8 @@ Outcome = Literal["a", "b", "tie", "inconsistent", "no_verdict"]
 Why = Literal["trial_error", "judge_error", "not_comparable", "no_gating_verdict"]
 
 
-class PairResult(BaseModel):
+class PairResult(Strict):
     """One pair's outcome, with what decided it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     case_id: str
     repeat: int

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, computed_field
+from pydantic import computed_field
 
 from ...base.exits import EXIT_INFRA, EXIT_OK, one_line
 from ...base.stats import Rate
+from ...base.strict import Strict
 from ...models.judge import JudgeUse
 from .decide import PairResult
 
@@ -23,18 +24,14 @@ SHOWN_LEFT_OUT = 8
 RATIONALE_SHOWN = 140
 
 
-class Side(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Side(Strict):
     run_id: str
     path: str
     model: str
 
 
-class ABReport(BaseModel):
+class ABReport(Strict):
     """What `ops-eval ab` compared, how, and what came of it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     a: Side
     b: Side

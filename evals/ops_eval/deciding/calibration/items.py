@@ -17,9 +17,10 @@ import hashlib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
 from ...base.exits import EXIT_BAD_INPUT, OpsEvalError, first_error, one_line
+from ...base.strict import Strict
 
 SET_FILE = "set.yaml"
 MIN_ITEMS = 40
@@ -38,10 +39,10 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 ItemId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,79}$")]
 
 
-class CalibrationItem(BaseModel):
+class CalibrationItem(Strict):
     """One labelled answer."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(frozen=True, strict=True)
 
     id: ItemId
     kind: Kind
@@ -68,10 +69,10 @@ class CalibrationItem(BaseModel):
         return len(self.answer)
 
 
-class CalibrationSet(BaseModel):
+class CalibrationSet(Strict):
     """The file as read, with where it came from and its sha256 (what a report is tied to)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(frozen=True)
 
     path: Path
     sha256: str

@@ -24,9 +24,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from ...base.stats import Rate, StatsError, cohen_kappa
+from ...base.strict import Strict
 from .target import Target
 
 _EPSILON = 1e-9
@@ -43,10 +44,10 @@ class Graded:
     length: int
 
 
-class Metrics(BaseModel):
+class Metrics(Strict):
     """The figures of one calibration. tp/fn/fp/tn are over the items with a verdict."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(frozen=True)
 
     items: int
     errors: int

@@ -34,8 +34,9 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import ConfigDict, Field, TypeAdapter, model_validator
 
+from ...base.strict import Strict
 from ...models.judge.client import JudgeUse
 from ..ledger.chain import Ledger
 from .items import CalibrationSet, Label, default_set_path, load_set
@@ -50,10 +51,10 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class ItemOutcome(BaseModel):
+class ItemOutcome(Strict):
     """What the judge said of one item: a verdict, or the error that left it without one."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(frozen=True)
 
     id: str
     label: Label
@@ -84,8 +85,8 @@ class ItemOutcome(BaseModel):
         return self.verdict == self.label
 
 
-class TargetUsed(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class TargetUsed(Strict):
+    model_config = ConfigDict(frozen=True)
 
     agreement: float = Field(ge=0, le=1)
     kappa: float = Field(ge=-1, le=1)
@@ -95,10 +96,10 @@ class TargetUsed(BaseModel):
         return Target(agreement=self.agreement, kappa=self.kappa)
 
 
-class CalibrationReport(BaseModel):
+class CalibrationReport(Strict):
     """One calibration of one judge (pin) with one prompt version over one set."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(frozen=True)
 
     kind: Literal["calibration"] = "calibration"
     at: str = Field(default_factory=utc_now)

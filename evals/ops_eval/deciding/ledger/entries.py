@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from typing import Annotated, Literal, TypeVar
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -28,6 +27,8 @@ from ops_copilot.approval import (
     visible_chars,
 )
 
+from ...base.strict import Strict
+
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Verdict = Literal["regressed", "inconclusive_noise", "improved", "pass"]
 """A comparison's verdict (`compare.decide`)."""
@@ -42,8 +43,8 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Entry(Strict):
+    model_config = ConfigDict(frozen=True)
 
     at: str = Field(default_factory=utc_now)
 

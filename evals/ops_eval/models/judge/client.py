@@ -17,9 +17,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from ...base.exits import describe
+from ...base.strict import Strict
 from .budget import Budget, BudgetBlocked, call_bound
 from .cache import VerdictCache, cache_key
 from .prompts import CONVERSATIONS, GRADING, PAIRING, Prompt
@@ -67,10 +68,8 @@ class Asked:
     tokens: int
 
 
-class JudgeUse(BaseModel):
+class JudgeUse(Strict):
     """What a command's judge did, as its record keeps it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     pin: str
     prompt_versions: dict[str, str]

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+from pydantic import ConfigDict, StringConstraints, ValidationError
 
 from ...base.exits import first_error, one_line
+from ...base.strict import Strict
 
 ANALYSIS_MAX = 600
 """Characters of analysis: enough to weigh each claim, and a bound a grammar-constrained small
@@ -40,28 +41,28 @@ class JudgeUnreachable(JudgeError):
     evidence about the judge's judgement."""
 
 
-class Verdict(BaseModel):
+class Verdict(Strict):
     """What is kept of a grading reply."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True)
 
     passed: bool
     rationale: Rationale
 
 
-class Preference(BaseModel):
+class Preference(Strict):
     """What is kept of a pairwise reply: which of the two, as shown, is better, or a tie."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True)
 
     preferred: Literal["first", "second", "tie"]
     rationale: Rationale
 
 
-class JudgeVerdict(BaseModel):
+class JudgeVerdict(Strict):
     """A grading reply: the analysis first, then the verdict and its reason."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(strict=True)
 
     KEPT: ClassVar[type[Verdict]] = Verdict
 
@@ -73,10 +74,10 @@ class JudgeVerdict(BaseModel):
         return Verdict(passed=self.passed, rationale=self.rationale)
 
 
-class PairVerdict(BaseModel):
+class PairVerdict(Strict):
     """A pairwise reply: the analysis first, then which response is better."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(strict=True)
 
     KEPT: ClassVar[type[Preference]] = Preference
 
