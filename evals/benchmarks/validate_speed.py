@@ -22,8 +22,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 OPS_EVAL = Path(sys.executable).with_name("ops-eval")
-TARGET_REPO_S, TARGET_LARGE_S = 1.5, 5.0
-WARM_SHARE = 0.5  # a warm run skips ADK's import and parse: at least twice as fast as cold
+# (cold, warm) seconds, medians. The repository's sets: a newcomer's `mise run eval:validate`.
+TARGET_REPO_S = (1.0, 0.3)
+# 10,000 generated cases: cold within 5 s; a warm run skips ADK's import and parse, so it takes
+# at most half the time of the lesser of cold and that target.
+TARGET_LARGE_S = (5.0, None)
+WARM_SHARE = 0.5
 
 
 def timed(args: list[str], cache: Path, cwd: Path) -> float:
@@ -38,23 +42,26 @@ def timed(args: list[str], cache: Path, cwd: Path) -> float:
     return elapsed
 
 
-def measure(label: str, args: list[str], cwd: Path, runs: int, target: float) -> bool:
-    """Print the figures; True when the cold median is within `target` seconds and the warm
-    one within `WARM_SHARE` of the lesser of the two."""
+def measure(
+    label: str, args: list[str], cwd: Path, runs: int, target: tuple[float, float | None]
+) -> bool:
+    """Print the figures; True when the cold median is within `target[0]` seconds and the warm
+    one within `target[1]` (None: within `WARM_SHARE` of the lesser of cold and `target[0]`)."""
     cold, warm = [], []
     for _ in range(runs):
         cache = Path(tempfile.mkdtemp(prefix="ops-eval-cache-"))
         cold.append(timed(args, cache, cwd))
         warm.append(timed(args, cache, cwd))
         shutil.rmtree(cache)
+    cold_target, warm_target = target
+    warm_limit = warm_target or WARM_SHARE * min(statistics.median(cold), cold_target)
+    said = f"{warm_target:.1f} s" if warm_target else f"{WARM_SHARE:.0%} of cold or target"
     print(
         f"{label}: cold median {statistics.median(cold):.2f} s (min {min(cold):.2f}), "
         f"warm median {statistics.median(warm):.2f} s (min {min(warm):.2f}) over {runs} runs "
-        f"(targets: cold within {target:.1f} s, warm within {WARM_SHARE:.0%} of cold or target)"
+        f"(targets: cold within {cold_target:.1f} s, warm within {said})"
     )
-    return statistics.median(cold) <= target and statistics.median(warm) <= WARM_SHARE * min(
-        statistics.median(cold), target
-    )
+    return statistics.median(cold) <= cold_target and statistics.median(warm) <= warm_limit
 
 
 def generate(folder: Path, count: int) -> None:

@@ -12,33 +12,14 @@ away, and no reader takes it for a complete run.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-import time
-import uuid
 from collections.abc import Callable
-from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from ..base.exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, hold_signals
-from ..base.inputs import check_writable, output_file
-from ..base.settings import current
-from ..results.record_parts import ModelInfo, TrialRecord
-from ..results.records import RunRecord, write_record
-from ..running.judge import judge_use, judged
-from ..running.options import (
-    RunOptions,
-    capped_by_model,
-    check_options,
-    check_shard,
-    planned_trials,
-    record_path,
-)
-from ..running.record import build_record
-from ..running.trials import in_plan_order, play_trials
-from ..validation.plan import load_plan
+if TYPE_CHECKING:  # `ops-eval`'s parser imports this module: nothing heavy at start-up
+    from ..results.records import RunRecord
+    from ..running.options import RunOptions
 
 
 def add_parser(subparsers: Any) -> None:
@@ -69,6 +50,7 @@ def add_parser(subparsers: Any) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from ..base.exits import unwind_on_signals
     from ..base.inputs import id_list, parse_run_group, parse_shard
+    from ..running.options import RunOptions
 
     unwind_on_signals()
     options = RunOptions(
@@ -97,13 +79,35 @@ def execute(
     err: TextIO | None = None,
 ) -> tuple[int, RunRecord, Path]:
     """Run the eval; returns (exit code, record, record path)."""
+    import asyncio
+    import time
+    import uuid
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
     from ops_copilot.model import ModelConfigError
 
+    from ..base.exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, hold_signals
+    from ..base.inputs import check_writable, output_file
     from ..base.model_logs import model_logs
     from ..base.progress import Progress
+    from ..base.settings import current
     from ..models import ModelUnavailable, choose_model
     from ..outputs.report import summary_lines
     from ..playing.spans import recording, spans_path
+    from ..results.record_parts import ModelInfo, TrialRecord
+    from ..results.records import write_record
+    from ..running.judge import judge_use, judged
+    from ..running.options import (
+        capped_by_model,
+        check_options,
+        check_shard,
+        planned_trials,
+        record_path,
+    )
+    from ..running.record import build_record
+    from ..running.trials import in_plan_order, play_trials
+    from ..validation.plan import load_plan
 
     out, err = out or sys.stdout, err or sys.stderr
     check_options(options)

@@ -7,8 +7,10 @@ Importing those models costs more than a second (google.genai's types) and parsi
 a third of a millisecond per case, so two things keep the validator fast:
 - a file whose exact bytes this ADK version already accepted is not parsed again: acceptances
   are remembered by content hash in `.cache/ops-eval/` (git-ignored; rejections never cached);
-- files that do need ADK are parsed in a worker process, started first, while the validator's
-  own rules run in this one (`start` ... `finish`).
+- files that do need ADK are parsed in a worker process while the validator's own rules run in
+  this one (`start` ... `finish`); `ops-eval validate` starts that worker before it imports
+  anything else (`prestart`), so ADK's import overlaps this process's own start-up too, and
+  stops it unused when every file was accepted before.
 A live run, which needs ADK's parse anyway, asks for it in process (`in_process=True`): every
 file is parsed once, here, and the parsed objects are kept for the run.
 """
@@ -20,7 +22,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,44 @@ def _key(kind: str, text: str) -> str:
     return hashlib.sha256(f"{kind}\0{text}".encode()).hexdigest()
 
 
+_EARLY: subprocess.Popen[str] | None = None  # a worker `prestart` began, not yet handed work
+
+
+def _worker() -> subprocess.Popen[str]:
+    """A worker that imports ADK's models at once, then parses the items it reads on stdin."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "ops_eval.validation.adk_parse"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+    )
+
+
+def prestart() -> None:
+    """Start the worker now, before the caller imports the validator: importing ADK's models is
+    most of a cold validation, and it then runs beside this process's start-up and rules."""
+    global _EARLY
+    if _EARLY is None and "google.adk.evaluation.eval_set" not in sys.modules:
+        _EARLY = _worker()
+
+
+def stop_early() -> None:
+    """Stop a prestarted worker no check took (every file accepted before, or nothing read)."""
+    global _EARLY
+    if _EARLY is not None:
+        _EARLY.kill()
+        _EARLY.communicate()
+        _EARLY = None
+
+
+def _take_early() -> subprocess.Popen[str] | None:
+    global _EARLY
+    early, _EARLY = _EARLY, None
+    return early
+
+
 class Pending:
     """ADK checks in flight for the files not yet known to be accepted."""
 
@@ -71,7 +110,6 @@ class Pending:
         self.keys = [_key(kind, text) for kind, text in items]
         self.parsed: dict[int, Any] = {}  # in process: item index -> ADK's EvalSet
         self.proc: subprocess.Popen[str] | None = None
-        self.payload: Path | None = None
         self.done: dict[int, list[SchemaIssue]] = {}
         if in_process:
             self.todo = list(range(len(items)))
@@ -84,28 +122,19 @@ class Pending:
         self.todo = [i for i, key in enumerate(self.keys) if key not in self.accepted]
         if self.todo and "google.adk.evaluation.eval_set" in sys.modules:
             # ADK is loaded already (a long-lived process): parsing here beats a new process.
+            stop_early()
             self.done = {i: issues_for(*items[i]) for i in self.todo}
         elif self.todo:
-            fd, name = tempfile.mkstemp(prefix="ops-eval-adk-", suffix=".json")
-            self.payload = Path(name)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump([items[i] for i in self.todo], fh)
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "ops_eval.validation.adk_parse", name],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-            )
+            self.proc = _take_early() or _worker()
+        else:
+            stop_early()
 
     def finish(self) -> dict[int, list[SchemaIssue]]:
         """ADK issues per item index (empty list: accepted)."""
         results: dict[int, list[SchemaIssue]] = {i: [] for i in range(len(self.items))}
         if self.proc is not None:
-            out, err = self.proc.communicate()
-            if self.payload is not None:
-                self.payload.unlink(missing_ok=True)
+            payload = json.dumps([self.items[i] for i in self.todo])
+            out, err = self.proc.communicate(payload)  # a worker already gone: its stderr
             if self.proc.returncode != 0:
                 last = (err.strip().splitlines() or ["no output"])[-1]
                 raise AdkCheckError(f"ADK schema check failed to run: {last}")

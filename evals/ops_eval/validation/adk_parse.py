@@ -1,5 +1,6 @@
 """ADK's own models parsing eval sets and criteria files, and the worker process that does it
-beside the validator (`python -m ops_eval.validation.adk_parse PAYLOAD`).
+beside the validator (`python -m ops_eval.validation.adk_parse`: it imports ADK's models first,
+then parses the JSON list of (kind, text) items it reads on stdin).
 
 A module of its own, outside `validation`, so the worker imports ADK's models and nothing of ours.
 """
@@ -9,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 
@@ -61,11 +61,17 @@ def issues_for(kind: str, text: str) -> list[SchemaIssue]:
     return parse_evalset(text)[1] if kind == "evalset" else config_issues(text)
 
 
-def _worker(payload: str) -> None:
-    items = json.loads(Path(payload).read_text(encoding="utf-8"))
+def _worker() -> None:
+    from google.adk.evaluation.eval_config import EvalConfig  # noqa: F401  before any input
+    from google.adk.evaluation.eval_set import EvalSet  # noqa: F401
+
+    payload = sys.stdin.read()
+    if not payload:  # stopped unused: the validator needed no ADK check
+        return
+    items = json.loads(payload)
     out = [[[list(i.loc), i.message] for i in issues_for(kind, text)] for kind, text in items]
     sys.stdout.write(json.dumps(out))
 
 
 if __name__ == "__main__":
-    _worker(sys.argv[1])
+    _worker()

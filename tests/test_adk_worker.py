@@ -1,0 +1,85 @@
+"""The ADK worker of `ops-eval validate`: started before the validator is imported, handed the
+files no earlier run accepted, stopped unused when there are none, and a worker that fails is
+one line and exit 3 -- never a hang, a traceback or a worker left behind."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from ops_eval.cli import main
+from ops_eval.validation import adk
+
+
+@pytest.fixture
+def workers(monkeypatch, tmp_path):
+    """Every worker process validate starts, with an empty acceptance cache of its own."""
+    monkeypatch.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+    started: list[subprocess.Popen[str]] = []
+    real = adk._worker
+
+    def counted() -> subprocess.Popen[str]:
+        started.append(real())
+        return started[-1]
+
+    monkeypatch.setattr(adk, "_worker", counted)
+    return started
+
+
+def test_a_cold_validate_hands_the_prestarted_worker_every_file(workers, capsys):
+    assert main(["validate"]) == 0
+    assert len(workers) == 1 and workers[0].returncode == 0  # one worker, and it did the work
+    assert "ok: 3 eval set(s)" in capsys.readouterr().out
+
+
+def test_a_warm_validate_stops_the_worker_it_did_not_need(workers):
+    assert main(["validate"]) == 0
+    assert main(["validate"]) == 0  # every file accepted before: no ADK check to make
+    assert len(workers) == 2
+    assert workers[1].returncode not in (None, 0)  # killed, not left running
+    assert adk._EARLY is None
+
+
+def test_nothing_to_validate_leaves_no_worker(workers, tmp_path):
+    assert main(["validate", str(tmp_path)]) == 2
+    assert len(workers) == 1 and workers[0].returncode is not None
+    assert adk._EARLY is None
+
+
+def test_a_worker_that_fails_is_one_line_and_exit_3(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+    failing = [sys.executable, "-c", "import sys; sys.stdin.read(); sys.exit('ADK is broken')"]
+    monkeypatch.setattr(
+        adk,
+        "_worker",
+        lambda: subprocess.Popen(
+            failing,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ),
+    )
+    assert main(["validate"]) == 3
+    err = capsys.readouterr().err
+    assert err.strip() == "error: ADK schema check failed to run: ADK is broken"
+
+
+def test_a_worker_that_answers_garbage_is_exit_3(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+    garbage = [sys.executable, "-c", "import sys; sys.stdin.read(); print('not json')"]
+    monkeypatch.setattr(
+        adk,
+        "_worker",
+        lambda: subprocess.Popen(
+            garbage,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ),
+    )
+    assert main(["validate"]) == 3
+    assert "ADK schema check gave unreadable output" in capsys.readouterr().err
