@@ -239,7 +239,7 @@ def test_a_truncation_is_caught_against_the_head_kept_from_an_earlier_verify(
     assert capsys.readouterr().out.startswith("ok: 2 audit rows")
 
     _truncate_last_write(store_file, seed)
-    assert verify(str(store_file)) == 0  # from the file alone: the README says so
+    assert verify(str(store_file)) == 0  # from the file alone: docs/approvals.md says so
     now = _head(capsys)
     assert verify(str(store_file), "--expect-head", kept) == 1
     out, err = capsys.readouterr()

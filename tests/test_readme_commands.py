@@ -242,3 +242,28 @@ def test_a_readme_without_one_test_command_is_refused():
     twice = "## Quick start\n    mise run test\n    mise run --skip-deps test\n## Next\n"
     with pytest.raises(AssertionError, match="2 times"):
         readme_test_command(twice, "test")
+
+
+# A repository path a page names in code (`evals/ops_eval/core/loops.py`): globs and
+# placeholders (`*`, `{`, `<`) are not paths.
+REPO_PATH = re.compile(r"`((?:evals|agents|tools|docs|tests|seed|\.ci|\.github)/[^`\s*{<]*)`")
+
+
+def missing_paths(markdown: str) -> list[str]:
+    """The repository paths a page names that do not exist (a module moved, a file renamed)."""
+    named = (m.group(1).rstrip(".,:;)").split("#")[0] for m in REPO_PATH.finditer(markdown))
+    return [path for path in named if not (ROOT / path).exists()]
+
+
+def test_every_repository_path_the_docs_name_exists():
+    stale = {
+        str(doc.relative_to(ROOT)): missing
+        for doc in documents()
+        if doc.suffix == ".md" and (missing := missing_paths(doc.read_text()))
+    }
+    assert not stale, stale
+
+
+def test_a_path_the_docs_name_but_the_repository_lacks_is_found():
+    page = "The loop rule is `evals/ops_eval/loops.py`; the rules are `evals/ops_eval/core/`."
+    assert missing_paths(page) == ["evals/ops_eval/loops.py"]

@@ -584,7 +584,7 @@ def test_a_consistent_truncation_is_caught_only_against_a_kept_anchor(seed, tmp_
     store = _history(seed, path)
     kept = store.verify().head
     rewind(_raw(path), seed)
-    assert store.verify().ok  # the file alone cannot tell: documented in README
+    assert store.verify().ok  # the file alone cannot tell: documented in docs/approvals.md
     verdict = store.verify(expect=kept)
     assert verdict.first is not None and verdict.first.kind == "rewound", verdict
     assert f"head is {verdict.head}, expected {kept}" in verdict.first.detail

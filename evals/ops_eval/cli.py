@@ -1,6 +1,6 @@
-"""`ops-eval`: the single CLI for the evaluation commands -- the parser, and the one place an
-error becomes an exit code.
+"""`ops-eval`: the single CLI for the evaluation commands.
 
+This module is the parser, and the one place an error becomes an exit code.
 Each command is a module of `commands` with `add_parser` (argparse only: the parser is built
 on every start, so nothing heavy is imported until a command runs) that sets its `handler`.
 Exit codes: 0 pass, 1 the thing measured failed, 2 bad input or configuration, 3 infrastructure.

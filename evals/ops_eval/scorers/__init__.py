@@ -68,7 +68,7 @@ def _looped(entry: Scorer, trial: TrialView, plan: Plan) -> Score:
 
 
 def markdown_table() -> str:
-    """The README's scorer table, from the declarations."""
+    """The scorer table of docs/scoring.md, from the declarations."""
     rows = ["| scorer | passes when |", "|---|---|"]
     rows += [f"| `{s.name}` | {s.passes_when} |" for s in registered().values()]
     return "\n".join(rows)

@@ -13,7 +13,7 @@ The five outcomes, and how every count reads them (`Score.counted`):
 `skipped` and `n/a` are left out of every denominator; both say why in their detail.
 
 `@scorer(...)` registers a function `(trial, plan) -> Score`. Everything that lists scorers --
-the runner, aggregation, the reports, the README table -- reads `registered()`, which finds every
+the runner, aggregation, the reports, the docs' table -- reads `registered()`, which finds every
 module of this package, so adding a scorer is adding one module (and its test file).
 """
 

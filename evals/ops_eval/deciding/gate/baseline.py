@@ -9,7 +9,7 @@ way (no blocking change unless allowed) and judgeable, whose latest verdict unde
 force passed (or was overridden) and was not inconclusive -- a run nobody gated is no baseline.
 Even so, a rolling baseline lets drops each below the threshold add up, and preferring runs that
 passed biases it upward (more false alarms than the simulation of independent pairs shows): the
-README says so, and a pin avoids both. Every run passed over is reported with why.
+docs/gate.md says so, and a pin avoids both. Every run passed over is reported with why.
 
 Pins are kept in `pins.py`; which file a run id names, in `runs.py`.
 """
