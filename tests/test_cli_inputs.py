@@ -98,7 +98,7 @@ def _record(path, **changes):
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (_folder, "is a folder, not a file"),
+        (_folder, "is a folder; give a run record file or a run id"),
         (_binary, "not UTF-8 text (byte 0x9f at offset 1)"),
         (
             lambda p: _record(p, schema_version=999),

@@ -208,3 +208,22 @@ def test_the_markdown_and_html_reports_show_skipped_scores(skipped_run, capsys):
     page = skipped_run.with_suffix(".html").read_text()
     assert "<th>skipped</th>" in page
     assert f"<td>llm_judge</td><td>0/0 (95% CI 0%–100%)</td><td>2: {NO_JUDGE}</td>" in page
+
+
+def test_report_names_a_run_as_every_command_does(tmp_path, capsys, monkeypatch):
+    """The report reads run records through the one reader (`results.runs`): a run id or its
+    prefix, and by default the newest run record -- not the newest file, which may be none."""
+    from ops_eval.results.records import write_record
+    from ops_eval.results.synthetic import synthetic_record
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    monkeypatch.setenv("OPS_RUNS_DIR", str(runs))
+    record = synthetic_record([("case-00", "happy", [True])], run_id="abcdef123456")
+    write_record(record, runs / "one.json")
+    assert main(["report", "abcdef12", "--markdown", str(tmp_path / "r.md"),
+                 "--html", str(tmp_path / "r.html")]) == 0  # fmt: skip
+    assert "case-00" in (tmp_path / "r.md").read_text()
+    (runs / "notes.json").write_text("{}")  # newer, and not a run record: named, never taken
+    assert main(["report"]) == 2
+    assert "notes.json, is not a run record" in capsys.readouterr().err

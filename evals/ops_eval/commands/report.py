@@ -15,7 +15,7 @@ from ..base.inputs import bad_input, output_file
 
 def add_parser(subparsers: Any) -> None:
     rep = subparsers.add_parser("report", help="Markdown and HTML report of a run record")
-    rep.add_argument("run", nargs="?", help="run record (default: the latest under runs/)")
+    rep.add_argument("run", nargs="?", help="run record path or run id (default: the newest)")
     rep.add_argument("--markdown", metavar="PATH", help="default: beside the record, .md")
     rep.add_argument("--html", metavar="PATH", help="default: beside the record, .html")
     rep.set_defaults(handler=run)
@@ -31,20 +31,15 @@ def run(args: argparse.Namespace) -> int:
 def write_reports(
     run: str | None, markdown_to: str | None, html_to: str | None
 ) -> tuple[str, Path, Path]:
-    """(Markdown text, Markdown path, HTML path) of the record `run` (default: the latest run);
-    OpsEvalError (exit 2) for a record that cannot be read or a path that cannot be written."""
+    """(Markdown text, Markdown path, HTML path) of the record `run` -- a path or a run id, as
+    every command names one (`results.runs`; default: the newest run); OpsEvalError (exit 2)
+    for a record that cannot be read or a path that cannot be written."""
     from ..base.settings import current
-    from ..outputs.report import html_report, latest_run, markdown
-    from ..results.records import RecordError, load_record
+    from ..outputs.report import html_report, markdown
+    from ..results.runs import load, resolve_run
 
-    runs_dir = current().runs_dir
-    path = Path(run) if run else latest_run(runs_dir)
-    if path is None:
-        raise bad_input(f"no run record in {runs_dir}; run `mise run eval` first")
-    try:
-        record = load_record(path)
-    except RecordError as exc:
-        raise bad_input(f"{path}: {exc}") from None
+    path = resolve_run(run, current().runs_dir)
+    record = load(path)
     md_path = output_file("--markdown", Path(markdown_to or path.with_suffix(".md")))
     html_path = output_file("--html", Path(html_to or path.with_suffix(".html")))
     text = markdown(record)

@@ -17,13 +17,13 @@ BASELINES = "baselines"
 MIN_PREFIX = 6
 
 
-def load(path: Path, label: str) -> RunRecord:
-    """The run record at `path`; OpsEvalError (exit 2) `<label> <path>: <why>` when it is not
-    one (the caller's label says which run it was meant to be)."""
+def load(path: Path, label: str = "") -> RunRecord:
+    """The run record at `path`; OpsEvalError (exit 2) `[<label> ]<path>: <why>` when it is not
+    one (the caller's label says which run it was meant to be: a candidate, a shard)."""
     try:
         return read_cached(path)
     except RecordError as exc:
-        raise bad_input(f"{label} {path}: {exc}") from None
+        raise bad_input(f"{label} {path}: {exc}".lstrip()) from None
 
 
 def _ids(runs_dir: Path) -> dict[str, list[Path]]:

@@ -32,7 +32,6 @@ __all__ = [
     "align",
     "history_html",
     "html_report",
-    "latest_run",
     "markdown",
     "partial_figures",
     "summary_lines",
@@ -145,8 +144,3 @@ def history_html(**context: Any) -> str:
     """The `ops-eval history` page, from the same autoescaping environment as the report, so a
     model name or eval set path is escaped the same way (`history.py` builds the context)."""
     return _env("html").get_template("history.html.j2").render(**context)
-
-
-def latest_run(runs_dir: Path) -> Path | None:
-    found = sorted(runs_dir.glob("*.json"), key=lambda p: p.stat().st_mtime)
-    return found[-1] if found else None
