@@ -51,3 +51,32 @@ def test_offline_commands_never_import_mlflow(argv, tmp_path):
     )
     assert "CLEAN" in done.stdout, done.stdout + done.stderr
     assert not (tmp_path / "none.db").exists()  # nothing was logged
+
+
+STARTUP = """
+import sys
+from ops_eval.cli import build_parser
+build_parser()
+heavy = sorted(m for m in sys.modules if m in ("yaml", "pydantic", "google.adk", "litellm"))
+import ops_eval.commands.run, ops_eval.running.trials, ops_eval.running.record
+import ops_eval.validation.plan
+rules = sorted(m for m in sys.modules if m.startswith("ops_eval.validation.") and (
+    m.endswith("_rules") or m.endswith(".validator")))
+print(heavy, rules)
+"""
+
+
+def test_the_parser_and_a_live_runs_modules_load_no_validator_rule_and_nothing_heavy():
+    """Building the whole parser imports no command's machinery, and the live run's modules
+    reach the validator through one call (`validation.plan.load_plan` -> `validator.check`),
+    never by importing its rule modules: they load only when a set is validated."""
+    proc = subprocess.run(
+        [sys.executable, "-c", STARTUP],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        cwd=REPO,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[] []"
