@@ -48,38 +48,26 @@ def test_nothing_to_validate_leaves_no_worker(workers, tmp_path):
     assert adk._EARLY is None
 
 
-def test_a_worker_that_fails_is_one_line_and_exit_3(monkeypatch, tmp_path, capsys):
+def fake_worker(monkeypatch, tmp_path, script: str) -> None:
+    """ADK's worker replaced by a Python one-liner that reads its input, then runs `script`."""
     monkeypatch.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
-    failing = [sys.executable, "-c", "import sys; sys.stdin.read(); sys.exit('ADK is broken')"]
+    argv = [sys.executable, "-c", f"import sys; sys.stdin.read(); {script}"]
+    pipe = subprocess.PIPE
     monkeypatch.setattr(
         adk,
         "_worker",
-        lambda: subprocess.Popen(
-            failing,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        ),
+        lambda: subprocess.Popen(argv, stdin=pipe, stdout=pipe, stderr=pipe, text=True),
     )
+
+
+def test_a_worker_that_fails_is_one_line_and_exit_3(monkeypatch, tmp_path, capsys):
+    fake_worker(monkeypatch, tmp_path, "sys.exit('ADK is broken')")
     assert main(["validate"]) == 3
     err = capsys.readouterr().err
     assert err.strip() == "error: ADK schema check failed to run: ADK is broken"
 
 
 def test_a_worker_that_answers_garbage_is_exit_3(monkeypatch, tmp_path, capsys):
-    monkeypatch.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
-    garbage = [sys.executable, "-c", "import sys; sys.stdin.read(); print('not json')"]
-    monkeypatch.setattr(
-        adk,
-        "_worker",
-        lambda: subprocess.Popen(
-            garbage,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        ),
-    )
+    fake_worker(monkeypatch, tmp_path, "print('not json')")
     assert main(["validate"]) == 3
     assert "ADK schema check gave unreadable output" in capsys.readouterr().err
