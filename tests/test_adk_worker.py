@@ -13,10 +13,18 @@ from ops_eval.cli import main
 from ops_eval.validation import adk
 
 
+def as_a_fresh_process(monkeypatch, tmp_path) -> None:
+    """An empty acceptance cache, and ADK's eval models not loaded yet, as in a new `ops-eval`
+    process: a test that ran earlier in this one (a run's plan) may have loaded them, and then
+    ADK's check is made in process, with no worker."""
+    monkeypatch.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delitem(sys.modules, "google.adk.evaluation.eval_set", raising=False)
+
+
 @pytest.fixture
 def workers(monkeypatch, tmp_path):
-    """Every worker process validate starts, with an empty acceptance cache of its own."""
-    monkeypatch.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+    """Every worker process validate starts."""
+    as_a_fresh_process(monkeypatch, tmp_path)
     started: list[subprocess.Popen[str]] = []
     real = adk._worker
 
@@ -48,9 +56,28 @@ def test_nothing_to_validate_leaves_no_worker(workers, tmp_path):
     assert adk._EARLY is None
 
 
+def test_a_seed_that_does_not_load_leaves_no_worker(workers, monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("OPS_SEED_DIR", str(tmp_path / "no-seed"))
+    assert main(["validate"]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+    assert len(workers) == 1 and workers[0].returncode is not None
+
+
+def test_a_rule_that_crashes_leaves_no_worker(workers, monkeypatch):
+    from ops_eval.validation import validator
+
+    def crash(ctx, sets):
+        raise RuntimeError("a rule broke")
+
+    monkeypatch.setattr(validator, "set_policy", crash)
+    with pytest.raises(RuntimeError, match="a rule broke"):
+        main(["validate"])
+    assert len(workers) == 1 and workers[0].returncode is not None
+
+
 def fake_worker(monkeypatch, tmp_path, script: str) -> None:
     """ADK's worker replaced by a Python one-liner that reads its input, then runs `script`."""
-    monkeypatch.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+    as_a_fresh_process(monkeypatch, tmp_path)
     argv = [sys.executable, "-c", f"import sys; sys.stdin.read(); {script}"]
     pipe = subprocess.PIPE
     monkeypatch.setattr(

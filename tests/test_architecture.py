@@ -86,6 +86,45 @@ def test_an_import_up_a_layer_fails_even_inside_a_function(tmp_path):
     assert "ops_eval.core.calls imports ops_eval.results.records: up from layer 'core'" in out
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import importlib\nM = importlib.import_module('ops_eval.results.records')\n",
+        "from importlib import import_module\nM = import_module('..results', __package__)\n",
+    ],
+    ids=["absolute", "relative"],
+)
+def test_import_module_with_a_literal_name_counts_as_an_import(tmp_path, source):
+    records = {"evals/ops_eval/results/records.py": "X = 1\n"}
+    repo = tree(tmp_path, {**records, "evals/ops_eval/core/calls.py": source})
+    code, out = check(repo)
+    assert code == 1 and "ops_eval.core.calls imports ops_eval.results" in out
+
+
+def test_a_cycle_between_two_agent_packages_fails(tmp_path):
+    repo = tree(
+        tmp_path,
+        {
+            "agents/ops_copilot/tools.py": "from triage_report import schema\n",
+            "agents/triage_report/__init__.py": "",
+            "agents/triage_report/schema.py": "from ops_copilot import tools\n",
+        },
+    )
+    code, out = check(repo)
+    assert code == 1 and "import cycle: ops_copilot.tools -> triage_report.schema" in out
+
+
+def test_importing_a_sibling_module_through_its_package_is_not_an_import_of_the_root(tmp_path):
+    repo = tree(
+        tmp_path,
+        {
+            "evals/ops_eval/base/exits.py": "",
+            "evals/ops_eval/core/calls.py": "from .. import base\n",
+        },
+    )
+    assert check(repo) == (0, check(repo)[1])
+
+
 def test_a_module_importing_the_package_root_imports_up(tmp_path):
     repo = tree(tmp_path, {"evals/ops_eval/core/calls.py": "from .. import anything\n"})
     code, out = check(repo)

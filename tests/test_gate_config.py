@@ -1,5 +1,5 @@
-"""The gate's policy (`evals/gate.yaml`): read and tightened by `gate.config`, and checked by
-`ops-eval validate` with the eval sets it judges.
+"""The gate's policy (`evals/gate.yaml`): read and tightened by `validation.gate_config`, and
+checked by `ops-eval validate` with the eval sets it judges.
 
 Mutation tests copy evals/ (the `evals` fixture), break gate.yaml, and run `ops-eval validate`
 through its CLI entry point: a file that does not validate is malformed input (exit 2), a policy

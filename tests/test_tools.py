@@ -8,6 +8,31 @@ from ops_copilot.definition import guarded_tools, tool_specs, write_tools
 from ops_copilot.spotlight import FENCE_CLOSE, FENCE_OPEN
 
 
+def test_the_model_is_shown_the_reads_then_the_writes_in_declaration_order():
+    """The agent's tool list is the registry's order; the tool schema digest sorts the tools,
+    so a reordering (which changes what a model sees) would pass every gate unnoticed."""
+    from ops_copilot.agent import root_agent
+
+    expected = [
+        "list_services",
+        "get_service_status",
+        "list_incidents",
+        "get_incident",
+        "search_runbooks",
+        "get_runbook",
+        "search_service_logs",
+        "recall_incident_context",
+        "list_skills",
+        "load_skill",
+        "save_incident_note",
+        "restart_service",
+        "resolve_incident",
+    ]
+    assert list(tool_specs()) == expected
+    shown = [getattr(t, "name", getattr(t, "__name__", None)) for t in root_agent.tools]
+    assert [name for name in shown if name in expected] == expected
+
+
 def test_registry_is_derived_from_the_declarations():
     specs = tool_specs()
     assert write_tools() == {"save_incident_note", "restart_service", "resolve_incident"}

@@ -40,15 +40,14 @@ LAYERS: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Tree:
-    """One package's modules, by dotted name."""
+    """Modules by dotted name: one package (`read`), or several side by side (`merged`)."""
 
-    root: Path
     name: str
     modules: dict[str, Path] = field(default_factory=dict)
 
     @classmethod
     def read(cls, root: Path, name: str) -> Tree:
-        tree = cls(root, name)
+        tree = cls(name)
         for path in sorted(root.rglob("*.py")):
             parts = [name, *path.relative_to(root).with_suffix("").parts]
             if parts[-1] == "__init__":
@@ -56,25 +55,36 @@ class Tree:
             tree.modules[".".join(parts)] = path
         return tree
 
+    @classmethod
+    def merged(cls, trees: list[Tree]) -> Tree:
+        return cls("", {m: p for tree in trees for m, p in tree.modules.items()})
+
     def imported_names(self, module: str) -> set[str]:
-        """Every dotted name `module` imports, anywhere in its source, relative ones resolved."""
+        """Every dotted name `module` imports, anywhere in its source, relative ones resolved:
+        import statements, and `importlib.import_module` with a literal name. (A lazy-export
+        map names only the package's own submodules, which load with the package anyway.)"""
         path = self.modules[module]
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+        def absolute(name: str, level: int) -> str:
+            if not level:
+                return name
+            parts = package.split(".")
+            return ".".join(parts[: len(parts) - level + 1] + [name]).rstrip(".")
+
         found: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
+                found.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    parts = package.split(".")
-                    base = ".".join(parts[: len(parts) - node.level + 1] + [node.module or ""])
-                else:
-                    base = node.module or ""
-                base = base.rstrip(".")
-                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
-            else:
-                continue
-            found.update(targets)
+                base = absolute(node.module or "", node.level)
+                named = [f"{base}.{alias.name}" for alias in node.names]
+                found.update(named)
+                if not all(name in self.modules for name in named):
+                    found.add(base)  # a name defined in `base` itself
+            elif isinstance(node, ast.Call) and _is_import_module(node):
+                name = node.args[0].value  # type: ignore[attr-defined]
+                found.add(absolute(name.lstrip("."), len(name) - len(name.lstrip("."))))
         return found
 
     def imports(self, module: str) -> set[str]:
@@ -89,6 +99,18 @@ class Tree:
             if target in self.modules and target != module and not ancestor:
                 found.add(target)
         return found
+
+
+def _is_import_module(node: ast.Call) -> bool:
+    """`importlib.import_module("a.b")` or `import_module(".b", __package__)`: a literal name."""
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    first = node.args[0] if node.args else None
+    return (
+        called == "import_module"
+        and isinstance(first, ast.Constant)
+        and isinstance(first.value, str)
+    )
 
 
 def layer_of(tree: Tree, module: str) -> int:
@@ -161,9 +183,12 @@ def problems(repo: Path, harness: Tree, agents: list[Tree]) -> list[str]:
             doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
             if "May import:" not in doc:
                 out.append(f"{module}: its docstring says what it holds, not what it may import")
+    together = Tree.merged(agents)  # the agent packages import each other: one graph
+    out += [
+        f"import cycle: {' -> '.join(c)}"
+        for c in cycles({m: together.imports(m) for m in together.modules})
+    ]
     for agent in agents:
-        agent_graph = {m: agent.imports(m) for m in agent.modules}
-        out += [f"import cycle: {' -> '.join(c)}" for c in cycles(agent_graph)]
         for module in sorted(agent.modules):
             names = agent.imported_names(module)
             if any(n == harness.name or n.startswith(harness.name + ".") for n in names):

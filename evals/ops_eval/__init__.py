@@ -5,7 +5,7 @@ A run flows down one staircase, each step its own module, none calling back up:
     plan -> play -> scorers -> aggregation -> records -> report
 
 beside the offline validator (`validation`), the red team (`redteam`), model selection
-(`models`) and deterministic stand-in models (`testing`). The names below are the public
+(`models`) and deterministic stand-in models (`models.stand_ins`). The names below are the public
 surface; each loads its module on first use, so importing the package costs nothing.
 """
 

@@ -54,7 +54,7 @@ class EvalSettings(Settings):
     calibration_reports_override: Path | None = env_var("OPS_CALIBRATION_REPORTS")
     """Where calibration reports are appended (default: evals/calibration/reports.jsonl)."""
     ledger_key: SecretStr | None = env_var("OPS_LEDGER_KEY")
-    """The secret that signs the gate ledger and the calibration reports (`gate/ledger.py`)."""
+    """The secret that signs the gate ledger and the calibration reports (`deciding.ledger`)."""
 
     @field_validator("skip_embedded_test", mode="before")
     @classmethod

@@ -28,7 +28,8 @@ from ..base.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEv
 
 def run_verify(db: str | None, expect_head: str | None = None) -> int:
     """Verify the store at `db` (else OPS_STATE_DB), against `expect_head` when given; print the
-    verdict (and the head to keep, when intact); return the exit code."""
+    verdict (and the head to keep, when intact); return the exit code (0 intact, 1 tampered);
+    OpsEvalError (exit 2 or 3) when the store cannot be verified."""
     import sqlite3
 
     from ops_copilot.audit_chain import parse_anchor

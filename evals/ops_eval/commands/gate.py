@@ -5,7 +5,7 @@
                   [--format text|json|github]
 
 RUN is a run record's path or run id (default: the newest run). Every input is checked before
-anything is recorded; each decision is appended to the gate ledger (`gate/ledger.py`), which is
+anything is recorded; each decision is appended to the gate ledger (`deciding.ledger`), which is
 what an override (`gate_override`) and the next baseline choice read (`baseline`).
 
 Exit codes: 0 pass, improved or inconclusive (said loudly), or overridden; 1 regressed, below

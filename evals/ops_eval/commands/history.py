@@ -1,7 +1,8 @@
 """`ops-eval history [--set S] [--model M] [--format csv|json|html] [--output PATH]`: every run
 record under the runs folder as one row, oldest first -- so a trend is read from the records
 themselves, with each rate's denominator and interval, instead of from memory or screenshots.
-What a row holds and how runs are compared: `history_rows`; the formats: `history_formats`.
+What a row holds and how runs are compared: `outputs.history.rows`; the formats:
+`outputs.history.formats`.
 
 Files that are not run records are passed over and counted on stderr, never silently. Exit
 codes: 0 written; 2 bad input -- an output path that is a folder or cannot be written, a filter
@@ -83,7 +84,7 @@ def run_history(
     fmt: str | None = None,
     output: str | None = None,
 ) -> int:
-    """`export_history`, printed to stdout or written to `output`; the exit code."""
+    """`export_history`, printed to stdout or written to `output`; exit 0, or OpsEvalError."""
     text, count, out = export_history(eval_set, model, fmt, output)
     if out is None:
         sys.stdout.write(text)

@@ -314,6 +314,3 @@ def load_router(path: Path) -> RouterSpec:
         strategy=given.routing_strategy,
         settings=settings,
     )
-
-
-# -- which server answered ----------------------------------------------------------------------

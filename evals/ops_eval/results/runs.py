@@ -78,7 +78,7 @@ def resolve_run(spec: str | None, runs_dir: Path) -> Path:
             path, why = max(newer, key=lambda item: _mtime(item[0]))
             raise bad_input(
                 f"the newest file in {runs_dir}, {path.name}, is not a run record ({why}); "
-                "name the run to gate"
+                "name the run"
             )
         return newest
     if Path(spec).is_file():

@@ -5,7 +5,7 @@ fails, or None`, with `@response_scorer(kind=..., passes_when=...)`. That regist
 named after the kind (`gate="all"`) which, on a trial:
 
 - is `n/a` when the case declares no check of the kind;
-- is an `error` when a declared check is invalid at run time (`response_checks.revalidated`:
+- is an `error` when a declared check is invalid at run time (`case_checks.revalidated`:
   a Plan built in code may hold one no validator saw) -- never a verdict on a bad expectation;
 - else passes when every check of the kind holds on the answer of its turn, and fails naming
   each failing check with its turn. A turn the trial never reached, whose answer the harness

@@ -129,12 +129,20 @@ class Pending:
         else:
             stop_early()
 
+    def cancel(self) -> None:
+        """Stop the worker unread: the validation it was part of did not finish."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.communicate()
+            self.proc = None
+
     def finish(self) -> dict[int, list[SchemaIssue]]:
         """ADK issues per item index (empty list: accepted)."""
         results: dict[int, list[SchemaIssue]] = {i: [] for i in range(len(self.items))}
         if self.proc is not None:
             payload = json.dumps([self.items[i] for i in self.todo])
-            out, err = self.proc.communicate(payload)  # a worker already gone: its stderr
+            # a worker that died before it read is no error here: its exit code and stderr say why
+            out, err = self.proc.communicate(payload)
             if self.proc.returncode != 0:
                 last = (err.strip().splitlines() or ["no output"])[-1]
                 raise AdkCheckError(f"ADK schema check failed to run: {last}")

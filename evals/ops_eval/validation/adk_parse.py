@@ -2,7 +2,7 @@
 beside the validator (`python -m ops_eval.validation.adk_parse`: it imports ADK's models first,
 then parses the JSON list of (kind, text) items it reads on stdin).
 
-A module of its own, outside `validation`, so the worker imports ADK's models and nothing of ours.
+A module of its own, importing nothing of ours, so the worker loads ADK's models and no more.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rules about the gate's policy (`gate.yaml`, read by `gate.config`), checked with the eval sets
+"""Rules about the gate's policy (`gate.yaml`, read by `gate_config`), checked with the eval sets
 it judges, so that a policy which cannot gate is caught on the PR that writes it, not on the
 first run `ops-eval gate` is asked to judge.
 
@@ -8,7 +8,7 @@ an ad-hoc folder already says its context is the project's. Each file is checked
 many folders share it:
 
 - it reads and validates (else one malformed problem, exit 2, naming the file and field);
-- the policy gates (`gate.config.policy_problems`: scorers registered, able to fail and each
+- the policy gates (`gate_config.policy_problems`: scorers registered, able to fail and each
   placed, the suite's metric gating, thresholds strict);
 - each required case exists in the set its key names -- one of the sets validated with the
   file, else a set beside it -- and is listed once;

@@ -134,23 +134,27 @@ def check(
         fallbacks.took(es.path.parent, set_contracts_path(es.path))
     distinct = list({id(c): c for c in configs.values()}.values())  # a shared fallback once
     items = [("evalset", es.text) for es in sets] + [("config", c.text) for c in distinct]
-    pending = adk.start(items, in_process=in_process)
-    ctx = Context(
+    ctx = Context(  # a seed that does not load stops here, before ADK's check is begun
         seed=seed or default_seed(),
         negatives=negatives or Negatives(),
         negatives_file=display_path(negatives_path),
     )
     try:
-        if negatives is not None:
-            problems += negatives_still_missing(ctx)
-        for es in sets:
-            problems += set_id(es)
-            for case in es.cases:
-                problems += _case_problems(ctx, Site(es, case))
-        problems += contracts_file(ctx, sets)
-        problems += gate_file_problems(sets)
-        problems += holdout_unseen(sets)
-        problems += set_policy(ctx, sets)
+        pending = adk.start(items, in_process=in_process)
+        try:
+            if negatives is not None:
+                problems += negatives_still_missing(ctx)
+            for es in sets:
+                problems += set_id(es)
+                for case in es.cases:
+                    problems += _case_problems(ctx, Site(es, case))
+            problems += contracts_file(ctx, sets)
+            problems += gate_file_problems(sets)
+            problems += holdout_unseen(sets)
+            problems += set_policy(ctx, sets)
+        except BaseException:
+            pending.cancel()  # a rule that crashed, or Ctrl-C: no worker is left behind
+            raise
     finally:
         ctx.close()
     problems += adk_accepts(sets, distinct, pending.finish())

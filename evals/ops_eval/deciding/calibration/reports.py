@@ -1,7 +1,7 @@
 """Calibration reports: an append-only, hash-chained JSONL record of every calibration, tied to
 the judge's pin and prompt version -- what the gate reads to decide whether a judge may gate.
 
-Why a chain (the gate ledger's, `gate/ledger.py`, with this file's own line model): a report is
+Why a chain (the gate ledger's, `deciding.ledger`, with this file's own line model): a report is
 the evidence that lets a judge's verdicts fail or pass a run. A line quietly edited -- a missed
 target turned into a met one -- would certify a judge nobody measured; reading verifies every
 line and refuses the file naming the first line that breaks the chain. A report's figures must

@@ -1,5 +1,5 @@
 """What the gate ledger holds, one pydantic model per kind of line: a gate run's verdict, a
-pinned baseline, an override. `ledger.py` chains and stores them; these say what a line must
+pinned baseline, an override. `chain` chains and stores them; these say what a line must
 hold to be read back at all (a real UTC time, hashes that are hashes, a verdict that agrees
 with its failures)."""
 

@@ -51,7 +51,8 @@ def of_record(record: RunRecord) -> Lineage:
 def of_fields(
     fields: dict[str, Any], agent_model: str, run_id: str, cases: list[str], repeats: int
 ) -> Lineage:
-    """The lineage from a run's provenance fields (`run.provenance_fields`, or a record's).
+    """The lineage from a run's provenance fields (`running.record.provenance_fields`, or a
+    record's).
     Instructions are known by their hashes only, so they must be this checkout's: a prompt
     version is never registered for a text the run did not use. Exit 2 when they differ."""
     from ...core.agents import AGENTS

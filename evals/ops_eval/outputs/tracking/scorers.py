@@ -1,8 +1,8 @@
 """MLflow `@scorer` wrappers over the scorer registry: no second implementation.
 
-Each conversation is scored once, by the registry (`run.scored_trial`, exactly as `ops-eval run`
-scores it), when it is played -- or it was scored when the run record was written. A wrapper
-hands MLflow its registry scorer's verdict for the row as a `Feedback`:
+Each conversation is scored once, by the registry (`running.trials.scored_trial`, exactly as
+`ops-eval run` scores it), when it is played -- or it was scored when the run record was
+written. A wrapper hands MLflow its registry scorer's verdict for the row as a `Feedback`:
 
 - a scorer that gates every trial (`gate="all"`): True for pass, False for fail;
 - the mean-gated trajectory scorer and the report scorers: the registry's value (ADK's per-trial
