@@ -33,6 +33,24 @@ def test_the_model_is_shown_the_reads_then_the_writes_in_declaration_order():
     assert [name for name in shown if name in expected] == expected
 
 
+@pytest.mark.parametrize("first", ["ops_copilot.actions", "ops_copilot.tools", "ops_copilot.agent"])
+def test_the_tool_order_does_not_depend_on_which_module_is_imported_first(first):
+    """The validator imports `actions` (for `note_problem`) before anything asks for the tools:
+    the reads must still register first."""
+    import subprocess
+    import sys
+
+    probe = f"import {first}\nfrom ops_copilot.definition import tool_specs\nprint(*tool_specs())"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split()
+    assert out[0] == "list_services" and out[-3:] == [
+        "save_incident_note",
+        "restart_service",
+        "resolve_incident",
+    ]
+
+
 def test_registry_is_derived_from_the_declarations():
     specs = tool_specs()
     assert write_tools() == {"save_incident_note", "restart_service", "resolve_incident"}

@@ -1,13 +1,15 @@
 """The ops copilot's writes -- a note, a restart, a resolve -- each declared with when it needs a
 human approval; the approval itself is read and checked by `approval` and `writes`, and every
-write is recorded in the state store's audit trail. Registered after the read tools (`tools`),
-so the agent's tool list keeps its order.
+write is recorded in the state store's audit trail. Registered after the read tools: this
+module imports `tools` before it declares anything, so the agent's tool list is the reads, then
+the writes, whichever module is imported first.
 """
 
 from __future__ import annotations
 
 from google.adk.tools.tool_context import ToolContext
 
+from . import tools  # noqa: F401  (the reads register first)
 from .approval import Refusal, read_approval
 from .registry import declare
 from .results import Result, invalid

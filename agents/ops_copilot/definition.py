@@ -11,19 +11,14 @@ from .registry import TOOLS, ToolSpec
 
 __all__ = ["INSTRUCTION", "guarded_tools", "tool_specs", "write_tools"]
 
-TOOL_MODULES = ("tools", "actions")  # the reads, then the writes
-
 
 @cache
 def tool_specs() -> Mapping[str, ToolSpec]:
     """The declared tools, in declaration order: the reads, then the writes -- the order the
-    model is shown them in. Importing their modules registers them, so they are imported in
-    that order, by name (an import statement would be sorted alphabetically by the formatter).
-    Cached: the validator asks for every expected call of every case."""
-    import importlib
+    model is shown them in (importing `actions` registers `tools` first; cached: the validator
+    asks for every expected call of every case)."""
+    from . import actions  # noqa: F401  (registration happens at import)
 
-    for module in TOOL_MODULES:
-        importlib.import_module(f"{__package__}.{module}")
     return TOOLS
 
 
