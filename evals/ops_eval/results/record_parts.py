@@ -33,19 +33,21 @@ Fraction = Annotated[float, Field(ge=0, le=1)]  # a rate, a bound, a threshold, 
 Seconds = Annotated[float, Field(ge=0)]
 
 
-class _Rec(Strict):
-    # No NaN or infinity: a count, a rate or a duration that is not a number is a broken record.
+class RecordModel(Strict):
+    """What every part of a run record is: strict, and no NaN or infinity -- a count, a rate or a
+    duration that is not a number is a broken record."""
+
     model_config = ConfigDict(allow_inf_nan=False)
 
 
-class GateCriteria(_Rec):
+class GateCriteria(RecordModel):
     """The trajectory gate the run applied (`criteria.Criteria`), as the reports state it."""
 
     threshold: Fraction
     match_type: MatchType
 
 
-class TrialRecord(_Rec):
+class TrialRecord(RecordModel):
     case_id: str
     category: str
     repeat: int
@@ -72,7 +74,7 @@ class TrialRecord(_Rec):
         return self
 
 
-class RecordedRate(_Rec):
+class RecordedRate(RecordModel):
     """A `stats.Rate` as a run record stores it (the field names of every schema version)."""
 
     passed: Count
@@ -97,7 +99,7 @@ class RecordedRate(_Rec):
         return cls(passed=rate.k, n=rate.n, ci_low=rate.low, ci_high=rate.high, text=rate.text)
 
 
-class CaseAggregate(_Rec):
+class CaseAggregate(RecordModel):
     case_id: str
     category: str
     trials: Count
@@ -108,14 +110,14 @@ class CaseAggregate(_Rec):
     gate: bool | None = None  # None: no valid trial, no verdict
 
 
-class GroupAggregate(_Rec):
+class GroupAggregate(RecordModel):
     name: str
     trials: Count
     errors: Count
     rate: RecordedRate
 
 
-class ModelInfo(_Rec):
+class ModelInfo(RecordModel):
     name: str
     source: str
     reason: str
@@ -123,7 +125,7 @@ class ModelInfo(_Rec):
     endpoint: str | None = None
 
 
-class Interrupted(_Rec):
+class Interrupted(RecordModel):
     """A run stopped before its end: how many of its planned trials finished (the record holds
     exactly those), and what stopped it. Such a record is never compared as a complete run."""
 
@@ -142,7 +144,7 @@ class Interrupted(_Rec):
         return self
 
 
-class ShardInfo(_Rec):
+class ShardInfo(RecordModel):
     """Which shard of a run a record holds (`ops-eval run --shard I/N`): `trials` is exactly
     `shard_slice` of the selected cases and repeats, and so are the record's trials."""
 

@@ -47,10 +47,10 @@ from .record_parts import (
     GroupAggregate,
     Interrupted,
     ModelInfo,
+    RecordModel,
     Seconds,
     ShardInfo,
     TrialRecord,
-    _Rec,
     inconsistent,
     quoted,
     shard_slice,
@@ -81,7 +81,7 @@ def _once_each(field: str, names: list[str]) -> None:
             )
 
 
-class RunRecord(_Rec):
+class RunRecord(RecordModel):
     schema_version: int = SCHEMA_VERSION
     run_id: str
     started_at: str
