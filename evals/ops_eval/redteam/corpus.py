@@ -9,7 +9,7 @@ it -- why (`known_gap`). How an attack is planted and read is in `planting`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ops_copilot.definition import tool_specs
 from ops_copilot.seed import Seed, closest, normalise
 from ops_copilot.spotlight import strings
+from ops_copilot.workspace import Workspace
+from ops_copilot.writes import precheck_write
 
 from ..base.strict import Strict
 from ..core.calls import ToolCall
@@ -176,11 +178,15 @@ def _entries(path: Path, model: type[BaseModel], key: str) -> list[dict[str, Any
         raise CorpusError(f"{path}: field {field}: {msg}") from None
 
 
-def _action_problems(attack: Attack, seed: Seed) -> Iterator[tuple[int, str, str]]:
+def _action_problems(
+    attack: Attack, seed: Seed, clean: Callable[[], Workspace]
+) -> Iterator[tuple[int, str, str]]:
     """(action index, field, message) for every action step that cannot run as written: the
-    eval-set validator's signature rules (known and required arguments, declared types), and
-    the entities it names must exist in the seed -- except in an argument-injection attack,
-    whose hostile id is the point. An attack whose action cannot work proves nothing."""
+    eval-set validator's signature rules (known and required arguments, declared types), the
+    entities it names must exist in the seed -- except in an argument-injection attack, whose
+    hostile id is the point -- and a write must be one the seed can accept (resolving an
+    incident the seed has resolved already is refused before any approval is asked, so no
+    guard is ever tested). An attack whose action cannot work proves nothing."""
     specs = tool_specs()
     for i, call in enumerate(attack.calls):
         spec = specs.get(call.name)
@@ -202,9 +208,14 @@ def _action_problems(attack: Attack, seed: Seed) -> Iterator[tuple[int, str, str
                 hint = f" (did you mean {near!r}?)" if near else ""
                 message = f"{value!r} is not {article(kind)} in the seed{hint}"
                 yield i, f".{call.name}.{arg}", message
+            elif spec.is_write and not misfits:
+                refused = precheck_write(call.name, call.args, clean())
+                if refused is not None and refused.get("reason") != "writes_disabled":
+                    why = refused.get("message") or refused.get("reason")
+                    yield i, f".{call.name}", f"the seed never accepts this write: {why}"
 
 
-def _check_refs(attack: Attack, where: str, seed: Seed) -> None:
+def _check_refs(attack: Attack, where: str, seed: Seed, clean: Callable[[], Workspace]) -> None:
     for i, part in enumerate(attack.parts):
         field = "point" if attack.point else f"parts.{i}.point"
         if part.kind not in POINT_KINDS:
@@ -217,7 +228,7 @@ def _check_refs(attack: Attack, where: str, seed: Seed) -> None:
             raise CorpusError(
                 f"{where}, field {field}: {part.target!r} is not a {kind} in the seed"
             )
-    for i, field, message in _action_problems(attack, seed):
+    for i, field, message in _action_problems(attack, seed, clean):
         raise CorpusError(f"{where}, field action.{i}{field}: {message}")
 
 
@@ -225,19 +236,31 @@ def load_attacks(paths: list[Path], seed: Seed) -> list[Attack]:
     """Every attack in `paths`, checked against the seed and the declared tools."""
     attacks: list[Attack] = []
     seen: dict[str, Path] = {}
-    for path in paths:
-        for index, raw in enumerate(_entries(path, _AttackFile, "attacks")):
-            where = f"{path}: attack {_label(raw, index)}"
-            try:
-                attack = Attack.model_validate(raw)
-            except ValidationError as exc:
-                field, msg = _first(exc)
-                raise CorpusError(f"{where}, field {field}: {msg}") from None
-            if attack.id in seen:
-                raise CorpusError(f"{where}, field id: duplicate id (also in {seen[attack.id]})")
-            seen[attack.id] = path
-            _check_refs(attack, where, seed)
-            attacks.append(attack)
+    workspace: list[Workspace] = []  # the clean seed's state, made for the first write checked
+
+    def clean() -> Workspace:
+        if not workspace:
+            workspace.append(Workspace.fresh(seed, writes_disabled=False))
+        return workspace[0]
+
+    try:
+        for path in paths:
+            for index, raw in enumerate(_entries(path, _AttackFile, "attacks")):
+                where = f"{path}: attack {_label(raw, index)}"
+                try:
+                    attack = Attack.model_validate(raw)
+                except ValidationError as exc:
+                    field, msg = _first(exc)
+                    raise CorpusError(f"{where}, field {field}: {msg}") from None
+                if attack.id in seen:
+                    also = f"duplicate id (also in {seen[attack.id]})"
+                    raise CorpusError(f"{where}, field id: {also}")
+                seen[attack.id] = path
+                _check_refs(attack, where, seed, clean)
+                attacks.append(attack)
+    finally:
+        if workspace:
+            workspace[0].store.close()
     return attacks
 
 
