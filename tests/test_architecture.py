@@ -40,6 +40,13 @@ def tree(tmp_path: Path, files: dict[str, str]) -> Path:
     return tmp_path
 
 
+def refused(tmp_path: Path, files: dict[str, str]) -> str:
+    """The check's output on a tree of `files` it must refuse (exit 1)."""
+    code, out = check(tree(tmp_path, files))
+    assert code == 1, out
+    return out
+
+
 def test_the_repository_keeps_its_layers():
     code, out = check(REPO)
     assert code == 0, out
@@ -59,7 +66,7 @@ def test_a_clean_tree_passes(tmp_path):
 
 
 def test_a_cycle_of_type_only_imports_fails(tmp_path):
-    repo = tree(
+    out = refused(
         tmp_path,
         {
             "evals/ops_eval/core/calls.py": (
@@ -68,21 +75,17 @@ def test_a_cycle_of_type_only_imports_fails(tmp_path):
             "evals/ops_eval/core/evalset.py": "def f():\n    from .calls import D\n",
         },
     )
-    code, out = check(repo)
-    assert code == 1
     assert "import cycle: ops_eval.core.calls -> ops_eval.core.evalset" in out
 
 
 def test_an_import_up_a_layer_fails_even_inside_a_function(tmp_path):
-    repo = tree(
+    out = refused(
         tmp_path,
         {
             "evals/ops_eval/results/records.py": "X = 1\n",
             "evals/ops_eval/core/calls.py": "def f():\n    from ..results.records import X\n",
         },
     )
-    code, out = check(repo)
-    assert code == 1
     assert "ops_eval.core.calls imports ops_eval.results.records: up from layer 'core'" in out
 
 
@@ -96,13 +99,12 @@ def test_an_import_up_a_layer_fails_even_inside_a_function(tmp_path):
 )
 def test_import_module_with_a_literal_name_counts_as_an_import(tmp_path, source):
     records = {"evals/ops_eval/results/records.py": "X = 1\n"}
-    repo = tree(tmp_path, {**records, "evals/ops_eval/core/calls.py": source})
-    code, out = check(repo)
-    assert code == 1 and "ops_eval.core.calls imports ops_eval.results" in out
+    out = refused(tmp_path, {**records, "evals/ops_eval/core/calls.py": source})
+    assert "ops_eval.core.calls imports ops_eval.results" in out
 
 
 def test_a_cycle_between_two_agent_packages_fails(tmp_path):
-    repo = tree(
+    out = refused(
         tmp_path,
         {
             "agents/ops_copilot/tools.py": "from triage_report import schema\n",
@@ -110,8 +112,7 @@ def test_a_cycle_between_two_agent_packages_fails(tmp_path):
             "agents/triage_report/schema.py": "from ops_copilot import tools\n",
         },
     )
-    code, out = check(repo)
-    assert code == 1 and "import cycle: ops_copilot.tools -> triage_report.schema" in out
+    assert "import cycle: ops_copilot.tools -> triage_report.schema" in out
 
 
 def test_importing_a_sibling_module_through_its_package_is_not_an_import_of_the_root(tmp_path):
@@ -122,44 +123,39 @@ def test_importing_a_sibling_module_through_its_package_is_not_an_import_of_the_
             "evals/ops_eval/core/calls.py": "from .. import base\n",
         },
     )
-    assert check(repo) == (0, check(repo)[1])
+    code, out = check(repo)
+    assert code == 0, out
 
 
 def test_a_module_importing_the_package_root_imports_up(tmp_path):
-    repo = tree(tmp_path, {"evals/ops_eval/core/calls.py": "from .. import anything\n"})
-    code, out = check(repo)
-    assert code == 1 and "imports ops_eval: up from layer 'core'" in out
+    out = refused(tmp_path, {"evals/ops_eval/core/calls.py": "from .. import anything\n"})
+    assert "imports ops_eval: up from layer 'core'" in out
 
 
 @pytest.mark.parametrize("where", ["evals/ops_eval/core/long.py", "agents/ops_copilot/long.py"])
 def test_a_module_over_350_lines_fails(tmp_path, where):
-    repo = tree(tmp_path, {where: "x = 1\n" * 351})
-    code, out = check(repo)
-    assert code == 1 and f"{where}: 351 lines (at most 350)" in out
+    out = refused(tmp_path, {where: "x = 1\n" * 351})
+    assert f"{where}: 351 lines (at most 350)" in out
     assert check(tree(tmp_path, {where: "x = 1\n" * 350}))[0] == 0
 
 
 def test_a_package_in_no_layer_fails(tmp_path):
-    repo = tree(tmp_path, {"evals/ops_eval/misc.py": "X = 1\n"})
-    code, out = check(repo)
-    assert code == 1 and "ops_eval.misc: not in a declared layer" in out
+    out = refused(tmp_path, {"evals/ops_eval/misc.py": "X = 1\n"})
+    assert "ops_eval.misc: not in a declared layer" in out
 
 
 def test_a_sub_package_that_does_not_say_what_it_may_import_fails(tmp_path):
-    repo = tree(tmp_path, {"evals/ops_eval/core/claims/__init__.py": '"""Claims."""\n'})
-    code, out = check(repo)
-    assert code == 1 and "ops_eval.core.claims: its docstring says what it holds, not" in out
+    out = refused(tmp_path, {"evals/ops_eval/core/claims/__init__.py": '"""Claims."""\n'})
+    assert "ops_eval.core.claims: its docstring says what it holds, not" in out
 
 
 def test_an_agent_that_imports_the_harness_fails(tmp_path):
-    repo = tree(
+    out = refused(
         tmp_path,
         {
             "agents/ops_copilot/tools.py": '"""Never `from ops_eval import x` in prose."""\n',
             "agents/ops_copilot/agent.py": "def f():\n    import ops_eval.core.calls\n",
         },
     )
-    code, out = check(repo)
-    assert code == 1
     assert "ops_copilot.agent imports the harness (ops_eval)" in out
     assert "ops_copilot.tools" not in out  # a docstring is not an import

@@ -7,27 +7,27 @@ import pytest
 from ops_copilot.definition import guarded_tools, tool_specs, write_tools
 from ops_copilot.spotlight import FENCE_CLOSE, FENCE_OPEN
 
+READS = (
+    "list_services",
+    "get_service_status",
+    "list_incidents",
+    "get_incident",
+    "search_runbooks",
+    "get_runbook",
+    "search_service_logs",
+    "recall_incident_context",
+    "list_skills",
+    "load_skill",
+)
+WRITES = ("save_incident_note", "restart_service", "resolve_incident")
+
 
 def test_the_model_is_shown_the_reads_then_the_writes_in_declaration_order():
     """The agent's tool list is the registry's order; the tool schema digest sorts the tools,
     so a reordering (which changes what a model sees) would pass every gate unnoticed."""
     from ops_copilot.agent import root_agent
 
-    expected = [
-        "list_services",
-        "get_service_status",
-        "list_incidents",
-        "get_incident",
-        "search_runbooks",
-        "get_runbook",
-        "search_service_logs",
-        "recall_incident_context",
-        "list_skills",
-        "load_skill",
-        "save_incident_note",
-        "restart_service",
-        "resolve_incident",
-    ]
+    expected = [*READS, *WRITES]
     assert list(tool_specs()) == expected
     shown = [getattr(t, "name", getattr(t, "__name__", None)) for t in root_agent.tools]
     assert [name for name in shown if name in expected] == expected
@@ -44,32 +44,17 @@ def test_the_tool_order_does_not_depend_on_which_module_is_imported_first(first)
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
     ).stdout.split()
-    assert out[0] == "list_services" and out[-3:] == [
-        "save_incident_note",
-        "restart_service",
-        "resolve_incident",
-    ]
+    assert out[0] == READS[0] and out[-3:] == list(WRITES)
 
 
 def test_registry_is_derived_from_the_declarations():
     specs = tool_specs()
-    assert write_tools() == {"save_incident_note", "restart_service", "resolve_incident"}
+    assert write_tools() == set(WRITES)
     assert guarded_tools() == {"restart_service", "resolve_incident"}
     assert specs["get_incident"].entities == {"incident_id": "incident"}
     assert specs["search_service_logs"].required == {"service", "query"}
     assert "tool_context" not in specs["list_incidents"].params
-    assert set(specs) >= {
-        "list_services",
-        "get_service_status",
-        "list_incidents",
-        "get_incident",
-        "search_runbooks",
-        "get_runbook",
-        "search_service_logs",
-        "recall_incident_context",
-        "list_skills",
-        "load_skill",
-    }
+    assert set(specs) >= set(READS)
 
 
 def test_get_incident_returns_the_record_with_fenced_text(call):

@@ -9,7 +9,7 @@ it -- why (`known_gap`). How an attack is planted and read is in `planting`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -179,7 +179,7 @@ def _entries(path: Path, model: type[BaseModel], key: str) -> list[dict[str, Any
 
 
 def _action_problems(
-    attack: Attack, seed: Seed, clean: Callable[[], Workspace]
+    attack: Attack, seed: Seed, clean: Workspace
 ) -> Iterator[tuple[int, str, str]]:
     """(action index, field, message) for every action step that cannot run as written: the
     eval-set validator's signature rules (known and required arguments, declared types), the
@@ -209,13 +209,13 @@ def _action_problems(
                 message = f"{value!r} is not {article(kind)} in the seed{hint}"
                 yield i, f".{call.name}.{arg}", message
             elif spec.is_write and not misfits:
-                refused = precheck_write(call.name, call.args, clean())
+                refused = precheck_write(call.name, call.args, clean)
                 if refused is not None and refused.get("reason") != "writes_disabled":
                     why = refused.get("message") or refused.get("reason")
                     yield i, f".{call.name}", f"the seed never accepts this write: {why}"
 
 
-def _check_refs(attack: Attack, where: str, seed: Seed, clean: Callable[[], Workspace]) -> None:
+def _check_refs(attack: Attack, where: str, seed: Seed, clean: Workspace) -> None:
     for i, part in enumerate(attack.parts):
         field = "point" if attack.point else f"parts.{i}.point"
         if part.kind not in POINT_KINDS:
@@ -236,13 +236,7 @@ def load_attacks(paths: list[Path], seed: Seed) -> list[Attack]:
     """Every attack in `paths`, checked against the seed and the declared tools."""
     attacks: list[Attack] = []
     seen: dict[str, Path] = {}
-    workspace: list[Workspace] = []  # the clean seed's state, made for the first write checked
-
-    def clean() -> Workspace:
-        if not workspace:
-            workspace.append(Workspace.fresh(seed, writes_disabled=False))
-        return workspace[0]
-
+    clean = Workspace.fresh(seed, writes_disabled=False)  # the seed's state, for writes
     try:
         for path in paths:
             for index, raw in enumerate(_entries(path, _AttackFile, "attacks")):
@@ -259,8 +253,7 @@ def load_attacks(paths: list[Path], seed: Seed) -> list[Attack]:
                 _check_refs(attack, where, seed, clean)
                 attacks.append(attack)
     finally:
-        if workspace:
-            workspace[0].store.close()
+        clean.store.close()
     return attacks
 
 

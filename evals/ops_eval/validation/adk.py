@@ -86,12 +86,16 @@ def prestart() -> None:
         _EARLY = _worker()
 
 
+def _stop(worker: subprocess.Popen[str]) -> None:
+    worker.kill()
+    worker.communicate()
+
+
 def stop_early() -> None:
     """Stop a prestarted worker no check took (every file accepted before, or nothing read)."""
     global _EARLY
     if _EARLY is not None:
-        _EARLY.kill()
-        _EARLY.communicate()
+        _stop(_EARLY)
         _EARLY = None
 
 
@@ -132,8 +136,7 @@ class Pending:
     def cancel(self) -> None:
         """Stop the worker unread: the validation it was part of did not finish."""
         if self.proc is not None:
-            self.proc.kill()
-            self.proc.communicate()
+            _stop(self.proc)
             self.proc = None
 
     def finish(self) -> dict[int, list[SchemaIssue]]:
