@@ -15,7 +15,13 @@ from .registry import declare
 from .results import Result, invalid
 from .seed import normalise
 from .workspace import call_ids, workspace_for
-from .writes import already_applied, guarded_write, precheck_write, read_untrusted_text
+from .writes import (
+    already_applied,
+    guarded_write,
+    precheck_write,
+    read_untrusted_text,
+    write_provenance,
+)
 
 MAX_NOTE_CHARS = 2000
 
@@ -47,14 +53,16 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
     problem = note_problem(note)
     if problem is not None:
         return invalid("note", f"note {problem}.")
-    approval_id = ""
+    approval_id = provenance = ""
     if read_untrusted_text(tool_context):
         approval = read_approval(tool_context)
         if isinstance(approval, Refusal):
             return approval.result(action="save_incident_note", target=key)
         approval_id = approval.request_id
+        args = {"incident_id": incident_id, "note": note}
+        provenance = write_provenance("save_incident_note", args, tool_context).as_json()
     session_id, invocation_id, _ = call_ids(tool_context)
-    saved = ws.store.add_note(key, note.strip(), session_id, invocation_id, approval_id)
+    saved = ws.store.add_note(key, note.strip(), session_id, invocation_id, approval_id, provenance)
     if saved is None:
         return already_applied("save_incident_note", key)
     return {"status": "ok", "incident_id": key, "saved_at": saved.created_at}

@@ -18,7 +18,7 @@ from .output_guard import guard_links  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
 from .registry import ToolSpec  # noqa: E402
 from .workspace import workspace_for  # noqa: E402
-from .writes import precheck_write, read_untrusted_text  # noqa: E402
+from .writes import precheck_write, read_untrusted_text, write_provenance  # noqa: E402
 
 AGENT_NAME = "ops_copilot"
 DESCRIPTION = "Incident-response copilot over a fixed seed of services, incidents and runbooks."
@@ -50,6 +50,24 @@ def refuse_doomed_writes(
     return precheck_write(tool.name, args, workspace_for(tool_context))
 
 
+def show_provenance(
+    tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, tool_response: Any
+) -> None:
+    """When ADK's gate paused a write for approval, put where its arguments came from
+    (`provenance`) into the request the human sees: the hint says it in words, flagged sources
+    first, and the payload carries the trace. The pause itself stays ADK's."""
+    requested = tool_context.actions.requested_tool_confirmations
+    call_id = tool_context.function_call_id
+    spec = tool_specs().get(tool.name)
+    if spec is None or not spec.is_write or call_id not in requested:
+        return None
+    provenance = write_provenance(tool.name, args, tool_context)
+    requested[call_id] = requested[call_id].model_copy(
+        update={"hint": provenance.hint(), "payload": provenance.payload()}
+    )
+    return None
+
+
 def generation_config() -> types.GenerateContentConfig | None:
     """The sampling settings of OPS_AGENT_TEMPERATURE, for any model route; None when unset."""
     from .model import temperature
@@ -71,6 +89,7 @@ def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) 
         instruction=INSTRUCTION,
         tools=build_tools(),
         before_tool_callback=refuse_doomed_writes,
+        after_tool_callback=show_provenance,  # the approval request says where arguments came from
         after_model_callback=guard_links,  # links only where the user or trusted data pointed
         generate_content_config=generation_config(),
     )

@@ -1,8 +1,8 @@
 """Tool declarations: each tool says, next to its definition, what it is.
 
 A tool is declared with `@declare(effect=..., entities=...)`: whether it reads or writes, when
-it needs a human approval, which seed entity kind each argument names, and whether its result
-carries untrusted text. Everything that needs
+it needs a human approval, which seed entity kind each argument names, and which keys of its
+result carry untrusted text (text people or systems wrote, not a seed field). Everything that needs
 a table of tools -- the agent's tool list, the eval-set validator, the tool-policy scorer, the red
 team, the docs -- derives it from these declarations (`definition.tool_specs()` and the tables
 beside it) instead of keeping a list of its own.
@@ -54,8 +54,15 @@ class ToolSpec:
     effect: Effect
     entities: Mapping[str, EntityKind]
     confirm: Confirm
-    untrusted: bool
+    untrusted_keys: tuple[str, ...]
+    """The result keys whose strings are untrusted text, at any depth; the rest of a result
+    (ids, statuses, severities, names) is seed fields the tool looked up."""
     params: Mapping[str, Param] = field(default_factory=dict)
+
+    @property
+    def untrusted(self) -> bool:
+        """Its result carries untrusted text."""
+        return bool(self.untrusted_keys)
 
     @property
     def is_write(self) -> bool:
@@ -129,10 +136,10 @@ def declare(
     effect: Effect,
     entities: Mapping[str, EntityKind] | None = None,
     confirm: Confirm = "never",
-    untrusted: bool = False,
+    untrusted: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., dict[str, Any]]]:
-    """Register a tool function with its effect, entity arguments, approval need and whether it
-    returns untrusted text."""
+    """Register a tool function with its effect, entity arguments, approval need and the keys
+    of its result that hold untrusted text."""
     entities = dict(entities or {})
 
     def register(func: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
@@ -163,7 +170,7 @@ def declare(
             effect=effect,
             entities=MappingProxyType(entities),
             confirm=confirm,
-            untrusted=untrusted,
+            untrusted_keys=tuple(untrusted),
             params=MappingProxyType(params),
         )
         return tool

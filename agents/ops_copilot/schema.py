@@ -16,18 +16,20 @@ file (`ops-eval audit verify --expect-head`).
 
 Each ledger row also keeps `approval_id`, the confirmation request whose approval it used
 (empty for a note that needed none), unique where not empty: an approval acts at most once, however
-many times its answer arrives at once (`approval`).
+many times its answer arrives at once (`approval`). And it keeps `provenance`: where the write's
+arguments came from, as the approval request showed it (`provenance`; JSON, empty for a note that
+needed no approval), hashed with the rest of the row.
 
 `SCHEMA_VERSION` is stored in `meta`; a file without it predates the hash chain and is refused,
-and one of an older version (2: no triggers on meta; 3: no approval ids) is refused with the
-advice to start afresh.
+and one of an older version (2: no triggers on meta; 3: no approval ids; 4: no provenance) is
+refused with the advice to start afresh.
 """
 
 from __future__ import annotations
 
 from .seed_models import CLOCK_FORMAT
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 
 # Hashed columns of each ledger, in hash order (the row's own hash is over these + prev_hash),
 # and the column holding its scenario time.
@@ -44,6 +46,7 @@ LEDGERS: dict[str, tuple[str, ...]] = {
         "after_status",
         "at",
         "approval_id",
+        "provenance",
     ),
     "notes": (
         "id",
@@ -53,6 +56,7 @@ LEDGERS: dict[str, tuple[str, ...]] = {
         "invocation_id",
         "created_at",
         "approval_id",
+        "provenance",
     ),
 }
 TIME_COLUMN = {"audit_log": "at", "notes": "created_at"}
@@ -90,6 +94,7 @@ CREATE TABLE notes (
     invocation_id TEXT NOT NULL,
     created_at TEXT NOT NULL,
     approval_id TEXT NOT NULL,
+    provenance TEXT NOT NULL,
     prev_hash TEXT NOT NULL,
     row_hash TEXT NOT NULL
 );
@@ -105,6 +110,7 @@ CREATE TABLE audit_log (
     after_status TEXT NOT NULL,
     at TEXT NOT NULL,
     approval_id TEXT NOT NULL,
+    provenance TEXT NOT NULL,
     prev_hash TEXT NOT NULL,
     row_hash TEXT NOT NULL,
     UNIQUE (invocation_id, action, target)

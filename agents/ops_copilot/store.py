@@ -36,6 +36,7 @@ class Note(BaseModel):
     invocation_id: str
     created_at: str
     approval_id: str = ""
+    provenance: str = ""
 
 
 class AuditRow(BaseModel):
@@ -50,6 +51,8 @@ class AuditRow(BaseModel):
     after_status: str
     at: str
     approval_id: str = ""
+    provenance: str = ""
+    """Where the write's arguments came from, as its approval request showed it (JSON)."""
 
 
 class WriteOutcome(BaseModel):
@@ -226,6 +229,7 @@ class StateStore:
         session_id: str,
         invocation_id: str,
         approval_id: str = "",
+        provenance: str = "",
     ) -> Note | None:
         """Append a note; None, writing nothing, when its approval already wrote one."""
         with self._lock:
@@ -243,6 +247,7 @@ class StateStore:
                     invocation_id=invocation_id,
                     created_at=at,
                     approval_id=approval_id,
+                    provenance=provenance,
                 )
                 self._conn.execute("COMMIT")
             except BaseException:
@@ -256,6 +261,7 @@ class StateStore:
             invocation_id=invocation_id,
             created_at=at,
             approval_id=approval_id,
+            provenance=provenance,
         )
 
     def apply_write(
@@ -268,6 +274,7 @@ class StateStore:
         session_id: str,
         invocation_id: str,
         approval_id: str = "",
+        provenance: str = "",
     ) -> WriteOutcome:
         """Change the target's status and append the audit row, atomically and at most once: not
         again in the same invocation, nor under an approval already used."""
@@ -306,6 +313,7 @@ class StateStore:
                     after_status=new_status,
                     at=at,
                     approval_id=approval_id,
+                    provenance=provenance,
                 )
                 conn.execute(
                     f"UPDATE {table} SET status = ?, updated_at = ? WHERE {key} = ?",

@@ -74,7 +74,7 @@ def get_service_status(name: str, tool_context: ToolContext) -> Result:
     }
 
 
-@declare(effect="read", entities={"service": "service"}, untrusted=True)
+@declare(effect="read", entities={"service": "service"}, untrusted=("title",))
 def list_incidents(
     tool_context: ToolContext, service: str | None = None, status: str | None = None
 ) -> Result:
@@ -110,7 +110,11 @@ def list_incidents(
     return {"status": "ok", "count": len(rows), "incidents": rows}
 
 
-@declare(effect="read", entities={"incident_id": "incident"}, untrusted=True)
+@declare(
+    effect="read",
+    entities={"incident_id": "incident"},
+    untrusted=("title", "summary", "timeline"),
+)
 def get_incident(incident_id: str, tool_context: ToolContext) -> Result:
     """Get one incident: service, severity, status, runbook, related incidents, summary, timeline.
 
@@ -144,7 +148,7 @@ def get_incident(incident_id: str, tool_context: ToolContext) -> Result:
     }
 
 
-@declare(effect="read", untrusted=True)
+@declare(effect="read", untrusted=("title",))
 def search_runbooks(query: str, tool_context: ToolContext) -> Result:
     """Find runbooks relevant to a symptom or topic, best match first.
 
@@ -164,7 +168,7 @@ def search_runbooks(query: str, tool_context: ToolContext) -> Result:
     return result
 
 
-@declare(effect="read", entities={"slug": "runbook"}, untrusted=True)
+@declare(effect="read", entities={"slug": "runbook"}, untrusted=("title", "body"))
 def get_runbook(slug: str, tool_context: ToolContext) -> Result:
     """Get the full text of one runbook.
 
@@ -185,7 +189,7 @@ def get_runbook(slug: str, tool_context: ToolContext) -> Result:
     }
 
 
-@declare(effect="read", entities={"service": "service"}, untrusted=True)
+@declare(effect="read", entities={"service": "service"}, untrusted=("lines",))
 def search_service_logs(
     service: str, query: str, tool_context: ToolContext, limit: int = DEFAULT_LOG_LINES
 ) -> Result:
@@ -228,7 +232,7 @@ def search_service_logs(
     }
 
 
-@declare(effect="read", entities={"incident_id": "incident"}, untrusted=True)
+@declare(effect="read", entities={"incident_id": "incident"}, untrusted=("notes",))
 def recall_incident_context(incident_id: str, tool_context: ToolContext) -> Result:
     """Recall what this session already knows about an incident: notes, approved actions, status.
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .approval import NOTHING_CHANGED, Refusal, read_approval
+from .provenance import Provenance, session_events, trace
 from .registry import TOOLS
 from .results import Result, resolve
 from .seed import normalise
@@ -34,6 +35,19 @@ def read_untrusted_text(tool_context: Any) -> bool:
     return any(
         fr.name in names for event in session.events for fr in event.get_function_responses()
     )
+
+
+def write_provenance(tool_name: str, args: dict[str, Any], tool_context: Any) -> Provenance:
+    """Where this write call's arguments came from, judged on the session up to the model's
+    call -- so the trace the approval request shows and the one the audit row keeps, computed
+    again when the approval arrives, are the same."""
+    events = session_events(tool_context)
+    call_id = getattr(tool_context, "function_call_id", None)
+    for i, event in enumerate(events):
+        if any(fc.id == call_id for fc in event.get_function_calls()):
+            events = events[: i + 1]
+            break
+    return trace(tool_name, args, events)
 
 
 def precheck_write(tool_name: str, args: dict[str, Any], ws: Workspace) -> Result | None:
@@ -85,6 +99,7 @@ def guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> Re
         session_id=session_id,
         invocation_id=invocation_id,
         approval_id=approval.request_id,
+        provenance=write_provenance(tool_name, args, tool_context).as_json(),
     )
     if outcome.duplicate:
         return already_applied(tool_name, key)

@@ -1,0 +1,207 @@
+"""Where a write's arguments came from, so the human approving it can see it (CaMeL's idea, in
+the small).
+
+Each argument of a write is traced through the session's events to the first of:
+
+1. **you** -- the user's own messages name it (an id as a word of its own; a note's text
+   contained in what the user wrote);
+2. **a seed field** -- a tool result's looked-up fields name it (an incident id in
+   `list_incidents`, a dependency in `get_service_status`), never the keys the tool declares as
+   untrusted text (`registry.ToolSpec.untrusted_keys`), and never a result whose own call
+   already carried the value (an echo proves only that the model asked for it);
+3. **untrusted text** -- a log line, runbook body, incident summary or timeline, title or note
+   returned by that call: where an instruction planted by anyone can come from;
+4. nowhere: no text of the session holds it (for a note's text: the agent's own words).
+
+A write whose target only untrusted text named, or that nothing named, is *flagged*: the
+approval request says so before anything else, and the audit row keeps the trace. It is a
+signal to the approver, not a block: the approval gate still decides. Tracing is by value, not
+by data flow: a model that copies a planted id into a read first (`get_incident(INC-008)`)
+cannot launder it, because an echo is no source, but an id the seed also lists somewhere the
+session read (`list_incidents`) counts as that seed field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from .registry import TOOLS
+from .seed import normalise
+
+Kind = Literal["user", "seed", "untrusted", "agent", "nowhere"]
+FLAGGED_KINDS = frozenset({"untrusted", "nowhere"})
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where one argument's value came from. `where` names the call (`search_service_logs(
+    service='database')`) for a seed field or untrusted text; empty otherwise."""
+
+    arg: str
+    value: str
+    kind: Kind
+    where: str = ""
+
+    @property
+    def flagged(self) -> bool:
+        return self.kind in FLAGGED_KINDS
+
+    def says(self) -> str:
+        shown = self.value if len(self.value) <= 60 else self.value[:57] + "..."
+        if self.kind == "user":
+            return f"{self.arg}={shown!r} came from you"
+        if self.kind == "seed":
+            return f"{self.arg}={shown!r} came from a seed field of {self.where}"
+        if self.kind == "untrusted":
+            return f"{self.arg}={shown!r} came from untrusted text of {self.where}, not from you"
+        if self.kind == "agent":
+            return f"{self.arg}: the agent's own words"
+        return f"{self.arg}={shown!r} came from nowhere in this session: not from you"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """The trace of one write call."""
+
+    action: str
+    sources: tuple[Source, ...]
+
+    @property
+    def flagged(self) -> bool:
+        return any(s.flagged for s in self.sources)
+
+    def hint(self) -> str:
+        """What the approval request says, flagged sources first."""
+        head = f"Approve or deny {self.action}; the approval needs a rationale and an approver."
+        ordered = sorted(self.sources, key=lambda s: not s.flagged)
+        lines = [f"- {s.says()}" for s in ordered]
+        flagged = [s.arg for s in self.sources if s.flagged]
+        if flagged:
+            head = (
+                f"CHECK BEFORE APPROVING: {', '.join(flagged)} of this write came neither from "
+                f"you nor from a seed field. {head}"
+            )
+        return "\n".join([head, "Where its arguments came from:", *lines])
+
+    def as_json(self) -> str:
+        """The trace as the audit row keeps it."""
+        return json.dumps([asdict(s) for s in self.sources], sort_keys=True)
+
+    def payload(self) -> dict[str, Any]:
+        return {"flagged": self.flagged, "sources": [asdict(s) for s in self.sources]}
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _leaves(
+    value: Any, untrusted: frozenset[str], inside: bool = False
+) -> Iterator[tuple[str, bool]]:
+    """(string, is untrusted) for every string in a tool result."""
+    if isinstance(value, str):
+        yield value, inside
+    elif isinstance(value, Mapping):
+        for key, inner in value.items():
+            yield from _leaves(inner, untrusted, inside or key in untrusted)
+    elif isinstance(value, list | tuple):
+        for inner in value:
+            yield from _leaves(inner, untrusted, inside)
+
+
+@dataclass(frozen=True)
+class _Read:
+    where: str
+    args: str  # the call's own argument values, folded
+    trusted: str
+    untrusted: str
+
+
+def _show_call(name: str, args: Mapping[str, Any]) -> str:
+    shown = ", ".join(f"{k}={v!r}" for k, v in args.items() if v not in (None, ""))
+    return f"{name}({shown})"
+
+
+def _session(events: Iterable[Any]) -> tuple[str, list[_Read]]:
+    """The user's words (folded), and every tool result of the session with its call."""
+    said: list[str] = []
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    reads: list[_Read] = []
+    for event in events:
+        content = getattr(event, "content", None)
+        user = getattr(event, "author", None) == "user"
+        for part in (content.parts if content else None) or []:
+            if part.text and user and not part.thought:
+                said.append(part.text)
+            fc = part.function_call
+            if fc is not None and fc.id:
+                calls[fc.id] = (fc.name or "", dict(fc.args or {}))
+            fr = part.function_response
+            if fr is None or user or fr.name not in TOOLS:
+                continue
+            name, args = calls.get(fr.id or "", (fr.name, {}))
+            keys = frozenset(TOOLS[fr.name].untrusted_keys)
+            leaves = list(_leaves(fr.response or {}, keys))
+            reads.append(
+                _Read(
+                    where=_show_call(name, args),
+                    args=_fold(" ".join(str(v) for v in args.values())),
+                    trusted=_fold("\n".join(s for s, bad in leaves if not bad)),
+                    untrusted=_fold("\n".join(s for s, bad in leaves if bad)),
+                )
+            )
+    return _fold("\n".join(said)), reads
+
+
+def _names(value: str, text: str) -> bool:
+    """`text` (folded) names the id `value` as a word of its own."""
+    return bool(re.search(rf"(?<![\w-]){re.escape(_fold(value))}(?![\w-])", text))
+
+
+def _trace_id(arg: str, value: str, said: str, reads: list[_Read]) -> Source:
+    if _names(value, said):
+        return Source(arg, value, "user")
+    for read in reads:
+        if _names(value, read.trusted) and not _names(value, read.args):
+            return Source(arg, value, "seed", read.where)
+    for read in reads:
+        if _names(value, read.untrusted):
+            return Source(arg, value, "untrusted", read.where)
+    return Source(arg, value, "nowhere")
+
+
+def _trace_text(arg: str, value: str, said: str, reads: list[_Read]) -> Source:
+    folded = _fold(value)
+    if folded and folded in said:
+        return Source(arg, value, "user")
+    for read in reads:
+        if folded and folded in read.untrusted:
+            return Source(arg, value, "untrusted", read.where)
+    return Source(arg, value, "agent")
+
+
+def trace(action: str, args: Mapping[str, Any], events: Iterable[Any]) -> Provenance:
+    """Where each string argument of the write `action` came from, given the session's events
+    up to the call."""
+    spec = TOOLS[action]
+    said, reads = _session(events)
+    sources = []
+    for arg, value in args.items():
+        if not isinstance(value, str):
+            continue
+        kind = spec.entities.get(arg)
+        if kind is not None:
+            sources.append(_trace_id(arg, normalise(kind, value), said, reads))
+        else:
+            sources.append(_trace_text(arg, value, said, reads))
+    return Provenance(action=_show_call(action, args), sources=tuple(sources))
+
+
+def session_events(tool_context: Any) -> list[Any]:
+    """The session's events as a tool or callback sees them (none for a hand-built context)."""
+    return list(getattr(getattr(tool_context, "session", None), "events", None) or [])
