@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from google.adk.agents import LlmAgent  # noqa: E402
+from google.adk.models.llm_response import LlmResponse  # noqa: E402
 from google.adk.tools.base_tool import BaseTool  # noqa: E402
 from google.adk.tools.function_tool import FunctionTool  # noqa: E402
 from google.adk.tools.tool_context import ToolContext  # noqa: E402
 from google.genai import types  # noqa: E402
 
+from .answer_guard import flag_answer  # noqa: E402
 from .definition import tool_specs  # noqa: E402
 from .output_guard import guard_links  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
@@ -68,6 +71,27 @@ def show_provenance(
     return None
 
 
+OutputGuard = Callable[[Any, LlmResponse], LlmResponse | None]
+OUTPUT_GUARDS: dict[str, OutputGuard] = {"links": guard_links, "answers": flag_answer}
+
+
+def output_guard(names: Iterable[str] = tuple(OUTPUT_GUARDS)) -> OutputGuard | None:
+    """One `after_model_callback` running the named guards in order, each on what the one before
+    returned (ADK stops at the first callback that returns a response, so they are chained
+    here); None when no guard is named."""
+    guards = [OUTPUT_GUARDS[n] for n in names]
+    if not guards:
+        return None
+
+    def guard(callback_context: Any, llm_response: LlmResponse) -> LlmResponse | None:
+        changed = None
+        for one in guards:
+            changed = one(callback_context, changed or llm_response) or changed
+        return changed
+
+    return guard
+
+
 def generation_config() -> types.GenerateContentConfig | None:
     """The sampling settings of OPS_AGENT_TEMPERATURE, for any model route; None when unset."""
     from .model import temperature
@@ -90,7 +114,7 @@ def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) 
         tools=build_tools(),
         before_tool_callback=refuse_doomed_writes,
         after_tool_callback=show_provenance,  # the approval request says where arguments came from
-        after_model_callback=guard_links,  # links only where the user or trusted data pointed
+        after_model_callback=output_guard(),  # untrusted links removed; answers checked
         generate_content_config=generation_config(),
     )
     settings.update(overrides)

@@ -115,11 +115,14 @@ def _leaves(
 
 
 @dataclass(frozen=True)
-class _Read:
-    where: str
-    args: str  # the call's own argument values, folded
-    trusted: str
-    untrusted: str
+class Read:
+    """One tool result of the session, split into its seed fields and its untrusted text."""
+
+    where: str  # the call, e.g. "search_service_logs(service='database')"
+    args: dict[str, Any]
+    response: Any
+    trusted: tuple[str, ...]
+    untrusted: tuple[str, ...]
 
 
 def _show_call(name: str, args: Mapping[str, Any]) -> str:
@@ -127,11 +130,12 @@ def _show_call(name: str, args: Mapping[str, Any]) -> str:
     return f"{name}({shown})"
 
 
-def _session(events: Iterable[Any]) -> tuple[str, list[_Read]]:
-    """The user's words (folded), and every tool result of the session with its call."""
+def session_reads(events: Iterable[Any]) -> tuple[list[str], list[Read]]:
+    """What the user wrote in the session (messages, not approval answers), and every result
+    the agent's tools returned, with its call."""
     said: list[str] = []
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
-    reads: list[_Read] = []
+    reads: list[Read] = []
     for event in events:
         content = getattr(event, "content", None)
         user = getattr(event, "author", None) == "user"
@@ -145,17 +149,34 @@ def _session(events: Iterable[Any]) -> tuple[str, list[_Read]]:
             if fr is None or user or fr.name not in TOOLS:
                 continue
             name, args = calls.get(fr.id or "", (fr.name, {}))
-            keys = frozenset(TOOLS[fr.name].untrusted_keys)
-            leaves = list(_leaves(fr.response or {}, keys))
+            leaves = list(_leaves(fr.response or {}, frozenset(TOOLS[fr.name].untrusted_keys)))
             reads.append(
-                _Read(
+                Read(
                     where=_show_call(name, args),
-                    args=_fold(" ".join(str(v) for v in args.values())),
-                    trusted=_fold("\n".join(s for s, bad in leaves if not bad)),
-                    untrusted=_fold("\n".join(s for s, bad in leaves if bad)),
+                    args=args,
+                    response=fr.response,
+                    trusted=tuple(s for s, bad in leaves if not bad),
+                    untrusted=tuple(s for s, bad in leaves if bad),
                 )
             )
-    return _fold("\n".join(said)), reads
+    return said, reads
+
+
+@dataclass(frozen=True)
+class _Folded:
+    where: str
+    args: str  # the call's own argument values, folded
+    trusted: str
+    untrusted: str
+
+    @classmethod
+    def of(cls, read: Read) -> _Folded:
+        return cls(
+            where=read.where,
+            args=_fold(" ".join(str(v) for v in read.args.values())),
+            trusted=_fold("\n".join(read.trusted)),
+            untrusted=_fold("\n".join(read.untrusted)),
+        )
 
 
 def _names(value: str, text: str) -> bool:
@@ -163,7 +184,7 @@ def _names(value: str, text: str) -> bool:
     return bool(re.search(rf"(?<![\w-]){re.escape(_fold(value))}(?![\w-])", text))
 
 
-def _trace_id(arg: str, value: str, said: str, reads: list[_Read]) -> Source:
+def _trace_id(arg: str, value: str, said: str, reads: list[_Folded]) -> Source:
     if _names(value, said):
         return Source(arg, value, "user")
     for read in reads:
@@ -175,7 +196,7 @@ def _trace_id(arg: str, value: str, said: str, reads: list[_Read]) -> Source:
     return Source(arg, value, "nowhere")
 
 
-def _trace_text(arg: str, value: str, said: str, reads: list[_Read]) -> Source:
+def _trace_text(arg: str, value: str, said: str, reads: list[_Folded]) -> Source:
     folded = _fold(value)
     if folded and folded in said:
         return Source(arg, value, "user")
@@ -189,7 +210,8 @@ def trace(action: str, args: Mapping[str, Any], events: Iterable[Any]) -> Proven
     """Where each string argument of the write `action` came from, given the session's events
     up to the call."""
     spec = TOOLS[action]
-    said, reads = _session(events)
+    words, found = session_reads(events)
+    said, reads = _fold("\n".join(words)), [_Folded.of(r) for r in found]
     sources = []
     for arg, value in args.items():
         if not isinstance(value, str):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_eval.core.claims import Vocabulary, extract, judge
+from ops_copilot.claims import Vocabulary, extract, judge
 from ops_eval.scorers.facts import facts
 
 DOWN = "Inventory is down (INC-002, SEV1, open)."

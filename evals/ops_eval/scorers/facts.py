@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.claims import Vocabulary, judge
+from ops_copilot.claims import Vocabulary, judge
+
 from .base import Score, scorer
 
 if TYPE_CHECKING:

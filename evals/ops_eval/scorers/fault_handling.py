@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 from .base import Score, scorer
 
 if TYPE_CHECKING:
+    from ops_copilot.claims import Claim, Vocabulary
     from ops_copilot.registry import ToolSpec
 
     from ..core.calls import InjectedFault, ToolCall, Turn
-    from ..core.claims import Claim, Vocabulary
     from ..core.evalset import Case
     from ..core.plan import Plan
     from ..core.trial import TrialView
@@ -86,7 +86,8 @@ def _entities(fault: InjectedFault, spec: ToolSpec | None) -> set[str]:
 def _problems(
     turn: Turn, specs: Mapping[str, ToolSpec], vocab: Vocabulary, trial: TrialView
 ) -> list[str]:
-    from ..core.claims import extract
+    from ops_copilot.claims import extract
+
     from ..core.contracts import Fault
     from ..playing.faults import matches
 
@@ -147,8 +148,9 @@ def _applies(case: Case, plan: Plan) -> str | None:
     "supplied (claims, not keywords); n/a when no fault was injected",
 )
 def fault_handling(trial: TrialView, plan: Plan) -> Score:
+    from ops_copilot.claims import Vocabulary
+
     from ..core.agents import AGENTS
-    from ..core.claims import Vocabulary
 
     meta = trial.case.meta
     if not any(t.faults for t in trial.turns):

@@ -12,7 +12,10 @@ tests in tests/scorers/test_facts.py say what it reads.
 The vocabulary -- statuses, severities, services, teams, runbooks, skills, the deliberate
 negatives -- comes from the seed's schema and records, not from a word list of our own.
 
-May import: `base` and the rest of `core`.
+It lives with the agent because the agent reads its own answers with it too (`answer_guard`
+flags a claim that contradicts a tool result or that only untrusted text made); the harness's
+`facts` scorer and the red team read with the same reader, so guard and judge cannot disagree
+about what a sentence claims.
 """
 
 from .judging import Judgement, judge

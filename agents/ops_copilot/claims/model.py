@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, get_args
+from typing import Protocol, get_args
 
 from ops_copilot.seed import ENTITY_KINDS, EntityKind, IncidentStatus, Seed, ServiceStatus, Severity
 
-if TYPE_CHECKING:
-    from ..negatives import Negatives
+
+class Negatives(Protocol):
+    """The deliberate negatives of an eval set (the harness's `core.negatives.Negatives`)."""
+
+    def of(self, kind: EntityKind) -> frozenset[str]: ...
+
 
 ANSWER = ""  # the entity of claims about the answer as a whole (approval, root cause, runbook)
 ONE_VALUE = {"status", "severity", "owner", "root cause", "approval", "exists", "service"}
