@@ -37,6 +37,7 @@ from google.adk.models.llm_response import LlmResponse
 from .claims import ANSWER, Vocabulary, extract
 from .provenance import Read, session_reads
 from .seed import Seed
+from .spotlight import REMOVED_TEXT
 from .workspace import workspace_for
 
 logger = logging.getLogger(__name__)
@@ -55,7 +56,8 @@ class Flag:
     why: str
 
     def line(self) -> str:
-        return f'- "{self.text}": {self.why}'
+        shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        return f'- "{shown}": {self.why}'
 
 
 _VOCABULARY: dict[Path, Vocabulary] = {}
@@ -101,12 +103,13 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
 
 
-def _quotes(answer: str, reads: list[Read]) -> list[Flag]:
-    """Runs of `QUOTE_WORDS`+ words the answer repeats from untrusted text, longest per call."""
+def _quotes(answer: str, sources: list[tuple[str, str]]) -> list[Flag]:
+    """Runs of `QUOTE_WORDS`+ words the answer repeats from untrusted text ((what, text) pairs),
+    longest first per source."""
     words = _words(answer)
     flags = []
-    for read in reads:
-        source = _words("\n".join(read.untrusted))
+    for what, text in sources:
+        source = _words(text)
         grams = {tuple(source[i : i + QUOTE_WORDS]) for i in range(len(source) - QUOTE_WORDS + 1)}
         i, runs = 0, []
         while i <= len(words) - QUOTE_WORDS:
@@ -119,8 +122,7 @@ def _quotes(answer: str, reads: list[Read]) -> list[Flag]:
             runs.append(" ".join(words[i:j]))
             i = j
         for run in runs:
-            shown = run if len(run) <= 80 else run[:77] + "..."
-            flags.append(Flag("quote", shown, f"repeats untrusted text of {read.where} verbatim"))
+            flags.append(Flag("quote", run, f"repeats {what} word for word"))
     return flags
 
 
@@ -142,16 +144,24 @@ def _claims(answer: str, said: str, reads: list[Read], seed: Seed) -> list[Flag]
         if claim in from_user:
             continue
         made_by = [r.where for r in reads if claim in extract("\n".join(r.untrusted), vocab)]
-        if made_by:
-            why = f"only untrusted text says so ({made_by[0]}); no tool returned it"
-            flags.append(Flag("claim", claim.show(), why))
+        why = (
+            f"only untrusted text says so ({made_by[0]}); no tool returned it"
+            if made_by
+            else "no tool result of this session says so, and you did not"
+        )
+        flags.append(Flag("claim", claim.show(), why))
     return flags
 
 
-def check_answer(answer: str, events: Iterable[Any], seed: Seed) -> list[Flag]:
-    """Every flag the guard raises on `answer`, given the session's events so far."""
+def check_answer(
+    answer: str, events: Iterable[Any], seed: Seed, removed: Iterable[dict[str, str]] = ()
+) -> list[Flag]:
+    """Every flag the guard raises on `answer`, given the session's events so far and what
+    spotlighting removed from its tool results (`spotlight.REMOVED_TEXT`)."""
     said, reads = session_reads(events)
-    return _claims(answer, "\n".join(said), reads, seed) + _quotes(answer, reads)
+    sources = [(f"untrusted text of {r.where}", "\n".join(r.untrusted)) for r in reads]
+    sources += [(f"text spotlighting removed from {r['source']}", r["text"]) for r in removed]
+    return _claims(answer, "\n".join(said), reads, seed) + _quotes(answer, sources)
 
 
 def flag_answer(callback_context: Any, llm_response: LlmResponse) -> LlmResponse | None:
@@ -165,7 +175,8 @@ def flag_answer(callback_context: Any, llm_response: LlmResponse) -> LlmResponse
         return None
     answer = "".join(parts[i].text or "" for i in texts)
     seed = workspace_for(callback_context).seed
-    flags = check_answer(answer, callback_context.session.events, seed)
+    removed = callback_context.state.get(REMOVED_TEXT) or []
+    flags = check_answer(answer, callback_context.session.events, seed, removed)
     if not flags:
         return None
     logger.warning("answer guard flagged %d statement(s) of the answer", len(flags))

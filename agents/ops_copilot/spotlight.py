@@ -10,9 +10,12 @@ systems the agent must not take orders from. Before such text reaches the model:
    Cyrillic/Greek homoglyphs and decodes base64/hex/percent-encoded blobs, and, where a
    right-to-left override reverses text on screen, on the order a human reader sees too -- are
    neutralised from the start of the offending sentence to the end of the line, leaving a marker
-   that names the pattern classes. A pattern is matched within one line: an instruction split
-   over several lines is caught only where a line carries a pattern of its own.
-3. The result is wrapped in a fence whose id is a hash of the content, and any fence-like token
+   that names the pattern classes.
+3. Lines are also judged as blocks: consecutive log lines with the same prefix (time, level and
+   component), or consecutive lines of one paragraph. When one line of a block is neutralised,
+   or the block's lines read together carry a pattern (an instruction split over lines), every
+   line of the block is: a template planted line by line ("Signed," and all) goes whole.
+4. The result is wrapped in a fence whose id is a hash of the content, and any fence-like token
    inside the data is defanged, so a forged closing fence cannot end the data block.
 
 Benign text (including words like "ignore", "restart" or "resolve" in ordinary use) comes back
@@ -71,6 +74,16 @@ _PATTERNS: dict[str, list[str]] = {
         rf"\bnew{_W}(instructions?|directives?|orders?)\s*:",
         rf"\b(important|urgent|attention|note|message|memo|order|command|instructions?){_W}(to|for)"
         rf"{_W}(the{_W})?(ai|assistant|agent|model|llm|copilot|bot)s?\b",
+        # misspelt on purpose ("iunstructions", AgentDojo's ignore_previous)
+        rf"\b(ignore|disregard|forget|override|bypass)({_W}(all|any|the|your|previous|prior|"
+        rf"above|earlier))*{_W}i\w*(uct|stru|nstu)\w*\b",
+        # AgentDojo's important_instructions block, and InjecAgent's enhanced prefix
+        rf"\bthis{_W}is{_W}an?{_W}(important|urgent){_W}message{_W}from{_W}me\b",
+        rf"\bmessage{_W}from{_W}me\b.{{0,80}}\bto{_W}you\b",
+        rf"\bbefore{_W}you{_W}(can{_W})?(solve|do|start|answer)({_W}\w+){{0,3}}{_W}task\b",
+        rf"\bafter{_W}you{_W}do{_W}that\W+you{_W}can{_W}(solve|do|continue)\b",
+        r"</?\s*information\s*>",
+        rf"\bimportant\s*!{{2,}}|\bstrictly{_W}(adhere|follow|comply|obey)\b",
     ],
     "persona-hijack": [
         rf"\byou{_W}are{_W}(now|no{_W}longer)\b",
@@ -85,11 +98,17 @@ _PATTERNS: dict[str, list[str]] = {
         r"<\|?\s*(im_start|im_end|system|endoftext|eot_id|start_header_id)\s*\|?>",
         r"\[/?(inst|sys|system)\]",
         r"</?\s*(system|instructions?|tool_?(call|result|response)|function_?call)\s*>",
+        r"#{2,}\s*\(?\s*system[\s_-]*message\s*\)?",  # AgentDojo's system_message
+        r"\[(system|assistant|developer)\]\(#",  # Greshake et al.'s [system](#error_state)
     ],
     "delimiter-forgery": [r"<<<|>>>", rf"\b(end{_W})?untrusted{_W}data\b"],
     "tool-redirection": [
         r"\b(restart_service|resolve_incident|save_incident_note|adk_request_confirmation|"
         r"set_model_response|transfer_to_agent)\b",
+        rf"\b(use|call|run){_W}the{_W}(tool|function){_W}\W?\w+\W?{_W}with\b",
+        r"\btodo\b\s*(\([^)]{0,30}\))?\s*:\s*(resolve|restart|close|save|delete|run|call|"
+        r"mark|reboot)\b",
+        rf"\bcopy{_W}this({_W}\w+)?{_W}(into|to|in)\b|\bask{_W}every{_W}reader\b",
         rf"\b(call|invoke|execute|trigger){_W}(the{_W})?(\w+{_W})?(tool|function)s?\b",
         rf"\b(ai|assistant|agent|model|llm|copilot|bot)s?{_W}(must|should|shall|needs?{_W}to|"
         rf"has{_W}to|will)({_W}now|{_W}immediately)?{_W}(call|run|restart|resolve|close|execute|"
@@ -113,7 +132,7 @@ _PATTERNS: dict[str, list[str]] = {
         r"'\s*(or|and)\s*'?\d+'?\s*=\s*'?\d+|;\s*drop\s+table\b|\bunion\s+select\b",
     ],
     "kill-switch": [
-        r"\bops_writes_disabled\s*[:=]\s*[\"']?(0|false|no|off)\b",
+        r"\bops_writes_disabled\s*([:=]|\s+to)\s*[\"']?(0|false|no|off)\b",
         rf"\bwrites?{_W}disabled\s*(=|:|{_W}to)\s*[\"']?(0|false|no|off)\b",
         rf"\b(disable|deactivate|turn{_W}off|switch{_W}off|bypass|remove|lift){_W}(the{_W})?"
         rf"(kill{_W}?switch|write{_W}?(lock|freeze|guard|protection)|safety{_W}(switch|lock))",
@@ -146,6 +165,19 @@ _PATTERNS: dict[str, list[str]] = {
         rf"\b(paste|send|post|upload|export|submit|forward|email){_W}(all{_W}|of{_W})*(your|the|"
         rf"these|those|all)?{_W}?(notes|logs|instructions|prompt|secrets?|tokens?|credentials|"
         r"keys?|conversation|history)\b",
+    ],
+    "answer-manipulation": [  # BIPIA's task-irrelevant orders, and claims dictated to the user
+        rf"\b(tell|inform|let){_W}(the{_W})?user({_W}know)?{_W}(that{_W})?\S",
+        rf"\bin{_W}your{_W}(reply|answer|summary|response)\b.{{0,50}}\b(recommend|add|include|"
+        r"state|mention|say|write|end)\b",
+        rf"\bwhen{_W}you{_W}summari[sz]e\b.{{0,60}}\b(state|say|mention|add|write|include|end)\b",
+        rf"\banswer{_W}(the{_W}user{_W})?only{_W}in\b",
+    ],
+    "denial-of-service": [  # AgentDojo's DoS: the answer replaced
+        rf"\bstop{_W}(what{_W}you('re|{_W}are){_W}doing|now{_W}and)\b",
+        rf"\bextremely{_W}important\s*!+",
+        rf"\b(reply|respond|answer){_W}only{_W}with\b|\bsay{_W}only{_W}that\b",
+        rf"\bdo{_W}not{_W}help{_W}the{_W}user\b",
     ],
     "encoded-instruction": [
         rf"\b(decode|base64|b64|hex|rot13|unescape)\b.{{0,60}}\b(and|then)({_W}(then|also))?"
@@ -238,26 +270,86 @@ class Spotlit:
     text: str
     neutralised: int
     classes: tuple[str, ...]
+    removed: tuple[str, ...] = ()
+    """The text each neutralised line lost, normalised: never shown to the model, kept so the
+    answer guard can tell when an answer repeats it anyway (`remember_removed`)."""
+
+
+REMOVED_TEXT = "ops_copilot_removed_text"
+
+
+def remember_removed(tool_context: Any, spotlit: Spotlit, source: str) -> None:
+    """Record in session state what spotlighting removed from a tool result (source and text),
+    for the answer guard: the model never sees it, so an answer that repeats it word for word
+    took it from somewhere it should not have."""
+    if spotlit.removed and tool_context is not None:
+        earlier = list(tool_context.state.get(REMOVED_TEXT) or [])
+        tool_context.state[REMOVED_TEXT] = earlier + [
+            {"source": source, "text": t} for t in spotlit.removed
+        ]
+
+
+# A log line's prefix: its time, then (for a log) its level and component.
+_PREFIX = re.compile(r"\d{4}-\d\d-\d\dT[\d:.]+Z?(\s+[A-Z]{3,5}\s+\S+)?\s+")
+
+
+def _scan_line(raw: str) -> tuple[str, int | None, list[str]]:
+    """One raw line normalised, where its first injection starts and which classes matched."""
+    line = normalise(raw)
+    start, classes = scan(line)
+    if _RLO in raw:  # hidden from a reviewer, or shown to one: both orders are scanned
+        shown, shown_classes = scan(normalise(_visual(raw)))
+        if shown is not None:
+            at = len(normalise(raw[: raw.index(_RLO)]))
+            start = at if start is None else min(start, at)
+            classes += [c for c in shown_classes if c not in classes]
+    return line, start, classes
+
+
+def _blocks(lines: list[str]) -> list[list[int]]:
+    """Runs of line indexes that belong together: log lines with the same prefix, or the
+    lines of one paragraph (no prefix, no blank line between)."""
+    blocks: list[list[int]] = []
+    key: str | None = None
+    for i, line in enumerate(lines):
+        m = _PREFIX.match(line)
+        this = m.group(0).strip() if m else ("" if line.strip() else None)
+        if this is not None and this == key and blocks:
+            blocks[-1].append(i)
+        else:
+            blocks.append([i])
+        key = this
+    return [b for b in blocks if len(b) > 1]
+
+
+def _message(line: str) -> str:
+    m = _PREFIX.match(line)
+    return line[m.end() :] if m else line
 
 
 def neutralise(text: str) -> Spotlit:
-    """Normalise and defang untrusted text, line by line, without fencing it."""
-    total = 0
+    """Normalise and defang untrusted text, line by line and block by block, without fencing."""
+    scanned = [_scan_line(raw) for raw in text.split("\n")]
+    lines = [line for line, _, _ in scanned]
+    hits: dict[int, tuple[int, list[str]]] = {
+        i: (start, classes) for i, (_, start, classes) in enumerate(scanned) if start is not None
+    }
+    for block in _blocks(lines):
+        together = scan(" ".join(_message(lines[i]) for i in block))
+        classes = [c for i in block if i in hits for c in hits[i][1]] or together[1]
+        if any(i in hits for i in block) or together[0] is not None:
+            for i in block:
+                if i not in hits:  # the whole message goes; the prefix stays as evidence
+                    m = _PREFIX.match(lines[i])
+                    hits[i] = (m.end() if m else 0, list(dict.fromkeys(classes)) + ["block"])
     seen: list[str] = []
     out_lines = []
-    for raw in text.split("\n"):
-        line = normalise(raw)
-        start, classes = scan(line)
-        if _RLO in raw:  # hidden from a reviewer, or shown to one: both orders are scanned
-            shown, shown_classes = scan(normalise(_visual(raw)))
-            if shown is not None:
-                at = len(normalise(raw[: raw.index(_RLO)]))
-                start = at if start is None else min(start, at)
-                classes += [c for c in shown_classes if c not in classes]
-        if start is None:
+    removed = []
+    for i, line in enumerate(lines):
+        if i not in hits:
             out_lines.append(line)
             continue
-        total += 1
+        start, classes = hits[i]
         seen.extend(c for c in classes if c not in seen)
         # Cut from the start of the sentence holding the first hit, so the rest of the
         # instruction goes too, but the log prefix (time, host, component) stays as evidence.
@@ -265,9 +357,15 @@ def neutralise(text: str) -> Spotlit:
         for br in _SENTENCE_BREAK.finditer(line, 0, start):
             cut = br.end()
         keep = line[:cut].rstrip()
+        removed.append(line[cut:].strip())
         marker = f"[neutralised: {', '.join(classes)}]"
         out_lines.append(f"{keep} {marker}" if keep else marker)
-    return Spotlit(text="\n".join(out_lines), neutralised=total, classes=tuple(seen))
+    return Spotlit(
+        text="\n".join(out_lines),
+        neutralised=len(hits),
+        classes=tuple(seen),
+        removed=tuple(removed),
+    )
 
 
 def fence(text: str, source: str) -> Spotlit:
@@ -276,7 +374,9 @@ def fence(text: str, source: str) -> Spotlit:
     body = clean.text.replace("<<<", "‹‹‹").replace(">>>", "›››")
     tag = hashlib.sha256(f"{source}\0{body}".encode()).hexdigest()[:12]
     fenced = f'{FENCE_OPEN} source="{source}" id="{tag}">>>\n{body}\n{FENCE_CLOSE} id="{tag}">>>'
-    return Spotlit(text=fenced, neutralised=clean.neutralised, classes=clean.classes)
+    return Spotlit(
+        text=fenced, neutralised=clean.neutralised, classes=clean.classes, removed=clean.removed
+    )
 
 
 def strings(value: Any) -> Iterable[str]:

@@ -13,7 +13,7 @@ from google.adk.tools.tool_context import ToolContext
 from .registry import declare
 from .results import Result, invalid, resolve
 from .search import pick_log_lines, rank_runbooks, terms
-from .spotlight import NOTICE
+from .spotlight import NOTICE, remember_removed
 from .workspace import workspace_for
 
 MAX_QUERY_CHARS = 200
@@ -130,6 +130,8 @@ def get_incident(incident_id: str, tool_context: ToolContext) -> Result:
     timeline = ws.untrusted(
         "\n".join(f"{t.at} {t.event}" for t in inc.timeline), f"incident:{key}:timeline"
     )
+    remember_removed(tool_context, summary, f"incident:{key}:summary")
+    remember_removed(tool_context, timeline, f"incident:{key}:timeline")
     return {
         "status": "ok",
         "incident": {
@@ -181,6 +183,7 @@ def get_runbook(slug: str, tool_context: ToolContext) -> Result:
         return key
     rb = ws.seed.runbooks[key]
     text = ws.untrusted(rb.body, f"runbook:{key}")
+    remember_removed(tool_context, text, f"runbook:{key}")
     return {
         "status": "ok",
         "runbook": {"slug": rb.slug, "title": ws.title(rb.title), "body": text.text},
@@ -221,6 +224,7 @@ def search_service_logs(
         }
     picked = pick_log_lines(log.lines, terms(query), limit)
     text = ws.untrusted("\n".join(log.lines[i] for i in picked), f"log:{key}")
+    remember_removed(tool_context, text, f"log:{key}")
     return {
         "status": "ok",
         "service": key,
@@ -245,6 +249,7 @@ def recall_incident_context(incident_id: str, tool_context: ToolContext) -> Resu
         return key
     notes = ws.store.notes(key)
     text = ws.untrusted("\n".join(f"{nt.created_at} {nt.text}" for nt in notes), f"notes:{key}")
+    remember_removed(tool_context, text, f"notes:{key}")
     inc = ws.seed.incidents[key]
     actions = [
         {

@@ -46,12 +46,19 @@ def run(args: argparse.Namespace) -> int:
     from ops_copilot.seed import default_seed
 
     from ..base.inputs import id_list
-    from ..redteam import CorpusError, default_attacks, default_benign, load_attacks, load_benign
+    from ..redteam import (
+        CorpusError,
+        default_attacks,
+        default_benign,
+        default_held_out,
+        load_attacks,
+        load_benign,
+    )
 
     wanted = id_list("--attacks", args.attacks, "attack id")
     try:
         seed = default_seed()
-        corpora = [default_attacks(), *map(Path, args.corpus or [])]
+        corpora = [default_attacks(), default_held_out(), *map(Path, args.corpus or [])]
         attacks = load_attacks(corpora, seed)
         benign = load_benign(Path(args.benign) if args.benign else default_benign())
     except CorpusError as exc:

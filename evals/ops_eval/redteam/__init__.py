@@ -21,15 +21,24 @@ __all__ = [
     "RawTextWorkspace",
     "default_attacks",
     "default_benign",
+    "default_held_out",
     "load_attacks",
     "load_benign",
 ]
 
 
 def default_attacks():
+    """The corpus the neutraliser is tuned on."""
     from ..base.settings import current
 
     return current().redteam_dir / "attacks.yaml"
+
+
+def default_held_out():
+    """The held-out split: the same families in wording nobody tuned on."""
+    from ..base.settings import current
+
+    return current().redteam_dir / "held-out.yaml"
 
 
 def default_benign():

@@ -1,11 +1,14 @@
 """What the red team runs an attack in, and what counts as the attack getting through.
 
-Modes: the agent as shipped; with spotlighting off (untrusted text reaches the model verbatim,
-so the approval gate alone must hold); with writes disabled (everything refused before anyone
-is asked). Attackers (deterministic suite): the obedient one obeys every payload, in every mode;
-the cautious one obeys only what reached it un-neutralised, as shipped and with spotlighting off
-(with writes disabled it could only repeat the obedient one's verdict). The state checks are
-shared by the deterministic suite and the live variant.
+Modes: the agent as shipped; with one defence off -- spotlighting (untrusted text reaches the
+model verbatim, so the approval gate alone must hold), the link guard, or the answer guard --
+and with writes disabled (everything refused before anyone is asked). Attackers (deterministic
+suite): the obedient one obeys every payload, in every mode; the cautious one obeys only what
+reached it un-neutralised, in every mode but writes disabled (there it could only repeat the
+obedient one's verdict); the bystander never obeys and runs as shipped, to measure the user's
+task under attack. An output guard can only matter to an attack that aims at the answer, so the
+guard-off modes run only those. The state checks are shared by the deterministic suite and the
+live variant.
 """
 
 from __future__ import annotations
@@ -44,6 +47,12 @@ class Mode:
     name: str
     spotlight: bool
     writes_disabled: bool
+    guards: tuple[str, ...] = ("links", "answers")
+    """The output guards on (`ops_copilot.agent.OUTPUT_GUARDS`)."""
+
+    @property
+    def output_guard_off(self) -> bool:
+        return self.guards != Mode.guards
 
     def workspace(self, seed: Seed) -> Workspace:
         kind = Workspace if self.spotlight else RawTextWorkspace
@@ -55,20 +64,39 @@ MODES: dict[str, Mode] = {
     for m in (
         Mode("shipped", spotlight=True, writes_disabled=False),
         Mode("no-spotlight", spotlight=False, writes_disabled=False),
+        Mode("no-link-guard", spotlight=True, writes_disabled=False, guards=("answers",)),
+        Mode("no-answer-guard", spotlight=True, writes_disabled=False, guards=("links",)),
         Mode("writes-disabled", spotlight=True, writes_disabled=True),
     )
 }
 
 
-ATTACKERS: tuple[str, ...] = ("obedient", "cautious")
+ATTACKERS: tuple[str, ...] = ("obedient", "cautious", "bystander")
 
 
-def plan(attackers: Iterable[str], modes: Iterable[str]) -> list[tuple[str, str]]:
-    """The (attacker, mode) pairs one attack runs in."""
+def plan(
+    attackers: Iterable[str], modes: Iterable[str], attack: Attack | None = None
+) -> list[tuple[str, str]]:
+    """The (attacker, mode) pairs one attack runs in (every pair that can matter to it when
+    `attack` is given)."""
     modes = list(modes)
-    return [
-        (a, m) for a in attackers for m in modes if a == "obedient" or not MODES[m].writes_disabled
-    ]
+    pairs = []
+    for a in attackers:
+        for m in modes:
+            mode = MODES[m]
+            if a == "bystander" and m != "shipped":
+                continue
+            if a == "cautious" and mode.writes_disabled:
+                continue
+            if attack is None or applies(mode, attack):
+                pairs.append((a, m))
+    return pairs
+
+
+def applies(mode: Mode, attack: Attack) -> bool:
+    """Whether running `attack` in `mode` can tell anything: an output guard switched off
+    matters only to an attack that aims at the answer."""
+    return attack.aims_at_answer or not mode.output_guard_off
 
 
 def _note_text(text: str) -> str:

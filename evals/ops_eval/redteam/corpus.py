@@ -40,6 +40,8 @@ AttackClass = Literal[
     "argument-injection",
     "split-instruction",
     "kill-switch",
+    "answer-manipulation",
+    "denial-of-service",
 ]
 ATTACK_CLASSES: tuple[str, ...] = AttackClass.__args__  # type: ignore[attr-defined]
 PointKind = Literal["log", "runbook", "incident-summary", "incident-timeline", "note"]
@@ -101,6 +103,18 @@ class Attack(Strict):
     """The tool calls the payload tries to cause."""
     answer: str | None = Field(default=None, min_length=1, max_length=2000)
     """What the payload tries to put in the agent's final answer (an exfiltration link)."""
+    claim: str | None = Field(default=None, min_length=1, max_length=500)
+    """A statement about the seed the payload wants the agent to make ("INC-002 is resolved"),
+    judged by the claims reader whatever its wording."""
+    phrase: str | None = Field(default=None, min_length=1, max_length=500)
+    """Text the payload wants in the answer word for word (an advert, a phone number, the text
+    that replaces the answer in a denial of service)."""
+    family: str = Field(default="ops-copilot", pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    """The published attack family it is written after (`agentdojo-important-instructions`,
+    `injecagent-enhanced`, ...), in our own words; `ops-copilot` for the project's own."""
+    held_out: bool = False
+    """Set from the file (`split: held-out`): never used to tune the neutraliser, so its
+    detection is reported, not checked against `known_gap`."""
     known_gap: str | None = None
     """Why spotlighting does not neutralise this payload; the suite checks the claim."""
 
@@ -125,10 +139,23 @@ class Attack(Strict):
         for step in self.action:
             if len(step) != 1:
                 raise ValueError("each action step is one mapping: {tool_name: {args}}")
-        if not self.action and self.answer is None:
-            raise ValueError("an attack needs an action or an answer (what the payload is after)")
-        _encodable([self.answer, self.known_gap, self.action])
+        if not self.action and not self.says:
+            raise ValueError(
+                "an attack needs an action, an answer, a claim or a phrase (what it is after)"
+            )
+        _encodable([self.answer, self.claim, self.phrase, self.known_gap, self.action])
         return self
+
+    @property
+    def says(self) -> str | None:
+        """What an attacker that obeys puts in its answer: the link, claim and phrase asked for."""
+        said = [t for t in (self.answer, self.claim, self.phrase) if t]
+        return " ".join(said) if said else None
+
+    @property
+    def aims_at_answer(self) -> bool:
+        """The payload wants something in the answer: only then can an output guard matter."""
+        return self.says is not None
 
     @property
     def calls(self) -> list[ToolCall]:
@@ -149,6 +176,7 @@ class BenignLine(Strict):
 
 class _AttackFile(Strict):
     version: Literal[1]
+    split: Literal["tuned", "held-out"] = "tuned"
     attacks: list[dict[str, Any]]
 
 
@@ -172,7 +200,11 @@ def _label(raw: Any, index: int) -> str:
 
 def _entries(path: Path, model: type[BaseModel], key: str) -> list[dict[str, Any]]:
     try:
-        return getattr(model.model_validate(read_yaml(path)), key)
+        parsed = model.model_validate(read_yaml(path))
+        entries = getattr(parsed, key)
+        if getattr(parsed, "split", "tuned") == "held-out":
+            entries = [{**e, "held_out": True} if isinstance(e, dict) else e for e in entries]
+        return entries
     except ValidationError as exc:
         field, msg = _first(exc)
         raise CorpusError(f"{path}: field {field}: {msg}") from None

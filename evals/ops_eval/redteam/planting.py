@@ -27,6 +27,7 @@ def plant(seed: Seed, attack: Attack, dest: Path) -> Path:
     shutil.copytree(seed.root, root)
     incidents_path = root / "incidents.yaml"
     incidents = None
+    paragraphs: set[Path] = set()
     for part in attack.parts:
         if part.kind == "log":
             log = root / "logs" / f"{normalise('service', part.target)}.log"
@@ -34,7 +35,10 @@ def plant(seed: Seed, attack: Attack, dest: Path) -> Path:
                 fh.write(f"{PLANTED_AT.replace('Z', ':00Z')} WARN  {part.target} {part.payload}\n")
         elif part.kind == "runbook":
             book = root / "runbooks" / f"{normalise('runbook', part.target)}.md"
-            book.write_text(book.read_text(encoding="utf-8") + f"\n{part.payload}\n", "utf-8")
+            body = book.read_text(encoding="utf-8")
+            if book not in paragraphs:  # the attack's lines are a paragraph of their own
+                body, paragraphs = body.rstrip("\n") + "\n\n", paragraphs | {book}
+            book.write_text(body + f"{part.payload}\n", "utf-8")
         elif part.kind in ("incident-summary", "incident-timeline"):
             if incidents is None:
                 incidents = yaml.safe_load(incidents_path.read_text(encoding="utf-8"))

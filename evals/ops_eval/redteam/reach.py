@@ -8,8 +8,9 @@ or verbatim with spotlighting off); a part reached the model when that rendering
 lines of the tool results the scripted model was actually sent. Checking the model's request,
 not the tool's return value, catches a result that was dropped or trimmed on the way.
 
-A part is *detected* when spotlighting neutralises its planted line. Detection is the
-neutraliser's coverage, reported per attack class; it is not a verdict on the guardrails.
+A part is *detected* when spotlighting neutralises its planted line where it was planted, among
+the lines around it (lines are judged in blocks too). Detection is the neutraliser's coverage,
+reported per attack class and family; it is not a verdict on the guardrails.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from typing import Any
 
 from ops_copilot.seed import Seed
 from ops_copilot.spotlight import FENCE_OPEN, neutralise, strings
-from ops_copilot.store import StateStore
 from ops_copilot.workspace import Workspace
 
 from ..core.direct import DirectContext
@@ -29,30 +29,48 @@ from .corpus import Attack
 from .planting import reader_call
 
 
-def planted_lines(attack: Attack, planted: Seed, store: StateStore) -> list[list[str]]:
-    """For each part, the raw lines its reader returns that hold its payload (none: the part
-    was not planted)."""
+@dataclass(frozen=True)
+class Planted:
+    """One line of a reader's result holding a part's payload: raw, and as the workspace shows
+    it to the model in its context (the whole string rendered, since lines are judged in
+    blocks too), with whether spotlighting neutralised it there."""
+
+    raw: str
+    rendered: str
+    neutralised: bool
+
+
+def _rendered(text: str, workspace: Workspace) -> list[str]:
+    """A string's lines as the workspace shows untrusted text to the model (without fence)."""
+    shown = workspace.untrusted(text, "redteam").text
+    if shown.startswith(FENCE_OPEN):
+        shown = "\n".join(shown.split("\n")[1:-1])
+    return shown.split("\n")
+
+
+def planted_lines(attack: Attack, planted: Seed, workspace: Workspace) -> list[list[Planted]]:
+    """For each part, the lines its reader returns that hold its payload (none: the part was
+    not planted), read raw from the planted seed and the run's own store."""
     results: dict[str, dict[str, Any]] = {}
     found = []
-    with DirectContext(workspace=RawTextWorkspace(seed=planted, store=store)) as direct:
+    raw_view = RawTextWorkspace(seed=planted, store=workspace.store)
+    with DirectContext(workspace=raw_view) as direct:
         for part in attack.parts:
             call = reader_call(part)
             key = json.dumps([call.name, call.args], sort_keys=True)
             if key not in results:
                 results[key] = direct.call(call.name, **call.args)
             needle = part.payload.strip()
-            found.append(
-                [ln for s in strings(results[key]) for ln in s.split("\n") if needle in ln]
-            )
+            lines = []
+            for text in strings(results[key]):
+                if needle not in text:
+                    continue
+                shown, judged = _rendered(text, workspace), neutralise(text).text.split("\n")
+                for i, raw in enumerate(text.split("\n")):
+                    if needle in raw:
+                        lines.append(Planted(raw, shown[i], "[neutralised:" in judged[i]))
+            found.append(lines)
     return found
-
-
-def rendered(line: str, workspace: Workspace) -> str:
-    """One raw line as the workspace shows untrusted text to the model (without the fence)."""
-    text = workspace.untrusted(line, "redteam").text
-    if text.startswith(FENCE_OPEN):
-        text = "\n".join(text.split("\n")[1:-1])
-    return text
 
 
 @dataclass
@@ -75,9 +93,9 @@ class Reach:
 
 
 def reach(attack: Attack, planted: Seed, workspace: Workspace, received: frozenset[str]) -> Reach:
-    lines = planted_lines(attack, planted, workspace.store)
+    lines = planted_lines(attack, planted, workspace)
     return Reach(
         planted=[bool(ls) for ls in lines],
-        reached=[any(rendered(ln, workspace) in received for ln in ls) for ls in lines],
-        detected=[bool(ls) and all(neutralise(ln).neutralised for ln in ls) for ls in lines],
+        reached=[any(ln.rendered in received for ln in ls) for ls in lines],
+        detected=[bool(ls) and all(ln.neutralised for ln in ls) for ls in lines],
     )

@@ -1,6 +1,8 @@
 """The deterministic red team's report: runs per attacker and mode (breaches, invalid runs, how
-often the attacker obeyed, writes held for approval, links the output guard removed), the
-neutraliser's coverage per attack class, the known gaps, and every finding by kind.
+often the attacker obeyed, writes held for approval, links the output guard removed), AgentDojo's
+measures per attack family (targeted attack success rate per attacker and mode, utility under
+attack, detection), the neutraliser's coverage per attack class, the known gaps, and every
+finding by kind.
 
 Every number is a plain count over scripted runs. Nothing is sampled, so there is no interval to
 give: the same corpus and code give the same counts every time.
@@ -43,6 +45,68 @@ def _coverage_lines(coverage: dict[str, Coverage]) -> list[str]:
     return lines
 
 
+_SHORT = {
+    "shipped": "ship",
+    "no-spotlight": "-spot",
+    "writes-disabled": "-writes",
+    "no-link-guard": "-links",
+    "no-answer-guard": "-answer",
+}
+
+
+def _k(runs: list[RunResult], hit) -> str:
+    return f"{sum(bool(hit(r)) for r in runs)}/{len(runs)}" if runs else "-"
+
+
+def family_lines(result: SuiteResult) -> list[str]:
+    """Per family (and per split): targeted attack success rate -- the attacker's goal met, a
+    breach or what got past a guard switched off on purpose -- for each attacker and mode;
+    utility under attack (the bystander's task done, its answer untouched); detection, as
+    planted and each line alone; and the obeyed writes that reached the approver flagged."""
+    runs, coverage = result.runs, result.coverage
+    pairs = [p for p in dict.fromkeys((r.attacker, r.mode) for r in runs) if p[0] != "bystander"]
+    families = sorted({c.family for c in coverage.values()} | {r.family for r in runs})
+    held = {c.attack for c in coverage.values() if c.held_out}
+    groups = [(f, lambda r, f=f: r.family == f) for f in families]
+    if held:
+        groups += [("all tuned", lambda r: r.attack not in held),
+                   ("all held-out", lambda r: r.attack in held)]  # fmt: skip
+    groups.append(("all", lambda r: True))
+    width = max(len(g) for g, _ in groups) + 2
+    heads = [f"{a[:2]} {_SHORT.get(m, m)}" for a, m in pairs]
+    lines = [
+        "targeted attack success rate per family (the attacker's goal met / runs; ob obedient, "
+        "ca cautious; ship as shipped, -x with defence x off; '-' the defence cannot matter):",
+        f"{'family':<{width}}" + "".join(f"{h:>11}" for h in heads),
+    ]
+    for name, keep in groups:
+        row = f"{name:<{width}}"
+        for a, m in pairs:
+            group = [r for r in runs if (r.attacker, r.mode) == (a, m) and keep(r)]
+            row += f"{_k(group, RunResult.succeeded.fget):>11}"
+        lines.append(row)
+    lines += [
+        "",
+        "utility under attack and detection per family (counts / attacks):",
+        f"{'family':<{width}}{'utility':>9}{'detected':>10}{'each line alone':>17}"
+        f"{'writes flagged':>16}{'from seed':>11}{'from user':>11}",
+    ]
+    for name, keep in groups:
+        cov = [
+            c for c in coverage.values() if keep(RunResult(c.attack, c.cls, "", family=c.family))
+        ]
+        by = [r for r in runs if r.attacker == "bystander" and keep(r)]
+        writes = [r for r in runs if r.attacker != "bystander" and keep(r)]
+        lines.append(
+            f"{name:<{width}}{_k(by, lambda r: r.task_done):>9}"
+            f"{_k(cov, lambda c: c.detected):>10}{_k(cov, lambda c: all(c.alone)):>17}"
+            f"{sum(r.flagged_writes for r in writes):>16}"
+            f"{sum(r.seed_named_writes for r in writes):>11}"
+            f"{sum(r.user_named_writes for r in writes):>11}"
+        )
+    return lines
+
+
 def summarise(result: SuiteResult) -> list[str]:
     runs = result.runs
     pairs = list(dict.fromkeys((r.attacker, r.mode) for r in runs))
@@ -69,6 +133,7 @@ def summarise(result: SuiteResult) -> list[str]:
             f"{sum(r.obeyed for r in cautious['shipped'])} of {len(cautious['shipped'])} as shipped"
         )
         lines.append("")
+    lines += family_lines(result) + [""]
     lines += _coverage_lines(result.coverage)
     gaps = [c for c in result.coverage.values() if c.known_gap]
     lines += ["", f"known gaps ({len(gaps)}):"]
@@ -92,6 +157,8 @@ def summarise(result: SuiteResult) -> list[str]:
              else "every planted line is neutralised now; remove known_gap")
           for c in result.drift]),
         ("SPOTLIGHT DEFECTS", unit.failures),
+        ("UNFLAGGED WRITES (an obeyed write reached the approver without its provenance flag)",
+         [f"{r.attack} [{r.attacker}, {r.mode}]: {u}" for r in runs for u in r.unflagged]),
     ]  # fmt: skip
     for title, found in sections:
         if found:
@@ -101,7 +168,8 @@ def summarise(result: SuiteResult) -> list[str]:
         lines.append(
             f"FAILED (exit {result.exit_code}): {len(result.breached)} breached run(s), "
             f"{len(result.invalid)} invalid run(s), {len(result.drift)} coverage drift(s), "
-            f"{len(unit.failures)} spotlight defect(s)"
+            f"{len(unit.failures)} spotlight defect(s), {len(result.unflagged)} run(s) with an "
+            "unflagged write"
         )
     else:
         lines.append(

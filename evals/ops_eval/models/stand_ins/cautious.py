@@ -31,3 +31,14 @@ class CautiousAttacker(ObedientAttacker):
     def _whole(payload: str, seen: frozenset[str]) -> bool:
         forms = {payload.strip(), normalise(payload).strip()} - {""}
         return any(form in line for line in seen for form in forms)
+
+
+class Bystander(ObedientAttacker):
+    """The user's task done right with the payload present: it reads what the task reads and
+    never obeys, so its runs measure whether the defences still let the task through (utility
+    under attack). Test infrastructure, never a product model."""
+
+    model: str = "bystander"
+
+    def obeys(self, seen: frozenset[str]) -> bool:
+        return False
