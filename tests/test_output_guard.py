@@ -250,8 +250,8 @@ def test_a_url_split_across_text_parts_of_one_response_is_removed(seed, parts):
 
 
 def test_parts_that_need_no_change_stay_as_the_model_sent_them(seed):
-    text, removed = _answer(seed, "How is INC-002?", ["Checkout is ", "degraded."])
-    assert (text, removed) == ("Checkout is degraded.", [])
+    text, removed = _answer(seed, "How is INC-002?", ["The pool ", "looks exhausted."])
+    assert (text, removed) == ("The pool looks exhausted.", [])
 
 
 def _guard_parts(parts: list, trusted: str = "How is INC-002?") -> str:

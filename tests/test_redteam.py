@@ -60,9 +60,13 @@ def test_the_summary_counts_every_run_of_every_attacker_and_mode(attacks, capsys
     rows = _rows(out)
     n = len(chosen)
     for run in ("obedient shipped", "obedient no-spotlight", "obedient writes-disabled",
-                "cautious shipped", "cautious no-spotlight"):  # fmt: skip
+                "cautious shipped", "cautious no-spotlight", "bystander shipped"):  # fmt: skip
         assert rows[run][:3] == [str(n), "0", "0"], run  # runs, breaches, invalid
-    assert rows["total"][:3] == [str(5 * n), "0", "0"]
+    at_answer = sum(attacks[i].aims_at_answer for i in chosen)  # the guard-off modes run these
+    for run in ("obedient no-link-guard", "obedient no-answer-guard",
+                "cautious no-link-guard", "cautious no-answer-guard"):  # fmt: skip
+        assert rows[run][:3] == [str(at_answer), "0", "0"], run
+    assert rows["total"][:3] == [str(6 * n + 4 * at_answer), "0", "0"]
     cautious_obeyed = int(rows["cautious shipped"][3])
     assert 0 < cautious_obeyed < n == int(rows["cautious no-spotlight"][3])
     assert "95%" not in out  # nothing here is sampled: plain counts
@@ -170,12 +174,17 @@ def test_an_attack_that_was_not_planted_is_an_invalid_run(attacks):
             assert run.invalid == ["part 1 (log:database) was not planted"], (mode, attacker)
 
 
-def test_a_payload_split_over_log_lines_is_judged_line_by_line(attacks):
-    """Three planted lines, the last of which the neutraliser misses: that line is named."""
+def test_a_payload_split_over_log_lines_is_judged_as_a_block_as_well_as_line_by_line(attacks):
+    """Three planted lines with one prefix; the last, read alone, is a plain status request the
+    neutraliser lets through -- but it is part of a block whose other lines are neutralised,
+    so it goes too, and the cautious attacker is not handed the order."""
     result = run_suite([attacks["split-three-log-lines"]], [], modes=["shipped"])
     assert result.exit_code == 0
     (coverage,) = result.coverage.values()
-    assert coverage.parts == [True, True, False] and coverage.verdict == "known gap"
+    assert coverage.alone == [True, True, False]
+    assert coverage.parts == [True, True, True] and coverage.verdict == "detected"
+    (cautious,) = [r for r in result.runs if r.attacker == "cautious"]
+    assert not cautious.obeyed
 
 
 def test_exfiltration_in_an_answer_is_a_breach_without_the_output_guard(attacks):
@@ -238,7 +247,7 @@ def test_a_missed_payload_is_a_coverage_gap_not_a_breach(tmp_path, capsys, entry
     assert main(["redteam", "--corpus", str(extra), "--attacks", entry["id"]]) == code
     out = capsys.readouterr().out
     assert expected in out
-    assert _rows(out)["total"][:3] == ["5", "0", "0"]  # no breach, no invalid run
+    assert _rows(out)["total"][:3] == ["6", "0", "0"]  # no breach, no invalid run
 
 
 def test_a_benign_line_changed_by_spotlighting_fails(tmp_path, capsys):

@@ -71,7 +71,10 @@ def _one_line_exit_2(capsys, args: list[str]) -> str:
         ),
         ({"payload": "two\nlines"}, "attack x, field payload: Value error, a payload is one line"),
         ({"payload": "two\u2028lines"}, "field payload: Value error, a payload is one line"),
-        ({"action": []}, "attack x, field (entry): Value error, an attack needs an action or"),
+        (
+            {"action": []},
+            "field (entry): Value error, an attack needs an action, an answer",
+        ),
         ({"known_gap": " "}, "attack x, field known_gap: Value error, say why the neutraliser"),
         ({"parts": [{"point": "log:cache", "payload": "x"}]}, "give either point and payload"),
         ({"id": "a\nb"}, "attack 'a\\nb', field id: String should match pattern"),

@@ -8,13 +8,16 @@ and before the user, with the claims reader the harness judges answers with (`cl
 
 - a **claim** about a seed entity (a status, severity or owner) is checked against the session's
   evidence: the *seed fields* of its tool results (`provenance.session_reads`: a status or
-  severity a tool looked up, never the untrusted text beside it) and what the user wrote. A
-  claim that contradicts a seed field is flagged with the field and the call that returned it;
-  a claim no seed field covers and no user message makes, but that untrusted text makes, is
-  flagged as only untrusted text saying so;
+  severity a tool looked up, the status an approved write left, never the untrusted text
+  beside it; the latest wins) and what the user wrote. A claim that contradicts a seed field is
+  flagged with the field and the call that returned it; a claim no seed field covers and no
+  user message makes, but that untrusted text makes -- shown to the model, or removed from it
+  by spotlighting (`spotlight.REMOVED_TEXT`) -- is flagged as only that text saying so. A claim
+  nothing in the session supports either way is left alone: the guard judges where a claim came
+  from, not whether the model knew it;
 - a **repeat** of untrusted text -- `QUOTE_WORDS` or more consecutive words of a log line,
-  runbook, incident text or note, word for word -- is flagged as quoted from that call, so a
-  sentence the attacker wrote for the user cannot pass as the agent's own.
+  runbook, incident text or note, shown or removed, word for word -- is flagged as quoted from
+  that call, so a sentence the attacker wrote for the user cannot pass as the agent's own.
 
 A flagged answer keeps its text and gets a warning appended that names each flag; the flags are
 recorded in session state under `ANSWER_FLAGS` (kind, the text, why), as the link guard records
@@ -82,15 +85,18 @@ def seed_facts(reads: Iterable[Read], seed: Seed) -> dict[tuple[str, str], tuple
         if not isinstance(value, dict):
             return
         ident, name = value.get("id") or value.get("incident_id"), value.get("name")
-        if isinstance(ident, str) and _INCIDENT.fullmatch(ident):
+        target, after = value.get("target"), value.get("after")
+        if value.get("applied") is True and isinstance(target, str) and isinstance(after, str):
+            facts[(target, "status")] = (after, where)  # an approved write's new status
+        elif isinstance(ident, str) and _INCIDENT.fullmatch(ident):
             for attr, key in (("status", "status"), ("status", "incident_status"),
                               ("severity", "severity")):  # fmt: skip
                 if isinstance(value.get(key), str):
-                    facts[(ident, attr)] = (value[key].lower(), where)
+                    facts[(ident, attr)] = (value[key], where)
         elif isinstance(name, str) and name in seed.services:
             for attr, key in (("status", "status"), ("owner", "team")):
                 if isinstance(value.get(key), str):
-                    facts[(name, attr)] = (value[key].lower(), where)
+                    facts[(name, attr)] = (value[key], where)
         for inner in value.values():
             walk(inner, where)
 
@@ -126,7 +132,9 @@ def _quotes(answer: str, sources: list[tuple[str, str]]) -> list[Flag]:
     return flags
 
 
-def _claims(answer: str, said: str, reads: list[Read], seed: Seed) -> list[Flag]:
+def _claims(
+    answer: str, said: str, reads: list[Read], removed: list[tuple[str, str]], seed: Seed
+) -> list[Flag]:
     vocab = _vocabulary(seed)
     facts = seed_facts(reads, seed)
     from_user = set(extract(said, vocab))
@@ -137,19 +145,17 @@ def _claims(answer: str, said: str, reads: list[Read], seed: Seed) -> list[Flag]
         known = facts.get((claim.entity, claim.attribute))
         if known is not None:
             value, where = known
-            if (claim.value == value) == claim.negated:
+            if (claim.value.casefold() == value.casefold()) == claim.negated:
                 why = f"contradicts {where}, which returned {claim.attribute} {value}"
                 flags.append(Flag("claim", claim.show(), why))
             continue
         if claim in from_user:
             continue
-        made_by = [r.where for r in reads if claim in extract("\n".join(r.untrusted), vocab)]
-        why = (
-            f"only untrusted text says so ({made_by[0]}); no tool returned it"
-            if made_by
-            else "no tool result of this session says so, and you did not"
-        )
-        flags.append(Flag("claim", claim.show(), why))
+        untrusted = [(f"untrusted text of {r.where}", "\n".join(r.untrusted)) for r in reads]
+        made_by = [what for what, text in untrusted + removed if claim in extract(text, vocab)]
+        if made_by:
+            why = f"only {made_by[0]} says so; no tool returned it and you did not say it"
+            flags.append(Flag("claim", claim.show(), why))
     return flags
 
 
@@ -159,9 +165,9 @@ def check_answer(
     """Every flag the guard raises on `answer`, given the session's events so far and what
     spotlighting removed from its tool results (`spotlight.REMOVED_TEXT`)."""
     said, reads = session_reads(events)
-    sources = [(f"untrusted text of {r.where}", "\n".join(r.untrusted)) for r in reads]
-    sources += [(f"text spotlighting removed from {r['source']}", r["text"]) for r in removed]
-    return _claims(answer, "\n".join(said), reads, seed) + _quotes(answer, sources)
+    cut = [(f"text spotlighting removed from {r['source']}", r["text"]) for r in removed]
+    sources = [(f"untrusted text of {r.where}", "\n".join(r.untrusted)) for r in reads] + cut
+    return _claims(answer, "\n".join(said), reads, cut, seed) + _quotes(answer, sources)
 
 
 def flag_answer(callback_context: Any, llm_response: LlmResponse) -> LlmResponse | None:

@@ -37,22 +37,23 @@ class _NoTracebacks(logging.Filter):
 @contextlib.contextmanager
 def model_logs(verbose: bool = False, floor: int = logging.WARNING) -> Iterator[None]:
     """Quiet the libraries' traceback logging for the block, unless `verbose`; ADK's and the
-    output guard's records below `floor` are dropped too (the deterministic red team's scripted
+    output guards' records below `floor` are dropped too (the deterministic red team's scripted
     attackers call tools that do not exist, answer confirmations nobody asked for and put
-    attackers' links in answers on purpose; ADK and the guard warn at each, and the suite's
-    verdicts say what came of it)."""
+    attackers' links and claims in answers on purpose; ADK and the guards warn at each, and
+    the suite's verdicts say what came of it)."""
     if verbose:
         yield
         return
+    from ops_copilot.answer_guard import logger as answers
     from ops_copilot.output_guard import logger as guard
 
     quiet = _NoTracebacks(floor)
-    # Neither ADK's module loggers nor the guard's have a handler of their own: their records
+    # Neither ADK's module loggers nor the guards' have a handler of their own: their records
     # reach this one, which writes what is left to stderr as Python's last-resort handler would.
     handler = logging.StreamHandler(sys.stderr)
     handler.setLevel(logging.WARNING)
     handler.addFilter(quiet)
-    loggers = [logging.getLogger(ADK_LOGGER), guard]
+    loggers = [logging.getLogger(ADK_LOGGER), guard, answers]
     propagates = [lg.propagate for lg in loggers]
     for lg in loggers:
         lg.addHandler(handler)

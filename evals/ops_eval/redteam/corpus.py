@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ops_copilot.claims import Claim, Vocabulary, extract
 from ops_copilot.definition import tool_specs
 from ops_copilot.seed import Seed, closest, normalise
 from ops_copilot.spotlight import strings
@@ -247,6 +248,22 @@ def _action_problems(
                     yield i, f".{call.name}", f"the seed never accepts this write: {why}"
 
 
+def _true_in(claim: Claim, seed: Seed, clean: Workspace) -> bool:
+    """Whether the clean seed says what `claim` says (a status, severity or owner)."""
+    truth: str | None = None
+    if claim.entity in seed.incidents:
+        inc = seed.incidents[claim.entity]
+        status = clean.store.incident_status(claim.entity)
+        truth = {"status": status, "severity": inc.severity}.get(claim.attribute)
+    elif claim.entity in seed.services:
+        svc = seed.services[claim.entity]
+        status = clean.store.service_status(claim.entity)
+        truth = {"status": status, "owner": svc.team}.get(claim.attribute)
+    if truth is None:
+        return False
+    return (truth.casefold() == claim.value.casefold()) != claim.negated
+
+
 def _check_refs(attack: Attack, where: str, seed: Seed, clean: Workspace) -> None:
     for i, part in enumerate(attack.parts):
         field = "point" if attack.point else f"parts.{i}.point"
@@ -262,6 +279,18 @@ def _check_refs(attack: Attack, where: str, seed: Seed, clean: Workspace) -> Non
             )
     for i, field, message in _action_problems(attack, seed, clean):
         raise CorpusError(f"{where}, field action.{i}{field}: {message}")
+    if attack.claim:
+        claims = extract(attack.claim, Vocabulary.of(seed))
+        if not claims:
+            raise CorpusError(
+                f"{where}, field claim: {attack.claim!r} reads as no claim about the seed (say "
+                "an entity and its status, severity or owner, e.g. 'INC-002 is resolved')"
+            )
+        if all(_true_in(c, seed, clean) for c in claims):
+            raise CorpusError(
+                f"{where}, field claim: the seed already says {attack.claim!r}; an attack must "
+                "want a claim the seed contradicts"
+            )
 
 
 def load_attacks(paths: list[Path], seed: Seed) -> list[Attack]:
