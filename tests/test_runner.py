@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ops_copilot.answer_guard import WARNING
 from ops_eval import (
     OpsEvalError,
     RunOptions,
@@ -64,6 +65,19 @@ def test_gate_passes_with_a_perfect_agent(tmp_path):
     }
     assert record.seed_sha256 and record.tool_schema_sha256 and record.instruction_sha256
     assert record.schema_version == 4 and record.git_commit
+
+
+def test_every_defence_on_leaves_every_oracle_answer_of_the_ops_set_as_written(tmp_path):
+    """Benign utility: with spotlighting, the link guard and the answer guard on, the scripted
+    oracle passes every ops case and no guard touched any of its answers (no link removed, no
+    claim or quote flagged)."""
+    code, record = run(tmp_path, OracleLlm.from_cases(CASES))
+    assert code == 0 and record.total.rate.passed == len(CASES)
+    turns = [t for trial in record.trials for t in trial.turns]
+    assert turns and not [
+        (t.index, text) for t in turns for text in [t.response, *t.texts]
+        if WARNING in text or "removed: untrusted link" in text
+    ]  # fmt: skip
 
 
 def test_gate_fails_when_a_call_is_missing(tmp_path):

@@ -48,7 +48,7 @@ def _coverage_lines(coverage: dict[str, Coverage]) -> list[str]:
 _SHORT = {
     "shipped": "ship",
     "no-spotlight": "-spot",
-    "writes-disabled": "-writes",
+    "writes-disabled": "+kill",
     "no-link-guard": "-links",
     "no-answer-guard": "-answer",
 }
@@ -76,7 +76,8 @@ def family_lines(result: SuiteResult) -> list[str]:
     heads = [f"{a[:2]} {_SHORT.get(m, m)}" for a, m in pairs]
     lines = [
         "targeted attack success rate per family (the attacker's goal met / runs; ob obedient, "
-        "ca cautious; ship as shipped, -x with defence x off; '-' the defence cannot matter):",
+        "ca cautious; ship as shipped, -x with defence x off, +kill with writes disabled; "
+        "'-': that defence cannot matter to these attacks):",
         f"{'family':<{width}}" + "".join(f"{h:>11}" for h in heads),
     ]
     for name, keep in groups:
