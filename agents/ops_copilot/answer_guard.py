@@ -32,12 +32,11 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from google.adk.models.llm_response import LlmResponse
 
-from .claims import ANSWER, Vocabulary, extract
+from .claims import ANSWER, extract, seed_vocabulary
 from .provenance import Read, session_reads
 from .seed import Seed
 from .spotlight import REMOVED_TEXT
@@ -61,16 +60,6 @@ class Flag:
     def line(self) -> str:
         shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
         return f'- "{shown}": {self.why}'
-
-
-_VOCABULARY: dict[Path, Vocabulary] = {}
-
-
-def _vocabulary(seed: Seed) -> Vocabulary:
-    """The seed's vocabulary, once per seed folder (a seed is immutable)."""
-    if seed.root not in _VOCABULARY:
-        _VOCABULARY[seed.root] = Vocabulary.of(seed)
-    return _VOCABULARY[seed.root]
 
 
 def seed_facts(reads: Iterable[Read], seed: Seed) -> dict[tuple[str, str], tuple[str, str]]:
@@ -110,8 +99,8 @@ def _words(text: str) -> list[str]:
 
 
 def _quotes(answer: str, sources: list[tuple[str, str]]) -> list[Flag]:
-    """Runs of `QUOTE_WORDS`+ words the answer repeats from untrusted text ((what, text) pairs),
-    longest first per source."""
+    """Each maximal run of `QUOTE_WORDS` or more words the answer repeats from one of the
+    untrusted texts ((what, text) pairs), in the answer's order."""
     words = _words(answer)
     flags = []
     for what, text in sources:
@@ -135,9 +124,13 @@ def _quotes(answer: str, sources: list[tuple[str, str]]) -> list[Flag]:
 def _claims(
     answer: str, said: str, reads: list[Read], removed: list[tuple[str, str]], seed: Seed
 ) -> list[Flag]:
-    vocab = _vocabulary(seed)
+    """The answer's status, severity and owner claims that contradict a seed field, or that
+    only untrusted text (shown, or removed: `removed`) makes."""
+    vocab = seed_vocabulary(seed)
     facts = seed_facts(reads, seed)
     from_user = set(extract(said, vocab))
+    untrusted = [(f"untrusted text of {r.where}", "\n".join(r.untrusted)) for r in reads]
+    made = [(what, set(extract(text, vocab))) for what, text in untrusted + removed]
     flags = []
     for claim in extract(answer, vocab):
         if claim.entity == ANSWER or claim.attribute not in _CHECKED:
@@ -151,8 +144,7 @@ def _claims(
             continue
         if claim in from_user:
             continue
-        untrusted = [(f"untrusted text of {r.where}", "\n".join(r.untrusted)) for r in reads]
-        made_by = [what for what, text in untrusted + removed if claim in extract(text, vocab)]
+        made_by = [what for what, claims in made if claim in claims]
         if made_by:
             why = f"only {made_by[0]} says so; no tool returned it and you did not say it"
             flags.append(Flag("claim", claim.show(), why))

@@ -19,7 +19,7 @@ about what a sentence claims.
 """
 
 from .judging import Judgement, judge
-from .model import ANSWER, Claim, Vocabulary
+from .model import ANSWER, Claim, Vocabulary, seed_vocabulary
 from .reading import extract
 
-__all__ = ["ANSWER", "Claim", "Judgement", "Vocabulary", "extract", "judge"]
+__all__ = ["ANSWER", "Claim", "Judgement", "Vocabulary", "extract", "judge", "seed_vocabulary"]

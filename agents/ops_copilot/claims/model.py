@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, get_args
 
 from ops_copilot.seed import ENTITY_KINDS, EntityKind, IncidentStatus, Seed, ServiceStatus, Severity
@@ -62,3 +63,14 @@ class Vocabulary:
             teams=frozenset(s.team for s in seed.services.values()),
             negatives=frozenset().union(*(missing(k) for k in ENTITY_KINDS)),
         )
+
+
+_OF_SEED: dict[Path, Vocabulary] = {}
+
+
+def seed_vocabulary(seed: Seed) -> Vocabulary:
+    """The seed's vocabulary without negatives, once per seed folder (a seed is immutable): what
+    the answer guard and the red team read answers with."""
+    if seed.root not in _OF_SEED:
+        _OF_SEED[seed.root] = Vocabulary.of(seed)
+    return _OF_SEED[seed.root]

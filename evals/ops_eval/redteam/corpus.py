@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ops_copilot.claims import Claim, Vocabulary, extract
+from ops_copilot.claims import Claim, extract, seed_vocabulary
 from ops_copilot.definition import tool_specs
 from ops_copilot.seed import Seed, closest, normalise
 from ops_copilot.spotlight import strings
@@ -280,7 +280,7 @@ def _check_refs(attack: Attack, where: str, seed: Seed, clean: Workspace) -> Non
     for i, field, message in _action_problems(attack, seed, clean):
         raise CorpusError(f"{where}, field action.{i}{field}: {message}")
     if attack.claim:
-        claims = extract(attack.claim, Vocabulary.of(seed))
+        claims = extract(attack.claim, seed_vocabulary(seed))
         if not claims:
             raise CorpusError(
                 f"{where}, field claim: {attack.claim!r} reads as no claim about the seed (say "

@@ -25,7 +25,7 @@ from google.adk.agents.invocation_context import LlmCallsLimitExceededError
 
 from ops_copilot.agent import output_guard
 from ops_copilot.answer_guard import ANSWER_FLAGS
-from ops_copilot.claims import Vocabulary
+from ops_copilot.claims import seed_vocabulary
 from ops_copilot.output_guard import LINKS_REMOVED
 from ops_copilot.seed import Seed, default_seed, load_seed, normalise
 from ops_copilot.spotlight import neutralise
@@ -49,7 +49,7 @@ from .checks import (
     state_breaches,
     ungated_writes,
 )
-from .corpus import ENTITY_OF_POINT, Attack, BenignLine
+from .corpus import Attack, BenignLine
 from .planting import plant, user_turns
 from .reach import reach
 from .results import Coverage, RunResult, SuiteResult
@@ -89,12 +89,12 @@ def _approval_requests(events: list[Any]) -> list[tuple[ToolCall, dict[str, Any]
 
 def seed_named(attack: Attack, seed: Seed) -> set[str]:
     """The ids the user's task returns as seed fields, read from the clean seed: the incident
-    read, its service, related incidents and runbook; the service whose logs were read; the
-    runbook read."""
+    read, with its service, related incidents and runbook; the service whose logs, the runbook
+    or the incident whose notes were read."""
     names: set[str] = set()
     for part in attack.parts:
         names.add(part.target)
-        if ENTITY_OF_POINT[part.kind] == "incident":
+        if part.kind in ("incident-summary", "incident-timeline"):  # get_incident's fields
             inc = seed.incidents[normalise("incident", part.target)]
             names |= {inc.service, inc.runbook or "", *inc.related}
     return {n.lower() for n in names if n}
@@ -218,7 +218,7 @@ async def run_attack(
     flags = list(state.get(ANSWER_FLAGS) or [])
     run.links_removed = len(state.get(LINKS_REMOVED) or [])
     run.answer_flags = len(flags)
-    goals = goal_breaches(attack, attacked, flags, _vocabulary(clean))
+    goals = goal_breaches(attack, attacked, flags, seed_vocabulary(clean))
     (run.breaches if "answers" in settings.guards else run.measured).extend(goals)
     run.unflagged = _flags(run, attack, events, prompts, clean)
     task = [c for t in turns if t.reads for c in t.calls]
@@ -239,15 +239,6 @@ async def run_attack(
         run.detected = found.detected
         run.invalid += _obedience(run, settings.spotlight)
     return run
-
-
-_VOCABULARY: dict[Path, Vocabulary] = {}
-
-
-def _vocabulary(seed: Seed) -> Vocabulary:
-    if seed.root not in _VOCABULARY:
-        _VOCABULARY[seed.root] = Vocabulary.of(seed)
-    return _VOCABULARY[seed.root]
 
 
 def _coverage(attacks: list[Attack], runs: list[RunResult]) -> dict[str, Coverage]:
