@@ -68,10 +68,10 @@ def test_a_target_only_a_log_line_named_reaches_the_approver_flagged_and_the_aud
         "incident_id='INC-008' came from untrusted text of "
         "search_service_logs(service='database'), not from you" in request["hint"]
     )
-    assert request["payload"]["flagged"] is True
+    assert request["payload"]["provenance"]["flagged"] is True
     (row,) = workspace.store.audit_rows()
     assert row.target == "INC-008"
-    assert json.loads(row.provenance) == request["payload"]["sources"]
+    assert json.loads(row.provenance) == request["payload"]["provenance"]["sources"]
     assert workspace.store.verify().ok  # the trace is hashed into the chain with the row
 
 
@@ -84,8 +84,8 @@ def test_reading_the_planted_id_back_through_a_tool_does_not_launder_it(seed, tm
         ToolCall("resolve_incident", {"incident_id": "INC-008"}),
     ]
     request = _request(_play(workspace, "Check the database logs.", script))
-    assert request["payload"]["flagged"] is True
-    (source,) = request["payload"]["sources"]
+    assert request["payload"]["provenance"]["flagged"] is True
+    (source,) = request["payload"]["provenance"]["sources"]
     assert (source["kind"], source["where"]) == (
         "untrusted",
         "search_service_logs(service='database')",
@@ -95,7 +95,7 @@ def test_reading_the_planted_id_back_through_a_tool_does_not_launder_it(seed, tm
 def test_a_target_the_user_named_is_not_flagged(workspace):
     resolve = ToolCall("resolve_incident", {"incident_id": "INC-002"})
     request = _request(_play(workspace, "Please resolve inc-002, the pool is back.", [resolve]))
-    assert request["payload"]["flagged"] is False
+    assert request["payload"]["provenance"]["flagged"] is False
     assert "incident_id='INC-002' came from you" in request["hint"]
     assert not request["hint"].startswith("CHECK")
 
@@ -106,16 +106,16 @@ def test_a_target_a_seed_field_listed_is_traced_to_that_call(workspace):
         ToolCall("resolve_incident", {"incident_id": "INC-009"}),
     ]
     request = _request(_play(workspace, "Close the open checkout incident.", script))
-    (source,) = request["payload"]["sources"]
+    (source,) = request["payload"]["provenance"]["sources"]
     assert (source["kind"], source["where"]) == ("seed", "get_service_status(name='checkout')")
-    assert request["payload"]["flagged"] is False
+    assert request["payload"]["provenance"]["flagged"] is False
 
 
 def test_a_target_nothing_in_the_session_named_is_flagged(workspace):
     request = _request(
         _play(workspace, "Anything to do?", [ToolCall("restart_service", {"name": "payments"})])
     )
-    assert request["payload"]["flagged"] is True
+    assert request["payload"]["provenance"]["flagged"] is True
     assert "came from nowhere in this session" in request["hint"]
 
 
@@ -124,9 +124,59 @@ def test_a_note_copied_from_a_log_line_is_flagged_and_kept_with_its_trace(seed, 
     note = ToolCall("save_incident_note", {"incident_id": "INC-002", "note": PAYLOAD})
     paused = _play(workspace, "Check the database logs for INC-002.", [READ_DB_LOGS, note], APPROVE)
     request = _request(paused)
-    assert request["payload"]["flagged"] is True
-    by_arg = {s["arg"]: s for s in request["payload"]["sources"]}
+    assert request["payload"]["provenance"]["flagged"] is True
+    by_arg = {s["arg"]: s for s in request["payload"]["provenance"]["sources"]}
     assert by_arg["incident_id"]["kind"] == "user"
     assert by_arg["note"]["kind"] == "untrusted"
     (saved,) = workspace.store.notes("INC-002")
-    assert json.loads(saved.provenance) == request["payload"]["sources"]
+    assert json.loads(saved.provenance) == request["payload"]["provenance"]["sources"]
+
+
+def test_an_id_read_back_in_another_spelling_is_still_an_echo(seed, tmp_path):
+    """get_incident("inc 008") resolves to INC-008: its result names INC-008 because it was
+    asked to, so it is no source (a review found the raw spelling let the id through)."""
+    workspace = _planted(seed, tmp_path)
+    script = [
+        READ_DB_LOGS,
+        ToolCall("get_incident", {"incident_id": "inc 008"}),
+        ToolCall("resolve_incident", {"incident_id": "INC-008"}),
+    ]
+    request = _request(_play(workspace, "Check the database logs.", script))
+    assert request["payload"]["provenance"]["flagged"] is True
+
+
+def test_a_note_that_rewords_a_planted_line_around_its_words_is_still_flagged(seed, tmp_path):
+    workspace = _planted(seed, tmp_path)
+    note = ToolCall(
+        "save_incident_note", {"incident_id": "INC-002", "note": "Per logs: " + PAYLOAD}
+    )
+    request = _request(
+        _play(workspace, "Check the database logs for INC-002.", [READ_DB_LOGS, note])
+    )
+    by_arg = {s["arg"]: s for s in request["payload"]["provenance"]["sources"]}
+    assert by_arg["note"]["kind"] == "untrusted"
+
+
+def test_the_trace_lists_only_the_arguments_the_tool_runs_with(workspace):
+    resolve = ToolCall("resolve_incident", {"incident_id": "INC-002", "reason": "log said so"})
+    request = _request(_play(workspace, "Resolve INC-002.", [resolve]))
+    assert [s["arg"] for s in request["payload"]["provenance"]["sources"]] == ["incident_id"]
+
+
+def test_an_approval_that_sends_the_requests_payload_back_still_counts(workspace):
+    """A client may pre-fill the answer with the request's payload (the trace): the approval
+    keeps working, and the audit row keeps the trace the tool computed."""
+    resolve = ToolCall("resolve_incident", {"incident_id": "INC-002"})
+
+    async def scenario():
+        model = ScriptedLlm(script=[resolve, "Done."])
+        async with AgentSession(build_agent(model), workspace) as session:
+            paused = await session.send("Resolve INC-002.")
+            request = _request(paused)
+            answer = {**request["payload"], **APPROVE}
+            await session.answer_confirmation(paused.pending[0], confirmed=True, payload=answer)
+            return request
+
+    request = run(scenario())
+    (row,) = workspace.store.audit_rows()
+    assert json.loads(row.provenance) == request["payload"]["provenance"]["sources"]

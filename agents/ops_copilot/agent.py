@@ -64,7 +64,8 @@ def show_provenance(
     spec = tool_specs().get(tool.name)
     if spec is None or not spec.is_write or call_id not in requested:
         return None
-    provenance = write_provenance(tool.name, args, tool_context)
+    taken = {k: v for k, v in args.items() if k in spec.params}  # what the tool will run with
+    provenance = write_provenance(tool.name, taken, tool_context)
     requested[call_id] = requested[call_id].model_copy(
         update={"hint": provenance.hint(), "payload": provenance.payload()}
     )

@@ -12,7 +12,8 @@ and before the user, with the claims reader the harness judges answers with (`cl
   beside it; the latest wins) and what the user wrote. A claim that contradicts a seed field is
   flagged with the field and the call that returned it; a claim no seed field covers and no
   user message makes, but that untrusted text makes -- shown to the model, or removed from it
-  by spotlighting (`spotlight.REMOVED_TEXT`) -- is flagged as only that text saying so. A claim
+  by spotlighting (`spotlight.REMOVED_TEXT`) -- is flagged as only that text saying so, unless
+  the store bears it out (a true claim misleads nobody, wherever it was read). A claim
   nothing in the session supports either way is left alone: the guard judges where a claim came
   from, not whether the model knew it;
 - a **repeat** of untrusted text -- `QUOTE_WORDS` or more consecutive words of a log line,
@@ -36,11 +37,11 @@ from typing import Any
 
 from google.adk.models.llm_response import LlmResponse
 
-from .claims import ANSWER, extract, seed_vocabulary
+from .claims import ANSWER, Claim, extract, seed_vocabulary
 from .provenance import Read, session_reads
 from .seed import Seed
 from .spotlight import REMOVED_TEXT
-from .workspace import workspace_for
+from .workspace import Workspace, workspace_for
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,16 @@ def seed_facts(reads: Iterable[Read], seed: Seed) -> dict[tuple[str, str], tuple
     """(entity, attribute) -> (value, the call that returned it), from the looked-up fields of
     tool results: an incident's status and severity, a service's status and owning team."""
     facts: dict[tuple[str, str], tuple[str, str]] = {}
+    vocab = seed_vocabulary(seed)
+    values = {  # a field is a fact only when it holds a value of its kind ("ok" is no status)
+        "status": {*vocab.incident_statuses, *vocab.service_statuses},
+        "severity": set(vocab.severities),
+        "owner": set(vocab.teams),
+    }
+
+    def keep(entity: str, attr: str, value: Any, where: str) -> None:
+        if isinstance(value, str) and value in values[attr]:
+            facts[(entity, attr)] = (value, where)
 
     def walk(value: Any, where: str) -> None:
         if isinstance(value, list):
@@ -73,19 +84,18 @@ def seed_facts(reads: Iterable[Read], seed: Seed) -> dict[tuple[str, str], tuple
                 walk(inner, where)
         if not isinstance(value, dict):
             return
-        ident, name = value.get("id") or value.get("incident_id"), value.get("name")
+        ident, name = value.get("id"), value.get("name")
         target, after = value.get("target"), value.get("after")
         if value.get("applied") is True and isinstance(target, str) and isinstance(after, str):
             facts[(target, "status")] = (after, where)  # an approved write's new status
+        elif isinstance(value.get("incident_id"), str) and "incident_status" in value:
+            keep(value["incident_id"], "status", value["incident_status"], where)
         elif isinstance(ident, str) and _INCIDENT.fullmatch(ident):
-            for attr, key in (("status", "status"), ("status", "incident_status"),
-                              ("severity", "severity")):  # fmt: skip
-                if isinstance(value.get(key), str):
-                    facts[(ident, attr)] = (value[key], where)
+            keep(ident, "status", value.get("status"), where)
+            keep(ident, "severity", value.get("severity"), where)
         elif isinstance(name, str) and name in seed.services:
-            for attr, key in (("status", "status"), ("owner", "team")):
-                if isinstance(value.get(key), str):
-                    facts[(name, attr)] = (value[key], where)
+            keep(name, "status", value.get("status"), where)
+            keep(name, "owner", value.get("team"), where)
         for inner in value.values():
             walk(inner, where)
 
@@ -121,11 +131,30 @@ def _quotes(answer: str, sources: list[tuple[str, str]]) -> list[Flag]:
     return flags
 
 
+def claim_holds(claim: Claim, ws: Workspace) -> bool:
+    """Whether the workspace's seed and store say what `claim` says (a status, severity or
+    owner; False for anything else)."""
+    truth: str | None = None
+    if claim.entity in ws.seed.incidents:
+        status = ws.store.incident_status(claim.entity)
+        severity = ws.seed.incidents[claim.entity].severity
+        truth = {"status": status, "severity": severity}.get(claim.attribute)
+    elif claim.entity in ws.seed.services:
+        status = ws.store.service_status(claim.entity)
+        truth = {"status": status, "owner": ws.seed.services[claim.entity].team}.get(
+            claim.attribute
+        )
+    if truth is None:
+        return False
+    return (truth.casefold() == claim.value.casefold()) != claim.negated
+
+
 def _claims(
-    answer: str, said: str, reads: list[Read], removed: list[tuple[str, str]], seed: Seed
+    answer: str, said: str, reads: list[Read], removed: list[tuple[str, str]], ws: Workspace
 ) -> list[Flag]:
     """The answer's status, severity and owner claims that contradict a seed field, or that
-    only untrusted text (shown, or removed: `removed`) makes."""
+    only untrusted text (shown, or removed: `removed`) makes and the store does not bear out."""
+    seed = ws.seed
     vocab = seed_vocabulary(seed)
     facts = seed_facts(reads, seed)
     from_user = set(extract(said, vocab))
@@ -145,21 +174,23 @@ def _claims(
         if claim in from_user:
             continue
         made_by = [what for what, claims in made if claim in claims]
-        if made_by:
+        if made_by and not claim_holds(claim, ws):  # a true claim misleads nobody
             why = f"only {made_by[0]} says so; no tool returned it and you did not say it"
             flags.append(Flag("claim", claim.show(), why))
     return flags
 
 
 def check_answer(
-    answer: str, events: Iterable[Any], seed: Seed, removed: Iterable[dict[str, str]] = ()
+    answer: str, events: Iterable[Any], ws: Workspace, removed: Iterable[dict[str, str]] = ()
 ) -> list[Flag]:
-    """Every flag the guard raises on `answer`, given the session's events so far and what
-    spotlighting removed from its tool results (`spotlight.REMOVED_TEXT`)."""
+    """Every flag the guard raises on `answer`, once each, given the session's events so far and
+    what spotlighting removed from its tool results (`spotlight.REMOVED_TEXT`)."""
     said, reads = session_reads(events)
     cut = [(f"text spotlighting removed from {r['source']}", r["text"]) for r in removed]
     sources = [(f"untrusted text of {r.where}", "\n".join(r.untrusted)) for r in reads] + cut
-    return _claims(answer, "\n".join(said), reads, cut, seed) + _quotes(answer, sources)
+    sources = list(dict.fromkeys(sources))  # the same result read twice is one source
+    flags = _claims(answer, "\n".join(said), reads, cut, ws) + _quotes(answer, sources)
+    return list({(f.kind, f.text): f for f in reversed(flags)}.values())[::-1]
 
 
 def flag_answer(callback_context: Any, llm_response: LlmResponse) -> LlmResponse | None:
@@ -172,9 +203,9 @@ def flag_answer(callback_context: Any, llm_response: LlmResponse) -> LlmResponse
     if llm_response.partial or not texts:
         return None
     answer = "".join(parts[i].text or "" for i in texts)
-    seed = workspace_for(callback_context).seed
+    ws = workspace_for(callback_context)
     removed = callback_context.state.get(REMOVED_TEXT) or []
-    flags = check_answer(answer, callback_context.session.events, seed, removed)
+    flags = check_answer(answer, callback_context.session.events, ws, removed)
     if not flags:
         return None
     logger.warning("answer guard flagged %d statement(s) of the answer", len(flags))

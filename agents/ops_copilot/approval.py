@@ -110,6 +110,9 @@ class Approval(BaseModel):
 
     rationale: str = Field(min_length=1, max_length=RATIONALE_MAX_CHARS, strict=True)
     approver: str = Field(min_length=1, max_length=APPROVER_MAX_CHARS, strict=True)
+    provenance: Any = None
+    """The trace the request showed (`provenance.payload`), when a client sends the request's
+    payload back with the answer; ignored: the tool records the trace it computes itself."""
 
     # The confirmation request this answered (set by `read_approval`, never from the payload);
     # empty when the context holds no session events (a context built by hand, not by ADK).

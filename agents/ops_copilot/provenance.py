@@ -34,6 +34,8 @@ from .registry import TOOLS
 from .seed import normalise
 
 Kind = Literal["user", "seed", "untrusted", "agent", "nowhere"]
+PAYLOAD_KEY = "provenance"
+QUOTE_WORDS = 8  # a note sharing this many words in a row with untrusted text came from it
 FLAGGED_KINDS = frozenset({"untrusted", "nowhere"})
 
 
@@ -93,7 +95,10 @@ class Provenance:
         return json.dumps([asdict(s) for s in self.sources], sort_keys=True)
 
     def payload(self) -> dict[str, Any]:
-        return {"flagged": self.flagged, "sources": [asdict(s) for s in self.sources]}
+        """The request's payload: the trace under `provenance`, which an approval answer may
+        carry back unchanged (a client that pre-fills the answer with it) and the tool ignores."""
+        trace = {"flagged": self.flagged, "sources": [asdict(s) for s in self.sources]}
+        return {PAYLOAD_KEY: trace}
 
 
 def _fold(text: str) -> str:
@@ -119,6 +124,7 @@ class Read:
     """One tool result of the session, split into its seed fields and its untrusted text."""
 
     where: str  # the call, e.g. "search_service_logs(service='database')"
+    tool: str
     args: dict[str, Any]
     response: Any
     trusted: tuple[str, ...]
@@ -153,6 +159,7 @@ def session_reads(events: Iterable[Any]) -> tuple[list[str], list[Read]]:
             reads.append(
                 Read(
                     where=_show_call(name, args),
+                    tool=fr.name,
                     args=args,
                     response=fr.response,
                     trusted=tuple(s for s, bad in leaves if not bad),
@@ -171,9 +178,14 @@ class _Folded:
 
     @classmethod
     def of(cls, read: Read) -> _Folded:
+        kinds = TOOLS[read.tool].entities
+        given = [  # as the tool resolved them: "inc 008" asked for INC-008
+            normalise(kinds[k], v) if k in kinds and isinstance(v, str) else str(v)
+            for k, v in read.args.items()
+        ]
         return cls(
             where=read.where,
-            args=_fold(" ".join(str(v) for v in read.args.values())),
+            args=_fold(" ".join(given)),
             trusted=_fold("\n".join(read.trusted)),
             untrusted=_fold("\n".join(read.untrusted)),
         )
@@ -196,12 +208,21 @@ def _trace_id(arg: str, value: str, said: str, reads: list[_Folded]) -> Source:
     return Source(arg, value, "nowhere")
 
 
+def _grams(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"\w+", text)
+    return {tuple(words[i : i + QUOTE_WORDS]) for i in range(len(words) - QUOTE_WORDS + 1)}
+
+
 def _trace_text(arg: str, value: str, said: str, reads: list[_Folded]) -> Source:
+    """A free text (a note) is the user's when they wrote it; it came from untrusted text when
+    it is contained in it or shares `QUOTE_WORDS` words in a row with it (a prefix or a changed
+    word does not launder a copied payload); else it is the agent's own words."""
     folded = _fold(value)
     if folded and folded in said:
         return Source(arg, value, "user")
+    grams = _grams(folded)
     for read in reads:
-        if folded and folded in read.untrusted:
+        if folded and (folded in read.untrusted or grams & _grams(read.untrusted)):
             return Source(arg, value, "untrusted", read.where)
     return Source(arg, value, "agent")
 

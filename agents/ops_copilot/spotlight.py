@@ -160,7 +160,8 @@ def remember_removed(tool_context: Any, spotlit: Spotlit, source: str) -> None:
     state = getattr(tool_context, "state", None)  # none in a context built by hand
     if spotlit.removed and state is not None:
         earlier = list(state.get(REMOVED_TEXT) or [])
-        state[REMOVED_TEXT] = earlier + [{"source": source, "text": t} for t in spotlit.removed]
+        new = [{"source": source, "text": t} for t in spotlit.removed]
+        state[REMOVED_TEXT] = earlier + [e for e in new if e not in earlier]  # each once
 
 
 # A log line's prefix: its time, then (for a log) its level and component.
@@ -213,7 +214,7 @@ def neutralise(text: str) -> Spotlit:
         classes = [c for i in block if i in hits for c in hits[i][1]] or together[1]
         if any(i in hits for i in block) or together[0] is not None:
             for i in block:
-                if i not in hits:  # the whole message goes; the prefix stays as evidence
+                if i not in hits:  # the whole line goes, as a line-level hit with no break
                     m = _PREFIX.match(lines[i])
                     hits[i] = (m.end() if m else 0, list(dict.fromkeys(classes)) + ["block"])
     seen: list[str] = []

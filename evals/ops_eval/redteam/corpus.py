@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ops_copilot.claims import Claim, extract, seed_vocabulary
+from ops_copilot.answer_guard import claim_holds
+from ops_copilot.claims import extract, seed_vocabulary
 from ops_copilot.definition import tool_specs
 from ops_copilot.seed import Seed, closest, normalise
 from ops_copilot.spotlight import strings
@@ -205,6 +206,13 @@ def _entries(path: Path, model: type[BaseModel], key: str) -> list[dict[str, Any
         entries = getattr(parsed, key)
         if getattr(parsed, "split", "tuned") == "held-out":
             entries = [{**e, "held_out": True} if isinstance(e, dict) else e for e in entries]
+        else:
+            for i, e in enumerate(entries):
+                if isinstance(e, dict) and "held_out" in e:
+                    raise CorpusError(
+                        f"{path}: attack {_label(e, i)}, field held_out: set by the file "
+                        "(split: held-out), not per attack"
+                    )
         return entries
     except ValidationError as exc:
         field, msg = _first(exc)
@@ -248,22 +256,6 @@ def _action_problems(
                     yield i, f".{call.name}", f"the seed never accepts this write: {why}"
 
 
-def _true_in(claim: Claim, seed: Seed, clean: Workspace) -> bool:
-    """Whether the clean seed says what `claim` says (a status, severity or owner)."""
-    truth: str | None = None
-    if claim.entity in seed.incidents:
-        inc = seed.incidents[claim.entity]
-        status = clean.store.incident_status(claim.entity)
-        truth = {"status": status, "severity": inc.severity}.get(claim.attribute)
-    elif claim.entity in seed.services:
-        svc = seed.services[claim.entity]
-        status = clean.store.service_status(claim.entity)
-        truth = {"status": status, "owner": svc.team}.get(claim.attribute)
-    if truth is None:
-        return False
-    return (truth.casefold() == claim.value.casefold()) != claim.negated
-
-
 def _check_refs(attack: Attack, where: str, seed: Seed, clean: Workspace) -> None:
     for i, part in enumerate(attack.parts):
         field = "point" if attack.point else f"parts.{i}.point"
@@ -286,7 +278,7 @@ def _check_refs(attack: Attack, where: str, seed: Seed, clean: Workspace) -> Non
                 f"{where}, field claim: {attack.claim!r} reads as no claim about the seed (say "
                 "an entity and its status, severity or owner, e.g. 'INC-002 is resolved')"
             )
-        if all(_true_in(c, seed, clean) for c in claims):
+        if all(claim_holds(c, clean) for c in claims):
             raise CorpusError(
                 f"{where}, field claim: the seed already says {attack.claim!r}; an attack must "
                 "want a claim the seed contradicts"

@@ -27,6 +27,7 @@ from ops_copilot.agent import output_guard
 from ops_copilot.answer_guard import ANSWER_FLAGS
 from ops_copilot.claims import seed_vocabulary
 from ops_copilot.output_guard import LINKS_REMOVED
+from ops_copilot.provenance import PAYLOAD_KEY
 from ops_copilot.seed import Seed, default_seed, load_seed, normalise
 from ops_copilot.spotlight import neutralise
 
@@ -75,7 +76,7 @@ async def _stored(session: AgentSession) -> tuple[dict[str, Any], list[Any]]:
 
 
 def _approval_requests(events: list[Any]) -> list[tuple[ToolCall, dict[str, Any]]]:
-    """Every write the agent asked a human to approve, with the request's payload."""
+    """Every write the agent asked a human to approve, with the trace its request showed."""
     found = []
     for event in events:
         for fc in event.get_function_calls():
@@ -83,7 +84,8 @@ def _approval_requests(events: list[Any]) -> list[tuple[ToolCall, dict[str, Any]
                 args = fc.args or {}
                 original = args.get("originalFunctionCall") or {}
                 call = ToolCall(original.get("name", ""), dict(original.get("args") or {}))
-                found.append((call, (args.get("toolConfirmation") or {}).get("payload") or {}))
+                payload = (args.get("toolConfirmation") or {}).get("payload") or {}
+                found.append((call, payload.get(PAYLOAD_KEY) or {}))
     return found
 
 
