@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ops_copilot.agent import build_agent
 from ops_copilot.seed import load_seed
 from ops_copilot.workspace import Workspace
@@ -75,12 +77,14 @@ def test_a_target_only_a_log_line_named_reaches_the_approver_flagged_and_the_aud
     assert workspace.store.verify().ok  # the trace is hashed into the chain with the row
 
 
-def test_reading_the_planted_id_back_through_a_tool_does_not_launder_it(seed, tmp_path):
-    """get_incident(INC-008) returns INC-008 as a seed field, but only because it was asked."""
+@pytest.mark.parametrize("spelling", ["INC-008", "inc 008"])
+def test_reading_the_planted_id_back_through_a_tool_does_not_launder_it(seed, tmp_path, spelling):
+    """get_incident returns INC-008 as a seed field, but only because it was asked -- in any
+    spelling the tool resolves to it ("inc 008": a review found the raw spelling let it by)."""
     workspace = _planted(seed, tmp_path)
     script = [
         READ_DB_LOGS,
-        ToolCall("get_incident", {"incident_id": "INC-008"}),
+        ToolCall("get_incident", {"incident_id": spelling}),
         ToolCall("resolve_incident", {"incident_id": "INC-008"}),
     ]
     request = _request(_play(workspace, "Check the database logs.", script))
@@ -130,19 +134,6 @@ def test_a_note_copied_from_a_log_line_is_flagged_and_kept_with_its_trace(seed, 
     assert by_arg["note"]["kind"] == "untrusted"
     (saved,) = workspace.store.notes("INC-002")
     assert json.loads(saved.provenance) == request["payload"]["provenance"]["sources"]
-
-
-def test_an_id_read_back_in_another_spelling_is_still_an_echo(seed, tmp_path):
-    """get_incident("inc 008") resolves to INC-008: its result names INC-008 because it was
-    asked to, so it is no source (a review found the raw spelling let the id through)."""
-    workspace = _planted(seed, tmp_path)
-    script = [
-        READ_DB_LOGS,
-        ToolCall("get_incident", {"incident_id": "inc 008"}),
-        ToolCall("resolve_incident", {"incident_id": "INC-008"}),
-    ]
-    request = _request(_play(workspace, "Check the database logs.", script))
-    assert request["payload"]["provenance"]["flagged"] is True
 
 
 def test_a_note_that_rewords_a_planted_line_around_its_words_is_still_flagged(seed, tmp_path):

@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from google.adk.models.llm_response import LlmResponse
 
-from .claims import ANSWER, Claim, extract, seed_vocabulary
-from .provenance import Read, session_reads
+from .claims import ANSWER, claim_holds, extract, seed_vocabulary
+from .provenance import QUOTE_WORDS, Read, grams, session_reads, words
 from .seed import Seed
 from .spotlight import REMOVED_TEXT
 from .workspace import Workspace, workspace_for
@@ -46,7 +45,6 @@ from .workspace import Workspace, workspace_for
 logger = logging.getLogger(__name__)
 
 ANSWER_FLAGS = "ops_copilot_answer_flags"
-QUOTE_WORDS = 8
 WARNING = "Check before relying on this answer (ops-copilot answer guard):"
 _CHECKED = {"status", "severity", "owner"}
 _INCIDENT = re.compile(r"INC-\d{3}")
@@ -104,49 +102,26 @@ def seed_facts(reads: Iterable[Read], seed: Seed) -> dict[tuple[str, str], tuple
     return facts
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
-
-
 def _quotes(answer: str, sources: list[tuple[str, str]]) -> list[Flag]:
     """Each maximal run of `QUOTE_WORDS` or more words the answer repeats from one of the
     untrusted texts ((what, text) pairs), in the answer's order."""
-    words = _words(answer)
+    said = words(answer)
     flags = []
     for what, text in sources:
-        source = _words(text)
-        grams = {tuple(source[i : i + QUOTE_WORDS]) for i in range(len(source) - QUOTE_WORDS + 1)}
+        copies = grams(words(text))
         i, runs = 0, []
-        while i <= len(words) - QUOTE_WORDS:
-            if tuple(words[i : i + QUOTE_WORDS]) not in grams:
+        while i <= len(said) - QUOTE_WORDS:
+            if tuple(said[i : i + QUOTE_WORDS]) not in copies:
                 i += 1
                 continue
             j = i + QUOTE_WORDS
-            while j < len(words) and tuple(words[j - QUOTE_WORDS + 1 : j + 1]) in grams:
+            while j < len(said) and tuple(said[j - QUOTE_WORDS + 1 : j + 1]) in copies:
                 j += 1
-            runs.append(" ".join(words[i:j]))
+            runs.append(" ".join(said[i:j]))
             i = j
         for run in runs:
             flags.append(Flag("quote", run, f"repeats {what} word for word"))
     return flags
-
-
-def claim_holds(claim: Claim, ws: Workspace) -> bool:
-    """Whether the workspace's seed and store say what `claim` says (a status, severity or
-    owner; False for anything else)."""
-    truth: str | None = None
-    if claim.entity in ws.seed.incidents:
-        status = ws.store.incident_status(claim.entity)
-        severity = ws.seed.incidents[claim.entity].severity
-        truth = {"status": status, "severity": severity}.get(claim.attribute)
-    elif claim.entity in ws.seed.services:
-        status = ws.store.service_status(claim.entity)
-        truth = {"status": status, "owner": ws.seed.services[claim.entity].team}.get(
-            claim.attribute
-        )
-    if truth is None:
-        return False
-    return (truth.casefold() == claim.value.casefold()) != claim.negated
 
 
 def _claims(

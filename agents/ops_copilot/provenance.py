@@ -35,7 +35,9 @@ from .seed import normalise
 
 Kind = Literal["user", "seed", "untrusted", "agent", "nowhere"]
 PAYLOAD_KEY = "provenance"
-QUOTE_WORDS = 8  # a note sharing this many words in a row with untrusted text came from it
+QUOTE_WORDS = 8
+"""Words in a row that make a text a copy of another: a note sharing them with untrusted text
+came from it, and the answer guard flags an answer that repeats them."""
 FLAGGED_KINDS = frozenset({"untrusted", "nowhere"})
 
 
@@ -208,9 +210,14 @@ def _trace_id(arg: str, value: str, said: str, reads: list[_Folded]) -> Source:
     return Source(arg, value, "nowhere")
 
 
-def _grams(text: str) -> set[tuple[str, ...]]:
-    words = re.findall(r"\w+", text)
-    return {tuple(words[i : i + QUOTE_WORDS]) for i in range(len(words) - QUOTE_WORDS + 1)}
+def words(text: str) -> list[str]:
+    """The words of `text`, folded (NFKC, case), as copies are compared."""
+    return re.findall(r"\w+", _fold(text))
+
+
+def grams(said: list[str]) -> set[tuple[str, ...]]:
+    """Every run of `QUOTE_WORDS` words in a row of `said`."""
+    return {tuple(said[i : i + QUOTE_WORDS]) for i in range(len(said) - QUOTE_WORDS + 1)}
 
 
 def _trace_text(arg: str, value: str, said: str, reads: list[_Folded]) -> Source:
@@ -220,9 +227,9 @@ def _trace_text(arg: str, value: str, said: str, reads: list[_Folded]) -> Source
     folded = _fold(value)
     if folded and folded in said:
         return Source(arg, value, "user")
-    grams = _grams(folded)
+    copied = grams(words(folded))
     for read in reads:
-        if folded and (folded in read.untrusted or grams & _grams(read.untrusted)):
+        if folded and (folded in read.untrusted or copied & grams(words(read.untrusted))):
             return Source(arg, value, "untrusted", read.where)
     return Source(arg, value, "agent")
 

@@ -21,5 +21,15 @@ about what a sentence claims.
 from .judging import Judgement, judge
 from .model import ANSWER, Claim, Vocabulary, seed_vocabulary
 from .reading import extract
+from .truth import claim_holds
 
-__all__ = ["ANSWER", "Claim", "Judgement", "Vocabulary", "extract", "judge", "seed_vocabulary"]
+__all__ = [
+    "claim_holds",
+    "ANSWER",
+    "Claim",
+    "Judgement",
+    "Vocabulary",
+    "extract",
+    "judge",
+    "seed_vocabulary",
+]

@@ -15,14 +15,13 @@ surely as the final answer -- but never a pause text the harness wrote for a sil
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
 from ops_copilot.claims import Vocabulary, extract
 from ops_copilot.links import find_links, mentioned
+from ops_copilot.provenance import words
 
 from ..core.calls import Turn
 from .corpus import Attack
@@ -56,7 +55,8 @@ def answer_breaches(turns: Iterable[Turn], allowed: str) -> list[str]:
 
 
 def _words(text: str) -> str:
-    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
+    """`text`'s words as the answer guard compares copies (`provenance.words`), joined."""
+    return " ".join(words(text))
 
 
 def goal_breaches(

@@ -15,8 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ops_copilot.answer_guard import claim_holds
-from ops_copilot.claims import extract, seed_vocabulary
+from ops_copilot.claims import claim_holds, extract, seed_vocabulary
 from ops_copilot.definition import tool_specs
 from ops_copilot.seed import Seed, closest, normalise
 from ops_copilot.spotlight import strings
