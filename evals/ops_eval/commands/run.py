@@ -33,6 +33,13 @@ def add_parser(subparsers: Any) -> None:
     run.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
     run.add_argument("--timeout", type=float, default=600.0, help="seconds per trial")
     run.add_argument(
+        "--user",
+        choices=("scripted", "model"),
+        default="scripted",
+        help="who plays the user of a conversation scenario: its scripted rules (default), or "
+        "the run's model with the scenario's plan and persona",
+    )
+    run.add_argument(
         "--verbose", action="store_true", help="full tracebacks of model errors (default: one line)"
     )
     run.add_argument(
@@ -64,6 +71,7 @@ def run_command(args: argparse.Namespace) -> int:
         output=Path(args.output) if args.output else None,
         timeout_s=args.timeout,
         verbose=args.verbose,
+        users=args.user,
     )
     if args.set:
         options.set_path = Path(args.set)

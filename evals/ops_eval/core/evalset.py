@@ -29,6 +29,7 @@ from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
 from .contracts import Contracts, FileError, SetContracts, read_set_contracts
 from .response_checks import ResponseCheck
+from .scenario import ScenarioMeta
 
 META_KEY = "meta"
 _EVAL_ID_KEY = re.compile(r'"(?:eval_id|evalId)"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -65,6 +66,13 @@ class ApprovalDecision(Strict):
         return out
 
 
+class Draft(Strict):
+    """Where a drafted case came from, and what its reviewer must do."""
+
+    source: str
+    review: str
+
+
 class CaseMeta(Strict):
     """The `meta` object of an eval case."""
 
@@ -79,6 +87,11 @@ class CaseMeta(Strict):
     response: list[ResponseCheck] = []
     """Checks of the agent's answers (contains, regex, JSON, a model, a judge's rubric), each
     applied by the scorer of its name: `response_checks.py`."""
+    scenario: ScenarioMeta | None = None
+    """A conversation scenario's user rules, goal, reference and limits (`scenario.py`)."""
+    draft: Draft | None = None
+    """Set by `ops-eval distill`: the case holds what an agent did, not yet what it should do;
+    the validator refuses it until a person has set its expectations and removed this."""
 
 
 class MalformedInput(Exception):
@@ -99,6 +112,16 @@ class CaseTurn:
     mistyped: frozenset[str] = frozenset()
     """`user_content`, `final_response`: a content not in ADK's shape (its text reads as empty;
     ADK's schema check reports it, with its path)."""
+
+
+@dataclass
+class ScenarioStart:
+    """ADK's `conversation_scenario`: the first user message, the plan a simulated user follows,
+    and its persona (an id of ADK's pre-built personas, or a persona object)."""
+
+    starting_prompt: str
+    plan: str
+    persona: Any = None
 
 
 @dataclass
@@ -126,6 +149,14 @@ class Case:
     session: SessionInput = field(default_factory=SessionInput)
     declared_id: Any = None
     raw_meta: Any = None
+    start: ScenarioStart | None = None
+    """Set for a conversation scenario; its `turns` are then the reference conversation of
+    `meta.scenario` (what the oracle plays and the validator checks; never scored)."""
+
+    @property
+    def scenario(self) -> ScenarioMeta | None:
+        """The scenario's meta when the case is a scenario with a valid meta."""
+        return self.meta.scenario if self.meta is not None and self.start else None
 
 
 @dataclass
@@ -275,5 +306,29 @@ def read_evalset(path: Path) -> EvalSetFile:
         )
         with contextlib.suppress(ValidationError):  # the validator says why (`meta_rules`)
             case.meta = CaseMeta.model_validate(case.raw_meta)
+        _read_scenario(case, _get(raw, "conversation_scenario"))
         cases.append(case)
     return EvalSetFile(path=path, display=shown, text=text, data=data, cases=cases)
+
+
+def _read_scenario(case: Case, raw: Any) -> None:
+    """A `conversation_scenario`'s start, and its reference conversation as the case's turns."""
+    if not isinstance(raw, dict):
+        return
+    case.start = ScenarioStart(
+        starting_prompt=_str(_get(raw, "starting_prompt")) or "",
+        plan=_str(_get(raw, "conversation_plan")) or "",
+        persona=_get(raw, "user_persona"),
+    )
+    scenario = case.meta.scenario if case.meta else None
+    if scenario is None:
+        return
+    case.turns = [
+        CaseTurn(
+            index=i,
+            prompt=t.user,
+            reference=t.answer,
+            calls=[ToolCall(c.name, dict(c.args)) for c in t.calls],
+        )
+        for i, t in enumerate(scenario.reference, start=1)
+    ]

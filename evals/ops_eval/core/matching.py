@@ -58,7 +58,7 @@ Kinds = Mapping[str, Mapping[str, str]]
 Same = Callable[[ToolCall, ToolCall], bool]
 """(expected, actual) -> whether they match."""
 
-_MISSING = object()
+MISSING = object()
 T = TypeVar("T")
 
 
@@ -125,7 +125,7 @@ def same_value(kind: str | None, want: Any, got: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
-    return "nothing" if value is _MISSING else repr(value)
+    return "nothing" if value is MISSING else repr(value)
 
 
 def _one_of(values: Sequence[Any], actual: Any, kind: str | None) -> bool:
@@ -141,12 +141,12 @@ def _one_of(values: Sequence[Any], actual: Any, kind: str | None) -> bool:
 
 def arg_problem(matcher: Matcher, expected: Any, actual: Any, kind: str | None) -> str | None:
     """Why `actual` does not satisfy `matcher` (with `expected` the case's own value), or None.
-    `_MISSING` stands for an argument that was not given."""
+    `MISSING` stands for an argument that was not given."""
     if isinstance(matcher, AnyValue):
         return None
     if isinstance(matcher, Exact):
         return None if actual == expected else f"{_shown(actual)} is not {_shown(expected)}"
-    if actual is _MISSING:
+    if actual is MISSING:
         return f"missing ({matcher.match})"
     if isinstance(matcher, OneOf):
         return (
@@ -186,7 +186,7 @@ def mismatch(
     reasons = []
     for arg in dict.fromkeys([*expected.args, *actual.args]):
         matcher = mine.get(arg, Exact(match="exact"))
-        want, got = expected.args.get(arg, _MISSING), actual.args.get(arg, _MISSING)
+        want, got = expected.args.get(arg, MISSING), actual.args.get(arg, MISSING)
         problem = arg_problem(matcher, want, got, tool_kinds.get(arg))
         if problem:
             reasons.append(f"{arg}: {problem}")

@@ -15,18 +15,17 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..base.exits import describe
-from ..core.calls import ToolCall, Turn, has_content
-from ..core.model_call import CONFIRMATION, LABEL
+from ..core.calls import Turn
+from ..core.model_call import LABEL
 from ..core.trial import TrialView
-from .session import AgentSession, SessionTurn, server_of_event
+from .session import AgentSession, SessionTurn
+from .turns import MAX_APPROVAL_ROUNDS, turn_of
 
 if TYPE_CHECKING:
     from ..core.evalset import ApprovalDecision, Case
     from ..core.plan import Plan
 
 MAX_MODEL_CALLS = 40
-MAX_APPROVAL_ROUNDS = 5
-UNNAMED = "(unnamed)"  # a routed model's response that named no server
 
 
 def run_config() -> Any:
@@ -36,76 +35,10 @@ def run_config() -> Any:
     return RunConfig(max_llm_calls=MAX_MODEL_CALLS)
 
 
-def pause_text(pending: list[ToolCall]) -> str:
-    """The response of a turn that ended at an approval pause with nothing said."""
-    return f"Waiting for approval: {', '.join(c.show() for c in pending)}. No state change."
-
-
-def _with_results(parts: list[SessionTurn]) -> list[ToolCall]:
-    """The agent's calls in order, each with its result. A result goes to the first call of its
-    name and id that has none yet (ids need not be unique: some servers reuse them), else to the
-    last such call: a paused write got a placeholder, and gets its real result when the run that
-    answers the pause executes it."""
-    calls: list[tuple[ToolCall, list[dict]]] = []
-    for part in parts:
-        calls += [(c, []) for c in part.tool_calls if c.name != CONFIRMATION]
-        for r in part.tool_results:
-            mine = [got for c, got in calls if (c.name, c.id) == (r.name, r.id)]
-            if mine:
-                next((got for got in mine if not got), mine[-1]).append(r.response)
-    return [ToolCall(c.name, c.args, result=got[-1] if got else None) for c, got in calls]
-
-
-def _model_events(parts: list[SessionTurn]) -> list[Any]:
-    """The events that are model responses in these runs, for per-turn budgets and server
-    counts: complete model-role events, less ADK's own approval request (an event it makes
-    itself, with the model's role)."""
-    found = []
-    for event in (e for part in parts for e in part.events):
-        if event.partial or event.content is None or event.content.role != "model":
-            continue
-        calls = event.get_function_calls()
-        if not (calls and all(c.name == CONFIRMATION for c in calls)):
-            found.append(event)
-    return found
-
-
 def routed(model: Any) -> bool:
     """Whether `model` names the server that answered each call (`models/router.py`); a
     recording wrapper (`--record`) passes its inner model's responses through unchanged."""
     return bool(getattr(getattr(model, "inner", model), "names_its_server", False))
-
-
-def _turn(
-    index: int, prompt: str, parts: list[SessionTurn], answered: list[str], by_server: bool
-) -> Turn:
-    """One user turn from the runs it took; with `by_server`, which server answered each of its
-    model calls (a response no server was named for says UNNAMED: a count must not drift)."""
-    calls = _with_results(parts)
-    events = _model_events(parts)
-    pending = [ToolCall(p.call.name, p.call.args) for p in parts[-1].pending]
-    texts = [t for part in parts for t in part.texts]
-    # the answer: the last text that says something (an empty fence left beside a later call
-    # does not erase what was said), else the last text
-    said = [t for t in texts if has_content(t)]
-    response = (said or texts or [""])[-1]
-    # a pause with nothing said (no text, or text with no content in it) is the pause
-    synthesized = not has_content(response) and bool(pending)
-    return Turn(
-        index=index,
-        prompt=prompt,
-        calls=calls,
-        paused=[ToolCall(p.call.name, p.call.args) for part in parts for p in part.pending],
-        pending=pending,
-        answered=answered,
-        response=pause_text(pending) if synthesized else response,
-        response_synthesized=synthesized,
-        texts=texts,
-        prompt_tokens=sum(p.prompt_tokens for p in parts),
-        output_tokens=sum(p.output_tokens for p in parts),
-        model_calls=len(events),
-        servers=[server_of_event(e) or UNNAMED for e in events] if by_server else None,
-    )
 
 
 async def play_turn(
@@ -137,14 +70,14 @@ async def play_turn(
     finally:
         if session.running is not None and (not parts or parts[-1] is not session.running):
             parts.append(session.running)  # the run that failed midway
-        turn = _turn(index, prompt, parts, answered, by_server)
+        turn = turn_of(index, prompt, parts, answered, by_server)
         turn.seconds = time.perf_counter() - started
         if into is not None:
             into.append(turn)
     return turn
 
 
-async def _play(plan: Plan, view: TrialView, model: Any) -> None:
+async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
     from ops_copilot.workspace import Workspace
 
     from ..core.agents import AGENTS
@@ -173,6 +106,12 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
     )
     try:
         async with session:
+            if case.scenario is not None:
+                from .conversation import converse
+
+                await converse(session, case, user_for(case, model, users), view, routed(model))
+                view.events = await session.events()
+                return
             for spec in case.turns:
                 LABEL.set(f"{case.eval_id}, turn {spec.index}")
                 try:
@@ -196,6 +135,17 @@ async def _play(plan: Plan, view: TrialView, model: Any) -> None:
         view.notes = workspace.store.notes()
 
 
+def user_for(case: Case, model: Any, users: str) -> Any:
+    """The user of a scenario: `scripted` (its rules) or `model` (the agent's model plays it)."""
+    from ..core.agents import AGENTS
+    from .users import ModelUser, ScriptedUser
+
+    assert case.scenario is not None and case.meta is not None
+    if users == "model":
+        return ModelUser(case, model, name=f"model {getattr(model, 'model', '?')}")
+    return ScriptedUser(case.scenario, AGENTS[case.meta.agent].tool_specs())
+
+
 def _outgrew_context(exc: BaseException) -> bool:
     """The model server refused the conversation as longer than its context window: the agent's
     own conversation grew too long (LiteLLM's ContextWindowExceededError), not an outage."""
@@ -207,7 +157,7 @@ def _outgrew_context(exc: BaseException) -> bool:
 
 
 async def play_trial(
-    plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float
+    plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float, users: str = "scripted"
 ) -> TrialView:
     """Every turn of `case` in one fresh session and state store. A model error, a timeout or a
     malformed call ends the trial with `error`; a plain loop, running past the model-call limit
@@ -219,7 +169,7 @@ async def play_trial(
     view = TrialView(case=case, repeat=repeat)
     started = time.perf_counter()
     try:
-        await asyncio.wait_for(_play(plan, view, model), timeout=timeout_s)
+        await asyncio.wait_for(_play(plan, view, model, users), timeout=timeout_s)
     except LoopDetected as exc:
         view.looped = f"turn {view.turns[-1].index}: {exc}" if view.turns else str(exc)
     except LlmCallsLimitExceededError:

@@ -58,6 +58,8 @@ class PendingWrite:
 
     confirmation_id: str
     call: ToolCall
+    hint: str = ""
+    """What the approval request tells the human (`toolConfirmation.hint`)."""
 
 
 @dataclass
@@ -87,6 +89,7 @@ class SessionTurn:
             # an adk_request_confirmation call itself gets "no such tool", not a human's attention.
             if fc.name == CONFIRMATION and fc.id in (event.long_running_tool_ids or set()):
                 original = (fc.args or {}).get("originalFunctionCall") or {}
+                hint = ((fc.args or {}).get("toolConfirmation") or {}).get("hint")
                 self.pending.append(
                     PendingWrite(
                         confirmation_id=fc.id or "",
@@ -95,6 +98,7 @@ class SessionTurn:
                             dict(original.get("args") or {}),
                             id=original.get("id"),
                         ),
+                        hint=hint if isinstance(hint, str) else "",
                     )
                 )
         self.tool_results += map(ToolResult.of, event.get_function_responses())

@@ -6,7 +6,8 @@ other scorer must pass in every trial where it applies -- except a `report` scor
 is kept beside the gate and never decides it. Error trials are left out of every rate
 and pass^k; `n/a` and `skipped` scores are left out of their scorer's rate, while an `error`
 score (a scorer that applies but reached no verdict) counts as not passing: it fails its
-case's `all` gate and counts 0 in a mean (`Score.counted`).
+case's `all` gate and counts 0 in a mean (`Score.counted`). A conversation scenario has no
+script for the gate metric to compare: its gate is its goal's scorers, every one passing.
 
 A run's exit code follows from its cases' verdicts (`run_exit_code`): 3 when no trial ran or
 every trial errored, else 1 when any case's gate is False, else 3 when any case has no verdict,
@@ -67,7 +68,10 @@ def _case(
     passed = sum(t.status == "passed" for t in valid)
     means: dict[str, float] = {}
     holds: bool | None = True
+    scenario = any(t.conversation is not None for t in mine)
     for name, entry in registered().items():
+        if scenario and entry.cases == "scripted":
+            continue  # a scenario is scored on its goal: the gate metric compares a script
         scores = [t.scores[name] for t in valid if name in t.scores]
         applicable = [s for s in scores if s.counted]
         if entry.gate == "report":  # beside the gate, never part of it

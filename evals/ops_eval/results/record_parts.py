@@ -16,6 +16,7 @@ from ..base.stats import Rate
 from ..base.strict import Strict
 from ..core.calls import Turn
 from ..core.criteria import MatchType
+from ..core.trial import Conversation
 from ..scorers.base import Score
 
 
@@ -60,6 +61,9 @@ class TrialRecord(RecordModel):
     scores: dict[str, Score] = {}
     seconds: Seconds = 0.0
     state_after: dict[str, Any] = {}
+    conversation: Conversation | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A scenario's: who played the user, who ended the conversation and why; None, and not
+    written, for a scripted case."""
 
     @model_validator(mode="after")
     def _per_turn_values_match_the_turns(self) -> TrialRecord:

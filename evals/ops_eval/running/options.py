@@ -41,6 +41,9 @@ class RunOptions:
     """(I, N): run only shard I of N of the case x repeat trials (`record_parts.shard_slice`)."""
     run_group: str | None = None
     """With `shard`: the name all shards of one run share, which `ops-eval merge` compares."""
+    users: str = "scripted"
+    """Who plays the user of a conversation scenario: `scripted` (its rules) or `model` (the
+    run's model, with the scenario's plan and persona)."""
 
 
 def planned_trials(plan: Plan, options: RunOptions) -> list[tuple[str, int]]:

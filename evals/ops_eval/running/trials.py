@@ -46,17 +46,18 @@ def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
         scores=scores,
         seconds=view.seconds,
         state_after=view.after.model_dump() if view.after else {},
+        conversation=view.conversation,
     )
 
 
 async def _trial(
-    plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float, judges: Executor | None
+    plan: Plan, case: Case, repeat: int, model: Any, options: RunOptions, judges: Executor | None
 ) -> TrialRecord:
     from ..playing.play import play_trial
     from ..playing.spans import trial_span
 
     with trial_span(case.eval_id, repeat):  # ADK's spans of the trial nest under it
-        view = await play_trial(plan, case, repeat, model, timeout_s)
+        view = await play_trial(plan, case, repeat, model, options.timeout_s, options.users)
     if judges is None:
         return scored_trial(plan, view)
     # A judge call blocks for seconds: scored off the loop, other trials keep playing.
@@ -76,7 +77,7 @@ async def play_trials(
 
     async def one(case: Case, repeat: int) -> None:
         async with semaphore:
-            trial = await _trial(plan, case, repeat, model, options.timeout_s, judges)
+            trial = await _trial(plan, case, repeat, model, options, judges)
         on_done(trial)
 
     by_id = {case.eval_id: case for case in plan.cases}

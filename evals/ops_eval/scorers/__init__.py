@@ -40,6 +40,10 @@ def score_trial(trial: TrialView, plan: Plan) -> dict[str, Score]:
     have = trial.provides()
     scores = {}
     for name, entry in registered().items():
+        why = entry.not_applicable(trial.case, plan)
+        if why:
+            scores[name] = Score(outcome="n/a", detail=why)
+            continue
         missing = entry.needs - have
         if missing:
             lacking = ", ".join(sorted(missing))

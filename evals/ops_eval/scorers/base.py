@@ -40,6 +40,10 @@ UNCOUNTED: frozenset[str] = frozenset({"skipped", "n/a"})
 """Outcomes left out of every denominator."""
 Need = Literal["turns", "events", "state"]
 Gate = Literal["all", "mean", "report"]
+Cases = Literal["all", "scripted", "scenarios"]
+"""Which cases a scorer reads: every case, scripted cases only (it compares with the expected
+turns: a scenario is scored on its goal, never on its reference conversation), scenarios only."""
+SCENARIO_SCORED_ON_GOAL = "a scenario is scored on its goal, not on a script"
 
 
 class Score(Strict):
@@ -110,9 +114,14 @@ class Scorer:
     applies: Applies | None = None
     """Why it does not apply to a case (None: it applies to every case). A trial that looped
     fails the scorers that apply to its case and leaves the others n/a."""
+    cases: Cases = "all"
 
     def not_applicable(self, case: Case, plan: Plan) -> str | None:
         """Why this scorer does not apply to `case`, or None when it does."""
+        if self.cases == "scripted" and case.scenario is not None:
+            return SCENARIO_SCORED_ON_GOAL
+        if self.cases == "scenarios" and case.scenario is None:
+            return "not a conversation scenario: it has no goal"
         return self.applies(case, plan) if self.applies is not None else None
 
 
@@ -128,6 +137,7 @@ def scorer(
     gate: Gate = "all",
     uses_judge: bool = False,
     applies: Applies | None = None,
+    cases: Cases = "all",
 ) -> Callable[[ScoreFn], ScoreFn]:
     """Register a scorer function under `name`; `applies` says why it does not apply to a case
     (the scorer says n/a with the same reason when it scores one)."""
@@ -136,7 +146,7 @@ def scorer(
         if name in _REGISTRY:
             raise TypeError(f"scorer {name!r} declared twice")
         _REGISTRY[name] = Scorer(
-            name, func, frozenset(needs), passes_when, gate, uses_judge, applies
+            name, func, frozenset(needs), passes_when, gate, uses_judge, applies, cases
         )
         return func
 

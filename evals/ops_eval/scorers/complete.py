@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 
 @scorer(
+    cases="scripted",
     name="complete",
     needs=("turns",),
     passes_when="one terminal response with content per turn -- not empty, blank, an empty code "

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 
 @scorer(
+    cases="scripted",
     name="contract_mode",
     needs=("turns",),
     passes_when="always (a report, not a gate): per turn, whether the calls match in the case's "

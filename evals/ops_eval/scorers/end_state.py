@@ -4,7 +4,9 @@ notes unless it denies) are replayed through the real tools on a fresh store, an
 store must equal that one, row for row: statuses, audit rows (action, target, before, after,
 approver, rationale) and notes. A difference is named by its row. A note's text is compared
 exactly, or under the note matcher (`contracts.args.save_incident_note.note`) when the case or
-set declares one: a note that says the required thing in other words is the same note."""
+set declares one: a note that says the required thing in other words is the same note. A
+conversation scenario declares its end state as its goal's writes, each with who approved it
+and why (`goal_store`)."""
 
 from __future__ import annotations
 
@@ -22,14 +24,18 @@ from ..playing.faults import FaultCounter
 from .base import Score, scorer
 
 if TYPE_CHECKING:
+    from ..core.evalset import Case
     from ..core.plan import Plan
     from ..core.trial import TrialView
 
 
 def gold_store(trial: TrialView, plan: Plan) -> StateStore:
-    """A fresh store with the case's expected writes applied as its approval decision allows."""
+    """A fresh store with the case's expected writes applied as its approval decision allows --
+    for a scenario, its goal's writes, each as its approver approved it."""
     case = trial.case
     assert case.meta is not None
+    if case.scenario is not None:
+        return goal_store(case, plan)
     approval = case.meta.approval
     decision = approval.decision if approval else None
     guarded, writes = guarded_tools(), write_tools()
@@ -53,6 +59,26 @@ def gold_store(trial: TrialView, plan: Plan) -> StateStore:
     return workspace.store
 
 
+def goal_store(case: Case, plan: Plan) -> StateStore:
+    """A fresh store with a scenario's goal writes made through the real tools."""
+    from ..core.evalset import ApprovalDecision
+
+    assert case.scenario is not None
+    guarded = guarded_tools()
+    workspace = Workspace.fresh(plan.seed)
+    user = case.session.user_id or "oncall"
+    for n, write in enumerate(case.scenario.goal.writes):
+        confirmation = None
+        if write.tool in guarded:
+            decision = ApprovalDecision(
+                decision="approve", rationale=write.rationale, approver=write.approver
+            )
+            confirmation = SimpleNamespace(confirmed=True, payload=decision.payload())
+        with DirectContext(workspace, f"goal-{n}", user, confirmation) as direct:
+            direct.call(write.tool, **write.args)
+    return workspace.store
+
+
 def _audit(rows: list[Any]) -> Counter[tuple[str, ...]]:
     return Counter(
         (r.action, r.target, r.before_status, r.after_status, r.approver, r.rationale) for r in rows
@@ -70,9 +96,9 @@ def _rows(kind: str, got: Counter, want: Counter, show) -> list[str]:
 @scorer(
     name="end_state",
     needs=("state",),
-    passes_when="the store equals a fresh store with the case's approved writes replayed "
-    "through the real tools: statuses, audit rows and notes, row for row (a note's text under "
-    "its matcher when declared)",
+    passes_when="the store equals a fresh store with the case's approved writes (a scenario's: "
+    "its goal's) replayed through the real tools: statuses, audit rows and notes, row for row "
+    "(a note's text under its matcher when declared)",
 )
 def end_state(trial: TrialView, plan: Plan) -> Score:
     assert trial.after is not None

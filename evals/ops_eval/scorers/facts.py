@@ -3,7 +3,8 @@ status, a severity, an owner, the root cause, the approval state, the runbook or
 that a deliberate negative does not exist -- is asserted by the response, and none is
 contradicted (see `claims`). A turn whose response the harness wrote (the approval pause) is
 not evidence; a turn whose reference makes no claim has nothing to check. When no turn is left,
-the scorer is not applicable: it never passes on nothing."""
+the scorer is not applicable: it never passes on nothing. A conversation scenario's claims are
+its goal's: each made in some answer and not taken back by a later one."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ def _applies(case: Case, plan: Plan) -> str | None:
     answered by the harness's pause text, which is never scored."""
     from ..core.agents import AGENTS
 
+    if case.scenario is not None:
+        return None if case.scenario.goal.claims else "the scenario's goal declares no claim"
     vocab = Vocabulary.of(plan.seed, plan.negatives)
     specs = AGENTS[case.meta.agent].tool_specs() if case.meta else {}
     decided = case.meta is not None and case.meta.approval is not None
@@ -49,6 +52,8 @@ def _applies(case: Case, plan: Plan) -> str | None:
 )
 def facts(trial: TrialView, plan: Plan) -> Score:
     vocab = Vocabulary.of(plan.seed, plan.negatives)
+    if trial.case.scenario is not None:
+        return _goal_claims(trial, vocab)
     bad, checked, skipped = [], 0, []
     for turn in trial.turns:
         if turn.response_synthesized:
@@ -64,3 +69,22 @@ def facts(trial: TrialView, plan: Plan) -> Score:
     if not checked:
         return Score(outcome="n/a", detail="; ".join(skipped))
     return Score.of(not bad, "; ".join(bad))
+
+
+def _goal_claims(trial: TrialView, vocab: Vocabulary) -> Score:
+    """A scenario's claims: each asserted by some answer of the agent, and contradicted by no
+    later one (an answer may be overtaken: "down" before a restart, "up" after it)."""
+    assert trial.case.scenario is not None
+    answers = [(t.index, t.response) for t in trial.turns if not t.response_synthesized]
+    bad = []
+    for claim in trial.case.scenario.goal.claims:
+        verdicts = [(index, judge(claim, answer, vocab)) for index, answer in answers]
+        said = [index for index, v in verdicts if v.holds]
+        if not said:
+            bad.append(f"no answer says {claim!r}")
+            continue
+        later = [f"turn {i}: {v.detail()}" for i, v in verdicts if i > said[-1] and v.contradicted]
+        if later:
+            bad.append(f"{claim!r} said in turn {said[-1]}, then contradicted ({'; '.join(later)})")
+    n = len(trial.case.scenario.goal.claims)
+    return Score.of(not bad, "; ".join(bad) or f"the {n} claim(s) of the goal were made")

@@ -59,6 +59,7 @@ def divergence(
 
 
 @scorer(
+    cases="scripted",
     name="partial_credit",
     needs=("turns",),
     passes_when="always (a report, not a gate): per-turn call precision, recall, F1, first "

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 
 @scorer(
+    cases="scripted",
     name="tool_policy",
     needs=("turns",),
     passes_when="every write call is as expected (name, args under the case's matchers, order, "

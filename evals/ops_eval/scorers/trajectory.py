@@ -27,6 +27,7 @@ WITH_MATCHERS = "with the case's argument matchers"
 
 
 @scorer(
+    cases="scripted",
     name="trajectory",
     needs=("events",),
     passes_when="the configured criterion (IN_ORDER, 1.0): ADK's own `TrajectoryEvaluator`, or "

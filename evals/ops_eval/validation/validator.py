@@ -52,6 +52,7 @@ from .policy_rules import (
 )
 from .problems import Problem, Report, render, render_warnings
 from .response_rules import response_checks
+from .scenario_rules import draft_reviewed, goal_fits, reference_walk, scenario_shape, user_rules
 from .set_rules import adk_accepts, holdout_unseen, negatives_still_missing, set_id
 
 __all__ = [
@@ -75,6 +76,8 @@ Rule = Callable[[Context, Site], Iterator[Problem]]
 CASE_RULES: tuple[Rule, ...] = (
     eval_id,
     valid_meta,
+    draft_reviewed,
+    scenario_shape,
     has_turns,
     turn_texts,
     expected_calls,
@@ -88,6 +91,9 @@ CASE_RULES: tuple[Rule, ...] = (
     case_contracts,
     case_policy,
     response_checks,
+    user_rules,
+    goal_fits,
+    reference_walk,
 )
 
 

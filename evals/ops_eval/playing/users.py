@@ -1,0 +1,253 @@
+"""The user's side of a conversation scenario: a scripted user for CI, a model-backed one for live
+runs. Both answer the same question -- what does the user do next, given the conversation so far
+and the writes waiting for approval -- with a `Move`: say something, approve (with a rationale),
+deny, or stop.
+
+The scripted user follows the scenario's rules (`core.scenario.UserRule`), first match wins, so
+a run against a scripted agent is deterministic. When no rule fits the agent's answer the user
+has nothing to say and stops: the goal scorers then judge what the agent achieved.
+
+The model-backed user is our own, built on ADK's: ADK's prompt template and pre-built personas
+(`get_llm_backed_user_simulator_prompt`, its stop signal) with one protocol added for approval
+requests, asked of any model the agent can use. ADK's `LlmBackedUserSimulator` is not used as
+it is because it builds its model from a name through ADK's registry (so no embedded server
+handle and no recording to replay) and it has no notion of an approval request: it could only
+answer one with words. Its requests go through the same model object as the agent's, so
+`--record` keeps the user's turns beside the agent's and replay reproduces both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from ..core.calls import ToolCall, Turn
+from ..core.evalset import ApprovalDecision
+
+if TYPE_CHECKING:
+    from ..core.evalset import Case
+    from ..core.scenario import ScenarioMeta, UserRule
+    from .session import PendingWrite
+
+MoveKind = Literal["say", "approve", "deny", "stop"]
+STOP_SIGNAL = "</finished>"
+
+
+class UserFailed(RuntimeError):
+    """The simulated user produced no usable move (its model said nothing, or garbage): the
+    user's failure, not the agent's."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """What the user does next, and why (the rule, or the model's own words)."""
+
+    kind: MoveKind
+    text: str = ""
+    decision: ApprovalDecision | None = None
+    why: str = ""
+
+
+class User(Protocol):
+    name: str
+
+    async def next(self, turns: list[Turn], pending: list[PendingWrite]) -> Move: ...
+
+
+def _answer(turn: Turn | None) -> str:
+    """Everything the agent said to the user in its latest turn."""
+    if turn is None:
+        return ""
+    return "\n".join(turn.texts) or turn.response
+
+
+def _questions(text: str) -> list[str]:
+    """The sentences of `text` that ask something."""
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip().endswith("?")]
+
+
+def _approval_of(rule: UserRule, call: ToolCall, specs: Any) -> bool:
+    """Whether the write waiting is the one `rule` answers (entity arguments normalised)."""
+    from ..core.matching import same_value
+
+    if call.name != rule.approval:
+        return False
+    spec = specs.get(call.name)
+    taken = spec.as_taken(call.args) if spec is not None else call.args
+    kinds = spec.entities if spec is not None else {}
+    return all(
+        arg in taken and same_value(kinds.get(arg), want, taken[arg])
+        for arg, want in rule.args.items()
+    )
+
+
+def rule_fires(rule: UserRule, answer: str, pending: list[ToolCall], specs: Any) -> ToolCall | bool:
+    """Whether `rule` holds for the agent's `answer` and the writes waiting (for an approval
+    rule: the write it answers)."""
+    if rule.approval is not None:
+        return next((c for c in pending if _approval_of(rule, c, specs)), False)
+    if rule.asks is not None:
+        return any(re.search(rule.asks, q, re.IGNORECASE) for q in _questions(answer))
+    if rule.said is not None:
+        return re.search(rule.said, answer, re.IGNORECASE) is not None
+    return rule.otherwise
+
+
+def move_of(rule: UserRule, approver: str) -> Move:
+    why = f"rule {rule.when()}"
+    if rule.say is not None:
+        return Move("say", text=rule.say, why=why)
+    if rule.approve is not None:
+        decision = ApprovalDecision(
+            decision="approve",
+            rationale=rule.approve.rationale,
+            approver=rule.approve.approver or approver,
+        )
+        return Move("approve", decision=decision, why=why)
+    if rule.deny:
+        return Move("deny", decision=ApprovalDecision(decision="deny"), why=why)
+    return Move("stop", why=why)
+
+
+@dataclass
+class ScriptedUser:
+    """The scenario's rules, in order; a `once` rule fires at most once."""
+
+    scenario: ScenarioMeta
+    specs: Any
+    name: str = "scripted"
+    fired: set[int] = field(default_factory=set)
+
+    async def next(self, turns: list[Turn], pending: list[PendingWrite]) -> Move:
+        answer = _answer(turns[-1] if turns else None)
+        waiting = [p.call for p in pending]
+        for index, rule in enumerate(self.scenario.user):
+            if rule.once and index in self.fired:
+                continue
+            if rule_fires(rule, answer, waiting, self.specs):
+                self.fired.add(index)
+                return move_of(rule, self.scenario.approver)
+        return Move("stop", why="no rule of the scripted user fits the agent's answer")
+
+
+_PROTOCOL = """
+
+# Approval requests
+
+When the conversation shows the Agent waiting for your approval of an action, reply with
+exactly one of:
+* `APPROVE: <why you approve>` -- only if the Conversation Plan says to approve it;
+* `DENY: <why not>` -- if the plan says not to, or to withdraw;
+* a question or a remark, if the plan says to ask something before deciding.
+
+If you want to end the conversation, output `{{ stop_signal }}`.
+
+# Conversation Plan
+
+{{ conversation_plan }}
+
+# Conversation History
+
+{{ conversation_history }}
+"""
+
+_APPROVE = re.compile(r"^\W*approve[d]?\b\W*(.*)$", re.IGNORECASE | re.DOTALL)
+_DENY = re.compile(r"^\W*den(?:y|ied)\b", re.IGNORECASE)
+
+
+def history(turns: list[Turn], pending: list[PendingWrite]) -> str:
+    """The conversation as the user saw it: what each side said, and the approval requests (not
+    the agent's tool calls, which a user does not see)."""
+    lines = []
+    for turn in turns:
+        lines.append(f"user: {turn.prompt}")
+        said = [t for t in turn.texts if t.strip()]
+        lines += [f"agent: {t}" for t in said]
+        for call, decision in zip(turn.paused, turn.answered, strict=False):
+            lines.append(f"[approval request: {call.show()} -- you answered {decision}]")
+    for p in pending:
+        hint = f" ({p.hint})" if p.hint else ""
+        lines.append(f"[the agent waits for your approval: {p.call.show()}{hint}]")
+    return "\n\n".join(lines)
+
+
+@dataclass
+class ModelUser:
+    """A model plays the user, with ADK's user-simulator prompt and the scenario's persona."""
+
+    case: Case
+    model: Any
+    name: str = "model"
+
+    def prompt(self, turns: list[Turn], pending: list[PendingWrite]) -> str:
+        from google.adk.evaluation.simulation import llm_backed_user_simulator_prompts as adk
+
+        start = self.case.start
+        assert start is not None
+        persona = _persona(start.persona)
+        template = (
+            adk._USER_SIMULATOR_INSTRUCTIONS_WITH_PERSONA_TEMPLATE
+            if persona is not None
+            else adk._DEFAULT_USER_SIMULATOR_INSTRUCTIONS_TEMPLATE
+        )
+        head = template.split("# Conversation Plan")[0]  # ADK's words, then ours
+        return adk.get_llm_backed_user_simulator_prompt(
+            conversation_plan=start.plan,
+            conversation_history=history(turns, pending),
+            stop_signal=STOP_SIGNAL,
+            custom_instructions=head + _PROTOCOL,
+            user_persona=persona,
+        )
+
+    async def next(self, turns: list[Turn], pending: list[PendingWrite]) -> Move:
+        from google.adk.models.llm_request import LlmRequest
+        from google.genai import types
+
+        request = LlmRequest(
+            model=getattr(self.model, "model", None),
+            contents=[
+                types.Content(role="user", parts=[types.Part(text=self.prompt(turns, pending))])
+            ],
+        )
+        said = ""
+        async for response in self.model.generate_content_async(request):
+            if response.error_code:
+                raise UserFailed(f"the user's model failed ({response.error_code})")
+            parts = response.content.parts if response.content else None
+            said += "".join(p.text or "" for p in parts or [] if not p.thought)
+        return self.read(said, pending)
+
+    def read(self, said: str, pending: list[PendingWrite]) -> Move:
+        """The move the model's words make."""
+        text = said.strip()
+        if STOP_SIGNAL.casefold() in text.casefold():
+            return Move("stop", why="the user's model said it is finished")
+        if not text:
+            raise UserFailed("the user's model returned nothing")
+        if pending and (m := _APPROVE.match(text)):
+            rationale = m.group(1).strip() or text
+            approver = self.case.scenario.approver if self.case.scenario else "oncall"
+            try:
+                decision = ApprovalDecision(
+                    decision="approve", rationale=rationale, approver=approver
+                )
+            except ValueError:
+                return Move(
+                    "say", text=text, why="an approval the tools would refuse, sent as words"
+                )
+            return Move("approve", decision=decision, why="the user's model approved")
+        if pending and _DENY.match(text):
+            return Move("deny", decision=ApprovalDecision(decision="deny"), why=text)
+        return Move("say", text=text, why="the user's model")
+
+
+def _persona(value: Any) -> Any:
+    """ADK's persona: a pre-built one by id, or one written out in the scenario."""
+    if value is None:
+        return None
+    from google.adk.evaluation.conversation_scenarios import ConversationScenario
+
+    return ConversationScenario(
+        starting_prompt="-", conversation_plan="-", user_persona=value
+    ).user_persona
