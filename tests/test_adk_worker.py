@@ -39,7 +39,7 @@ def workers(monkeypatch, tmp_path):
 def test_a_cold_validate_hands_the_prestarted_worker_every_file(workers, capsys):
     assert main(["validate"]) == 0
     assert len(workers) == 1 and workers[0].returncode == 0  # one worker, and it did the work
-    assert "ok: 3 eval set(s)" in capsys.readouterr().out
+    assert "ok: 4 eval set(s)" in capsys.readouterr().out
 
 
 def test_a_warm_validate_stops_the_worker_it_did_not_need(workers):

@@ -96,7 +96,11 @@ def test_set_rules_hold_against_every_case(evals, capsys):
     assert out == [
         "evals/ops.evalset.json: case deny-restart-database, turn 1, call 1 "
         "contracts.yaml forbidden[0]: the case expects restart_service(name=database), which "
-        "restart_service(name=database) forbids"
+        "restart_service(name=database) forbids",
+        # a scenario's reference is held to the set's rules like any case's expected calls
+        "evals/scenarios.evalset.json: case scn-deny-database-restart, turn 1, call 2 "
+        "contracts.yaml forbidden[0]: the case expects restart_service(name=database), which "
+        "restart_service(name=database) forbids",
     ]
 
 

@@ -41,6 +41,7 @@ COMMANDS = (
     "calibrate",
     "ab",
     "merge",
+    "distill",
     "mlflow",
     "mlflow_ui",
 )

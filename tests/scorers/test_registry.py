@@ -17,6 +17,8 @@ def test_every_scorer_module_registers_itself():
         "partial_credit",
         "complete",
         "end_state",
+        "goal_calls",
+        "conversation_end",
         "fault_handling",
         "facts",
         "tool_policy",

@@ -29,7 +29,7 @@ from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
 from .contracts import Contracts, FileError, SetContracts, read_set_contracts
 from .response_checks import ResponseCheck
-from .scenario import ScenarioMeta
+from .scenario import ReferenceTurn, ScenarioMeta
 
 META_KEY = "meta"
 _EVAL_ID_KEY = re.compile(r'"(?:eval_id|evalId)"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -320,9 +320,17 @@ def _read_scenario(case: Case, raw: Any) -> None:
         plan=_str(_get(raw, "conversation_plan")) or "",
         persona=_get(raw, "user_persona"),
     )
-    scenario = case.meta.scenario if case.meta else None
-    if scenario is None:
-        return
+    if case.meta is not None and case.meta.scenario is not None:
+        reference = case.meta.scenario.reference
+    else:  # a meta invalid elsewhere still gives its reference to the other rules
+        from pydantic import TypeAdapter
+
+        raw_scenario = case.raw_meta.get("scenario") if isinstance(case.raw_meta, dict) else None
+        raw = raw_scenario.get("reference") if isinstance(raw_scenario, dict) else None
+        try:
+            reference = TypeAdapter(list[ReferenceTurn]).validate_python(raw)
+        except ValidationError:
+            return
     case.turns = [
         CaseTurn(
             index=i,
@@ -330,5 +338,5 @@ def _read_scenario(case: Case, raw: Any) -> None:
             reference=t.answer,
             calls=[ToolCall(c.name, dict(c.args)) for c in t.calls],
         )
-        for i, t in enumerate(scenario.reference, start=1)
+        for i, t in enumerate(reference, start=1)
     ]

@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ops_copilot.approval import Approval
+
 from ..base.strict import Strict
 
 ScenarioKind = Literal[
@@ -38,11 +40,23 @@ ScenarioKind = Literal[
 ]
 
 
+def _approval(rationale: str, approver: str | None) -> tuple[str, str | None]:
+    """The rationale and approver in the normal form the tools give them, or ValueError with the
+    tools' own reason for refusing them."""
+    approval = Approval.model_validate({"rationale": rationale, "approver": approver or ""})
+    return approval.rationale, approval.approver or None
+
+
 class Approve(Strict):
     """The user approves the write that waits, with a rationale (and who they are)."""
 
-    rationale: str = Field(min_length=1)
+    rationale: str
     approver: str | None = None
+
+    @model_validator(mode="after")
+    def _as_the_tools_take_it(self) -> Approve:
+        self.rationale, self.approver = _approval(self.rationale, self.approver)
+        return self
 
 
 class UserRule(Strict):
@@ -105,6 +119,12 @@ class GoalWrite(Strict):
     args: dict[str, Any] = Field(default_factory=dict)
     approver: str | None = None
     rationale: str | None = None
+
+    @model_validator(mode="after")
+    def _as_the_tools_take_it(self) -> GoalWrite:
+        if self.rationale is not None:
+            self.rationale, self.approver = _approval(self.rationale, self.approver)
+        return self
 
 
 class GoalCall(Strict):

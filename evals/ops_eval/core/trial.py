@@ -51,10 +51,11 @@ class TrialView:
 
 
 class Approval(Strict):
-    """An approval request the simulated user answered."""
+    """An approval request the simulated user answered, and how."""
 
     turn: int
-    call: str
+    tool: str
+    args: dict[str, Any] = {}
     decision: Literal["approve", "deny"]
     rationale: str | None = None
     approver: str | None = None

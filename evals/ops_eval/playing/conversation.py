@@ -89,6 +89,8 @@ async def converse(
     except TimeLimit as limit:
         conversation.ended_by, conversation.blame = "time-limit", limit.side
         conversation.reason = f"{clock.seconds:g} s ran out during the {limit.side}'s step"
+        if limit.side == "user":  # the simulated user's failure says nothing of the agent
+            view.error = f"the simulated user ran out of time: {conversation.reason}"
     except UserFailed as failed:
         conversation.ended_by, conversation.blame = "user-failed", "user"
         conversation.reason = str(failed)
@@ -125,7 +127,8 @@ async def _turn(
                 view.conversation.approvals.append(
                     Approval(
                         turn=index,
-                        call=pending.call.show(),
+                        tool=pending.call.name,
+                        args=dict(pending.call.args),
                         decision=move.decision.decision,
                         rationale=move.decision.rationale,
                         approver=move.decision.approver,

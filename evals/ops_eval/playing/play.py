@@ -142,7 +142,7 @@ def user_for(case: Case, model: Any, users: str) -> Any:
 
     assert case.scenario is not None and case.meta is not None
     if users == "model":
-        return ModelUser(case, model, name=f"model {getattr(model, 'model', '?')}")
+        return ModelUser(case, model)
     return ScriptedUser(case.scenario, AGENTS[case.meta.agent].tool_specs())
 
 

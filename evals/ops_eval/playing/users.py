@@ -192,13 +192,14 @@ class ModelUser:
             else adk._DEFAULT_USER_SIMULATOR_INSTRUCTIONS_TEMPLATE
         )
         head = template.split("# Conversation Plan")[0]  # ADK's words, then ours
-        return adk.get_llm_backed_user_simulator_prompt(
-            conversation_plan=start.plan,
-            conversation_history=history(turns, pending),
-            stop_signal=STOP_SIGNAL,
-            custom_instructions=head + _PROTOCOL,
-            user_persona=persona,
-        )
+        params: dict[str, Any] = {
+            "stop_signal": STOP_SIGNAL,
+            "conversation_plan": start.plan,
+            "conversation_history": history(turns, pending),
+        }
+        if persona is not None:
+            params["persona"] = persona
+        return _render(head + _PROTOCOL, params)
 
     async def next(self, turns: list[Turn], pending: list[PendingWrite]) -> Move:
         from google.adk.models.llm_request import LlmRequest
@@ -240,6 +241,24 @@ class ModelUser:
         if pending and _DENY.match(text):
             return Move("deny", decision=ApprovalDecision(decision="deny"), why=text)
         return Move("say", text=text, why="the user's model")
+
+
+def _render(template: str, params: dict[str, Any]) -> str:
+    """`template` rendered as ADK renders its user-simulator prompt: a sandboxed jinja2, with
+    its filter that renders a persona behaviour's own placeholders (`{{ stop_signal }}`).
+    ADK's `get_llm_backed_user_simulator_prompt` would refuse a custom template that uses the
+    filter, which its persona template needs."""
+    from jinja2 import DictLoader, pass_context
+    from jinja2.sandbox import SandboxedEnvironment
+
+    env = SandboxedEnvironment(loader=DictLoader({"prompt": template}))
+
+    @pass_context
+    def render_string(context: Any, text: str) -> str:
+        return env.from_string(text).render(context.get_all()) if text else ""
+
+    env.filters["render_string_filter"] = render_string
+    return env.get_template("prompt").render(params)
 
 
 def _persona(value: Any) -> Any:

@@ -40,7 +40,7 @@ def score_trial(trial: TrialView, plan: Plan) -> dict[str, Score]:
     have = trial.provides()
     scores = {}
     for name, entry in registered().items():
-        why = entry.not_applicable(trial.case, plan)
+        why = entry.other_kind(trial.case)
         if why:
             scores[name] = Score(outcome="n/a", detail=why)
             continue

@@ -116,12 +116,19 @@ class Scorer:
     fails the scorers that apply to its case and leaves the others n/a."""
     cases: Cases = "all"
 
-    def not_applicable(self, case: Case, plan: Plan) -> str | None:
-        """Why this scorer does not apply to `case`, or None when it does."""
+    def other_kind(self, case: Case) -> str | None:
+        """Why this scorer never reads `case` -- a scenario, a scripted case -- or None."""
         if self.cases == "scripted" and case.scenario is not None:
             return SCENARIO_SCORED_ON_GOAL
         if self.cases == "scenarios" and case.scenario is None:
             return "not a conversation scenario: it has no goal"
+        return None
+
+    def not_applicable(self, case: Case, plan: Plan) -> str | None:
+        """Why this scorer does not apply to `case`, or None when it does."""
+        other = self.other_kind(case)
+        if other is not None:
+            return other
         return self.applies(case, plan) if self.applies is not None else None
 
 

@@ -19,14 +19,16 @@ from ops_copilot.store import StateStore
 from ops_copilot.workspace import Workspace
 
 from ..core.direct import DirectContext
-from ..core.matching import arg_problem, pairing
+from ..core.matching import arg_problem, pairing, same_value
 from ..playing.faults import FaultCounter
 from .base import Score, scorer
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..core.evalset import Case
     from ..core.plan import Plan
-    from ..core.trial import TrialView
+    from ..core.trial import Approval, TrialView
 
 
 def gold_store(trial: TrialView, plan: Plan) -> StateStore:
@@ -35,7 +37,8 @@ def gold_store(trial: TrialView, plan: Plan) -> StateStore:
     case = trial.case
     assert case.meta is not None
     if case.scenario is not None:
-        return goal_store(case, plan)
+        given = trial.conversation.approvals if trial.conversation else []
+        return goal_store(case, plan, given)
     approval = case.meta.approval
     decision = approval.decision if approval else None
     guarded, writes = guarded_tools(), write_tools()
@@ -59,20 +62,36 @@ def gold_store(trial: TrialView, plan: Plan) -> StateStore:
     return workspace.store
 
 
-def goal_store(case: Case, plan: Plan) -> StateStore:
-    """A fresh store with a scenario's goal writes made through the real tools."""
+def goal_store(case: Case, plan: Plan, given: Sequence[Approval] = ()) -> StateStore:
+    """A fresh store with a scenario's goal writes made through the real tools. A write the
+    user approved in the conversation carries the approver and rationale the user gave (a
+    model-backed user words its own; the agent must pass them on unchanged); one the user never
+    approved, the goal's."""
     from ..core.evalset import ApprovalDecision
 
     assert case.scenario is not None
     guarded = guarded_tools()
+    specs = tool_specs()
     workspace = Workspace.fresh(plan.seed)
     user = case.session.user_id or "oncall"
     for n, write in enumerate(case.scenario.goal.writes):
         confirmation = None
         if write.tool in guarded:
-            decision = ApprovalDecision(
-                decision="approve", rationale=write.rationale, approver=write.approver
-            )
+            spec = specs[write.tool]
+            approved = [
+                a
+                for a in given
+                if a.decision == "approve"
+                and a.tool == write.tool
+                and all(
+                    same_value(spec.entities.get(k), v, a.args.get(k))
+                    for k, v in write.args.items()
+                )
+            ]
+            rationale, approver = write.rationale, write.approver
+            if approved:
+                rationale, approver = approved[-1].rationale, approved[-1].approver
+            decision = ApprovalDecision(decision="approve", rationale=rationale, approver=approver)
             confirmation = SimpleNamespace(confirmed=True, payload=decision.payload())
         with DirectContext(workspace, f"goal-{n}", user, confirmation) as direct:
             direct.call(write.tool, **write.args)

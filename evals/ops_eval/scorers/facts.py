@@ -53,6 +53,8 @@ def _applies(case: Case, plan: Plan) -> str | None:
 def facts(trial: TrialView, plan: Plan) -> Score:
     vocab = Vocabulary.of(plan.seed, plan.negatives)
     if trial.case.scenario is not None:
+        if none := _applies(trial.case, plan):
+            return Score(outcome="n/a", detail=none)
         return _goal_claims(trial, vocab)
     bad, checked, skipped = [], 0, []
     for turn in trial.turns:

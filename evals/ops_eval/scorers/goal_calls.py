@@ -50,6 +50,8 @@ def _applies(case, plan: Plan) -> str | None:
     "normalised, or under the case's matchers); n/a for a scripted case",
 )
 def goal_calls(trial: TrialView, plan: Plan) -> Score:
+    if none := _applies(trial.case, plan):
+        return Score(outcome="n/a", detail=none)
     assert trial.case.scenario is not None and trial.case.meta is not None
     specs = AGENTS[trial.case.meta.agent].tool_specs()
     matchers = plan.contracts(trial.case).args

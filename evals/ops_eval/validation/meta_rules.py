@@ -60,7 +60,14 @@ def meta_problems(case: Case) -> list[tuple[str, str]]:
         return []
     raw: Any = case.raw_meta
     if raw is None:
-        return [(META_KEY, "missing; every case needs one, with at least a category")]
+        return [
+            (
+                META_KEY,
+                "missing; every case needs one, with at least a category (a case added from "
+                "a session in ADK's dev UI holds what the agent did: review its expectations "
+                "too)",
+            )
+        ]
     if not isinstance(raw, dict):
         return [(META_KEY, f"must be an object, not {json_type(raw)}")]
     try:

@@ -39,6 +39,9 @@ CSV_COLUMNS = (
     "previous_run",
     "changed",
     "interrupted",
+    "conversations",
+    "conversation_turns",
+    "ended_by",
     "file",
 )
 
@@ -94,6 +97,15 @@ def to_json(row: HistoryRow) -> dict[str, Any]:
         "previous_run": row.previous_run,
         "changed": changed,
         "interrupted": row.interrupted,
+        "conversations": (
+            None
+            if row.conversations is None
+            else {
+                "count": row.conversations.count,
+                "turns": row.conversations.turns,
+                "ended_by": row.conversations.ended_by,
+            }
+        ),
         "file": row.file,
     }
 
@@ -125,6 +137,9 @@ def to_csv_row(row: HistoryRow) -> list[object]:
         row.previous_run,
         row.changed_text,
         row.interrupted,
+        row.conversations.count if row.conversations else None,
+        row.conversations.turns if row.conversations else None,
+        row.conversations.ended_text if row.conversations else None,
         row.file,
     )
     return [csv_cell(v) for v in values]

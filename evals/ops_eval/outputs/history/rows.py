@@ -27,6 +27,33 @@ FIRST_RUN = "first run"
 
 
 @dataclass(frozen=True)
+class Conversations:
+    """The scenarios of a run: how many conversations, their turns (each a user message and the
+    agent's answer to it), and how many each side or limit ended."""
+
+    count: int
+    turns: int
+    ended_by: dict[str, int]
+
+    @property
+    def ended_text(self) -> str:
+        """`user:10;turn-limit:1`, most first."""
+        ranked = sorted(self.ended_by.items(), key=lambda item: (-item[1], item[0]))
+        return ";".join(f"{by}:{n}" for by, n in ranked)
+
+
+def conversations(record: RunRecord) -> Conversations | None:
+    played = [t for t in record.trials if t.conversation is not None]
+    if not played:
+        return None
+    ended: dict[str, int] = {}
+    for t in played:
+        assert t.conversation is not None
+        ended[t.conversation.ended_by] = ended.get(t.conversation.ended_by, 0) + 1
+    return Conversations(len(played), sum(len(t.turns) for t in played), ended)
+
+
+@dataclass(frozen=True)
 class HistoryRow:
     """One run record as the history shows it."""
 
@@ -51,6 +78,9 @@ class HistoryRow:
     interrupted: str | None = None
     """`interrupted after N of M trials (why)` for a run stopped before its end: its rate is
     over the trials that finished; None for a run that played them all."""
+    conversations: Conversations | None = None
+    """A run of conversation scenarios: how many, their turns, who ended them; None for a run
+    of scripted cases only."""
 
     @property
     def fraction(self) -> float | None:
@@ -126,6 +156,7 @@ def history_rows(records: Sequence[tuple[Path, RunRecord]]) -> list[HistoryRow]:
                 previous_run=previous.run_id if previous else None,
                 changed=tuple(changes(previous, record)) if previous else None,
                 interrupted=interrupted_text(record),
+                conversations=conversations(record),
             )
         )
     return rows

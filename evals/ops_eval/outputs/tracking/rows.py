@@ -27,8 +27,20 @@ def _call(call: ToolCall) -> dict[str, Any]:
 
 
 def case_row(case: Case, repeat: int) -> dict[str, Any]:
-    """A case's row before it is played: its prompts, the calls and references it expects."""
+    """A case's row before it is played: its prompts, the calls and references it expects; a
+    scenario's, its starting prompt, plan and goal (its reference is never an expectation)."""
     category = case.meta.category if case.meta else "?"
+    if case.scenario is not None and case.start is not None:
+        return {
+            "inputs": {
+                "case_id": case.eval_id,
+                "repeat": repeat,
+                "turns": [case.start.starting_prompt],
+                "conversation_plan": case.start.plan,
+            },
+            "expectations": {"goal": case.scenario.goal.model_dump()},
+            "tags": {"case_id": case.eval_id, "category": category, "repeat": str(repeat)},
+        }
     return {
         "inputs": {
             "case_id": case.eval_id,
@@ -76,9 +88,20 @@ def turn_output(turn: Turn) -> dict[str, Any]:
 
 
 def trial_outputs(trial: TrialRecord) -> dict[str, Any]:
-    """What a conversation returns: its turns, and how it ended when it did not end well."""
-    return {
+    """What a conversation returns: its turns, how it ended when it did not end well, and for
+    a scenario who played the user, who ended the conversation and whose failure a limit was."""
+    out: dict[str, Any] = {
         "turns": [turn_output(t) for t in trial.turns],
         "status": trial.status,
         "error": trial.error,
     }
+    if trial.conversation is not None:
+        out["conversation"] = {
+            "user": trial.conversation.user,
+            "user_turns": [t.prompt for t in trial.turns],
+            "agent_turns": [t.response for t in trial.turns],
+            "ended_by": trial.conversation.ended_by,
+            "blame": trial.conversation.blame,
+            "reason": trial.conversation.reason,
+        }
+    return out

@@ -1,0 +1,93 @@
+"""A trial of a run record as a draft eval case (`ops-eval distill`): how the set grows from real
+failures. The draft is an ADK conversation -- the user's turns as they were played (a scenario's
+simulated user's included), the calls the agent made as the expected calls, its answers as the
+references -- marked `meta.draft`, which the validator refuses until a person has set what the
+agent should have done and removed the mark. A turn that ended at an approval pause has no
+reference: the pause text is the harness's, never a reference.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base.inputs import bad_input
+from .record_parts import TrialRecord
+from .records import RunRecord
+
+
+def pick(record: RunRecord, spec: str) -> TrialRecord:
+    """The trial `CASE` (its first repeat) or `CASE#REPEAT` of the record (repeats count from 1,
+    as the reports show them); exit 2 naming what the record holds when there is none."""
+    case, _, repeat = spec.partition("#")
+    if repeat and not repeat.isdigit():
+        raise bad_input(f"{spec}: the repeat after '#' is a number, 1 or more")
+    mine = [t for t in record.trials if t.case_id == case]
+    if not mine:
+        held = ", ".join(dict.fromkeys(t.case_id for t in record.trials)) or "none"
+        raise bad_input(f"{case}: no trial of this case in run {record.run_id} (cases: {held})")
+    wanted = int(repeat) if repeat else mine[0].repeat
+    found = next((t for t in mine if t.repeat == wanted), None)
+    if found is None:
+        have = ", ".join(str(t.repeat) for t in mine)
+        raise bad_input(f"{spec}: run {record.run_id} has repeats {have} of {case}")
+    return found
+
+
+def _content(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"text": text}]}
+
+
+def _approval(trial: TrialRecord) -> dict[str, Any] | None:
+    """The decision the draft's runner gives: the one every pause of the trial was given."""
+    if trial.conversation is not None:
+        given = {(a.decision, a.rationale, a.approver) for a in trial.conversation.approvals}
+        if len(given) == 1:
+            decision, rationale, approver = given.pop()
+            out: dict[str, Any] = {"decision": decision}
+            if decision == "approve":
+                out |= {"rationale": rationale, "approver": approver}
+            return out
+    return None
+
+
+def draft_case(record: RunRecord, trial: TrialRecord, source: str, eval_id: str) -> dict[str, Any]:
+    """The trial as an ADK eval case with `meta.draft`."""
+    conversation = []
+    for turn in trial.turns:
+        reference = "" if turn.response_synthesized else turn.response
+        conversation.append(
+            {
+                "invocation_id": f"t{turn.index}",
+                "user_content": _content("user", turn.prompt),
+                "final_response": _content("model", reference),
+                "intermediate_data": {
+                    "tool_uses": [{"name": c.name, "args": dict(c.args)} for c in turn.calls],
+                    "tool_responses": [],
+                    "intermediate_responses": [],
+                },
+            }
+        )
+    outcome = trial.status if not trial.error else f"error: {trial.error}"
+    failed = [f"{n}: {s.detail}" for n, s in trial.scores.items() if s.outcome in ("fail", "error")]
+    how = f"it {outcome}" + (f" ({'; '.join(failed)})" if failed else "")
+    ended = f"; {trial.conversation.said()}" if trial.conversation else ""
+    meta: dict[str, Any] = {
+        "category": trial.category,
+        "draft": {
+            "source": f"run {record.run_id} ({source}), trial {trial.case_id}#{trial.repeat}",
+            "review": (
+                f"these are the calls and answers of the agent as played ({how}{ended}), not "
+                "what it should do: set each turn's expected calls and reference answer, the "
+                "category and the approval decision."
+            ),
+        },
+    }
+    approval = _approval(trial)
+    if approval is not None and trial.category == "approval":
+        meta["approval"] = approval
+    return {
+        "eval_id": eval_id,
+        "conversation": conversation,
+        "session_input": {"app_name": "ops_copilot", "user_id": "oncall", "state": {}},
+        "meta": meta,
+    }
