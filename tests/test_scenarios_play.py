@@ -235,3 +235,26 @@ def test_the_model_backed_user_reads_approvals_denials_and_the_stop_signal():
     prompt = ModelUser(novice, model=None).prompt([], [])
     assert "A Novice is trying to solve a problem" in prompt  # ADK's pre-built persona
     assert "APPROVE: <why you approve>" in prompt and "</finished>" in prompt
+
+
+class CutOff(BaseLlm):
+    """Scripted, for tests only: a reply cut off at the token limit, or an error."""
+
+    model: str = "cut-off"
+    code: str = "MAX_TOKENS"
+
+    async def generate_content_async(self, llm_request, stream=False):
+        yield LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(text="What is the ris")]),
+            error_code=self.code,
+        )
+
+
+def test_a_cut_off_reply_is_still_the_users_words_and_an_error_is_the_users_failure():
+    from ops_eval.playing.users import ModelUser, UserFailed
+
+    (case,) = [c for c in scenario_cases() if c.eval_id == "scn-restart-after-risk"]
+    move = asyncio.run(ModelUser(case, CutOff()).next([], []))
+    assert (move.kind, move.text) == ("say", "What is the ris")
+    with pytest.raises(UserFailed, match=r"the user's model failed \(SAFETY\)"):
+        asyncio.run(ModelUser(case, CutOff(code="SAFETY")).next([], []))

@@ -211,12 +211,16 @@ class ModelUser:
                 types.Content(role="user", parts=[types.Part(text=self.prompt(turns, pending))])
             ],
         )
-        said = ""
+        said, failed = "", None
+        # read to the end, so a recording wrapper keeps the request whatever it returned
         async for response in self.model.generate_content_async(request):
-            if response.error_code:
-                raise UserFailed(f"the user's model failed ({response.error_code})")
             parts = response.content.parts if response.content else None
             said += "".join(p.text or "" for p in parts or [] if not p.thought)
+            code = getattr(response.error_code, "name", response.error_code)
+            if code and code != "MAX_TOKENS":
+                failed = failed or str(code)
+        if failed:  # a cut-off answer (MAX_TOKENS) is still the user's words
+            raise UserFailed(f"the user's model failed ({failed})")
         return self.read(said, pending)
 
     def read(self, said: str, pending: list[PendingWrite]) -> Move:
