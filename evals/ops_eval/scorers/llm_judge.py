@@ -10,6 +10,9 @@ rubric, with the turn's question and reference -- fail-closed.
 - A turn the agent gave no answer of its own (never reached, the harness wrote it at an approval
   pause, empty): that check fails -- the judge never grades text the harness wrote.
 - Else the check passes when the judge passes it; a verdict from the cache says so.
+- A conversation scenario's check grades the whole conversation -- judged task success: the
+  question is the user's plan and every message the user sent, the response every answer the
+  agent gave itself (never a user's message, never a pause text the harness wrote).
 
 The judge is the run's (`plan.judge`, opened by the runner with its cache and budget), so every
 trial's calls count against one budget.
@@ -55,26 +58,51 @@ def llm_judge(trial: TrialView, plan: Plan) -> Score:
         if isinstance(check, str):
             errors.append(f"{where} {describe(declared)}: invalid, no verdict: {check}")
             continue
-        index = turn_of(case, check)
-        turn, why = answer_at(trial, index)
-        if turn is None:
-            failing.append(f"turn {index}: {where}: {why}")
+        if case.scenario is not None:
+            label, graded = "the conversation", conversation_graded(trial)
+        else:
+            index = turn_of(case, check)
+            turn, why = answer_at(trial, index)
+            label = f"turn {index}"
+            graded = (turn.prompt, turn.response, turn.reference or None) if turn else why
+        if isinstance(graded, str):
+            failing.append(f"{label}: {where}: {graded}")
             continue
+        question, response, reference = graded
         try:
             asked = judge.grade(
                 rubric=check.rubric,  # type: ignore[attr-defined]
-                question=turn.prompt,
-                response=turn.response,
-                reference=turn.reference or None,
+                question=question,
+                response=response,
+                reference=reference,
             )
         except JudgeError as exc:
-            errors.append(f"turn {index}: {where}: {exc}")
+            errors.append(f"{label}: {where}: {exc}")
             continue
         cached = " (cached verdict)" if asked.cached else ""
-        line = f"turn {index}: {where}{cached}: {asked.kept.rationale}"
+        line = f"{label}: {where}{cached}: {asked.kept.rationale}"
         (said if asked.kept.passed else failing).append(line)  # type: ignore[union-attr]
     if errors:
         return Score.error("; ".join(errors + failing))
     if failing:
         return Score.of(False, "; ".join(failing))
     return Score.of(True, "; ".join(said))
+
+
+def conversation_graded(trial: TrialView) -> tuple[str, str, None] | str:
+    """(question, response, no reference) of a scenario's conversation for the judge, or why
+    the agent gave no answer of its own to grade."""
+    from ..core.calls import has_content
+
+    start = trial.case.start
+    assert start is not None
+    said = [
+        f"Answer to message {t.index}: {t.response}"
+        for t in trial.turns
+        if not t.response_synthesized and has_content(t.response)
+    ]
+    if not said:
+        return "the agent gave no answer of its own in the conversation"
+    asked = "\n".join(f"Message {t.index}: {t.prompt}" for t in trial.turns)
+    question = f"The user's goal: {start.plan}\n\nThe user's messages, in order:\n{asked}"
+    return question, "\n\n".join(said), None

@@ -124,8 +124,8 @@ def response_checks(ctx: Context, site: Site) -> Iterator[Problem]:
     from ..scorers._response import holds
 
     case = site.case
-    if not case.turns:
-        return  # `has_turns` says so
+    if not case.turns or case.start is not None:
+        return  # `has_turns` says so; a scenario's checks grade no turn (`scenario_rules`)
     pausing = pausing_turns(site)
     for position, check in enumerate(site.meta.response):
         where = f"meta.{RESPONSE_KEY}[{position}]"

@@ -66,11 +66,20 @@ def scenario_shape(ctx: Context, site: Site) -> Iterator[Problem]:
             "a scenario's user decides each approval (its rules): leave this out",
             field=f"{META_KEY}.approval",
         )
-    if meta.response:
-        yield site.problem(
-            "a scenario is scored on its goal: declare claims there, not response checks",
-            field=f"{META_KEY}.response",
-        )
+    for n, check in enumerate(meta.response):
+        kind = getattr(check, "scorer", None)
+        if kind != "llm_judge":
+            yield site.problem(
+                "a scenario is scored on its goal: declare claims there; its only response "
+                "check is an llm_judge rubric over the whole conversation",
+                field=f"{META_KEY}.response[{n}]",
+            )
+        elif getattr(check, "turn", None) is not None:
+            yield site.problem(
+                "a scenario's turns are not known in advance: its judge grades the whole "
+                "conversation, with no turn",
+                field=f"{META_KEY}.response[{n}].turn",
+            )
     if meta.contracts.faults:
         yield site.problem(
             "tool faults are for scripted cases", field=f"{META_KEY}.contracts.faults"
