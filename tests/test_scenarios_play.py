@@ -13,6 +13,7 @@ import pytest
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
+from scenario_models import RISK_LINES, duet
 
 from ops_eval.commands.run import execute
 from ops_eval.core.evalset import read_evalset
@@ -83,41 +84,6 @@ def test_a_saboteur_fails_a_scenario_of_every_kind_naming_the_goal(tmp_path):
     assert "service inventory is down, expected operational" in risk.scores["end_state"].detail
 
 
-class Duet(OracleLlm):
-    """Scripted, for tests only: the oracle answers the agent's requests; a request with ADK's
-    user-simulator prompt gets the next of `lines` -- by how many moves the user has made in
-    the history it is shown -- as the model-backed user's words. `slow_user` seconds of wait
-    before each of them."""
-
-    lines: list[str] = []
-    slow_user: float = 0.0
-
-    async def generate_content_async(self, llm_request, stream=False):
-        text = "".join(p.text or "" for c in llm_request.contents or [] for p in c.parts or [])
-        if "Simulated User" not in text:
-            async for response in super().generate_content_async(llm_request, stream):
-                yield response
-            return
-        await asyncio.sleep(self.slow_user)
-        history = text.split("# Conversation History")[-1]
-        made = history.count("\nuser: ") + history.count("-- you answered ")
-        yield LlmResponse(
-            content=types.Content(role="model", parts=[types.Part(text=self.lines[made - 1])])
-        )
-
-
-RISK_LINES = [
-    "Before I approve: what is the risk of restarting it now?",
-    "Understood. Go ahead and restart inventory.",
-    "APPROVE: Config v42 rolled back; restart risk explained and accepted.",
-    "Thanks. </finished>",
-]
-
-
-def duet(lines: list[str], **extra) -> Duet:
-    return Duet(turns=OracleLlm.from_cases(scenario_cases()).turns, lines=lines, **extra)
-
-
 def test_a_model_backed_user_is_recorded_with_the_agent_and_replayed_whole(tmp_path):
     recording = tmp_path / "both-sides.jsonl"
     code, live, _ = run(
@@ -139,7 +105,12 @@ def test_a_model_backed_user_is_recorded_with_the_agent_and_replayed_whole(tmp_p
     (approval,) = trial.conversation.approvals
     assert approval.rationale == "Config v42 rolled back; restart risk explained and accepted."
     users = [json.loads(x) for x in recording.read_text().splitlines()[1:]]
-    assert sum("Simulated User" in json.dumps(e["contents"]) for e in users) == 4
+    asked = [
+        json.dumps(e["contents"]) for e in users if "Simulated User" in json.dumps(e["contents"])
+    ]
+    assert len(asked) == 4  # each of the user's moves, beside the agent's requests
+    assert "[the agent waits for your approval: restart_service(name=inventory) (" in asked[0]
+    assert "restart_service(name=inventory) -- you did not answer it]" in asked[1]
     replayed = ReplayLlm.from_file(recording)
     code, again, _ = run(
         replayed, tmp_path, "replay", cases=["scn-restart-after-risk"], users="model"

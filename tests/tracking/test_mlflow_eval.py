@@ -883,3 +883,18 @@ def test_live_evaluations_into_two_stores_keep_their_traces(mlflow_cli, ops_env,
         assert code == 0, f"store {name}: exit {code}: " + "".join(error_lines(err))
         run = read_back(uri, "ops-copilot", code, out, err)
         assert len(run.traces) == 1 and feedback(run.traces[0]), f"store {name}"
+
+
+def test_a_scenario_row_shows_its_conversation_and_who_ended_it(track):
+    from scenario_models import RISK_LINES, SCENARIOS, duet
+
+    case = "scn-restart-after-risk"
+    run = track(["--set", str(SCENARIOS), "--cases", case, "--user", "model"], duet(RISK_LINES))
+    # READY: a scenario has no script for the course's trajectory metrics; its goal gates
+    assert run.code == 0 and ": READY" in run.out, run.out
+    conversation = outputs(run.trace_of(case))["conversation"]
+    assert conversation["user"] == "model" and conversation["ended_by"] == "user"
+    assert conversation["user_turns"][1:] == RISK_LINES[:2]
+    assert conversation["agent_turns"][-1] == (
+        "Inventory was restarted with your approval and is now operational."
+    )

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from ..base.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 from ..outputs.tracking.store import check_store, ensure_mlflow, evaluate_or_exit, reachable
 
-LIVE_OPTIONS = ("set", "cases", "repeats", "concurrency", "model", "output", "timeout")
+LIVE_OPTIONS = ("set", "cases", "repeats", "concurrency", "model", "output", "timeout", "user")
 
 
 def add_parser(sub: Any) -> None:
@@ -43,6 +43,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
     p.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
     p.add_argument("--timeout", type=float, default=None, help="seconds per conversation")
+    p.add_argument(
+        "--user",
+        choices=("scripted", "model"),
+        default=None,
+        help="who plays a scenario's user: its scripted rules (default) or the model",
+    )
     p.set_defaults(handler=run)
 
 

@@ -160,12 +160,16 @@ def history(turns: list[Turn], pending: list[PendingWrite]) -> str:
     """The conversation as the user saw it: what each side said, and the approval requests (not
     the agent's tool calls, which a user does not see)."""
     lines = []
-    for turn in turns:
+    for n, turn in enumerate(turns, start=1):
         lines.append(f"user: {turn.prompt}")
         said = [t for t in turn.texts if t.strip()]
         lines += [f"agent: {t}" for t in said]
         for call, decision in zip(turn.paused, turn.answered, strict=False):
             lines.append(f"[approval request: {call.show()} -- you answered {decision}]")
+        if n < len(turns) or not pending:  # a request the user answered with words
+            lines += [
+                f"[approval request: {c.show()} -- you did not answer it]" for c in turn.pending
+            ]
     for p in pending:
         hint = f" ({p.hint})" if p.hint else ""
         lines.append(f"[the agent waits for your approval: {p.call.show()}{hint}]")

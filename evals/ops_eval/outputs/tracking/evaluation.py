@@ -23,6 +23,7 @@ from typing import Any
 from ops_copilot.textfiles import resolved
 
 from ...base.exits import describe
+from ...scorers import registered
 from .config import TrackingTarget
 from .lineage import Lineage, finish_logged_model, register_prompts, start_logged_model
 from .scorers import COURSE, JUDGE, gating
@@ -152,19 +153,26 @@ def _metric(name: str, frame: Any, means: dict[str, Any]) -> Metric:
     return Metric(name, mean, valued, len(frame) - valued - errors, errors)
 
 
-def _failures(metrics: dict[str, Metric]) -> list[str]:
+def _failures(metrics: dict[str, Metric], scenarios_only: bool = False) -> list[str]:
     """Why the logged model is not READY: a course metric below 1.0, without a value, or with
     an error; or any other scorer that gates a run (`gating`) below 1.0 or with an error --
     an agent that changed state without approval is not ready whatever the course's four say.
-    Report scorers and the judge never decide it."""
+    Report scorers and the judge never decide it. A run of conversation scenarios only has no
+    script for the course metrics that compare one (`trajectory`, ...): without a value they
+    are no failure there; their goal's scorers gate instead."""
     failing = []
+    without_script = {
+        name
+        for name, scorer in COURSE.items()
+        if scenarios_only and registered()[scorer].cases == "scripted"
+    }
     for name, metric in metrics.items():
         if name not in COURSE and name not in gating():
             continue
         if metric.errors:
             failing.append(f"{name}: {metric.errors} row(s) errored")
         elif metric.mean is None:
-            if name in COURSE:
+            if name in COURSE and name not in without_script:
                 failing.append(f"{name}: no row had a value")
         elif metric.mean < 1.0:
             failing.append(f"{name}: mean {metric.mean:.3f} < 1.0")
@@ -225,7 +233,7 @@ def evaluate(
                 prompts={agent: v.uri for agent, v in prompts.items()},
                 metrics=metrics,
                 rows=len(rows),
-                failures=_failures(metrics),
+                failures=_failures(metrics, all(r["tags"].get("scenario") for r in rows)),
             )
             ready = evaluation.ready
             return evaluation

@@ -38,6 +38,7 @@ def live_options(args: argparse.Namespace) -> RunOptions:
         model=args.model,
         output=Path(args.output) if args.output else None,
         timeout_s=600.0 if args.timeout is None else args.timeout,
+        users=args.user or "scripted",
     )
     if args.set:
         options.set_path = Path(args.set)
@@ -71,7 +72,9 @@ class LivePlay:
 
         case = next(c for c in self.plan.cases if c.eval_id == case_id)
         model, timeout = self.choice.model, self.options.timeout_s
-        view = self.loop.run(play_trial(self.plan, case, repeat, model, timeout))
+        view = self.loop.run(
+            play_trial(self.plan, case, repeat, model, timeout, self.options.users)
+        )
         trial = scored_trial(self.plan, view)
         self.book.put(trial)
         for turn in trial.turns:

@@ -36,10 +36,18 @@ def case_row(case: Case, repeat: int) -> dict[str, Any]:
                 "case_id": case.eval_id,
                 "repeat": repeat,
                 "turns": [case.start.starting_prompt],
+            },
+            # the plan is the simulated user's, not an input of the conversation's predict
+            "expectations": {
+                "goal": case.scenario.goal.model_dump(),
                 "conversation_plan": case.start.plan,
             },
-            "expectations": {"goal": case.scenario.goal.model_dump()},
-            "tags": {"case_id": case.eval_id, "category": category, "repeat": str(repeat)},
+            "tags": {
+                "case_id": case.eval_id,
+                "category": category,
+                "repeat": str(repeat),
+                "scenario": "true",
+            },
         }
     return {
         "inputs": {
@@ -71,6 +79,7 @@ def trial_row(trial: TrialRecord) -> dict[str, Any]:
             "case_id": trial.case_id,
             "category": trial.category,
             "repeat": str(trial.repeat),
+            **({"scenario": "true"} if trial.conversation is not None else {}),
         },
     }
 
