@@ -27,7 +27,12 @@ from hypothesis import strategies as st
 
 from support import REPO
 
-SETS = ("ops.evalset.json", "holdout.evalset.json", "triage-report.evalset.json")
+SETS = (
+    "ops.evalset.json",
+    "holdout.evalset.json",
+    "triage-report.evalset.json",
+    "scenarios.evalset.json",
+)
 ORIGINALS = {name: json.loads((REPO / "evals" / name).read_text()) for name in SETS}
 
 # Keys the readers look for, so that random objects sometimes look like what they replace.
@@ -35,7 +40,10 @@ KEYS = st.sampled_from(
     ["eval_id", "evalId", "conversation", "user_content", "final_response", "parts", "text",
      "intermediate_data", "tool_uses", "name", "args", "meta", "category", "split", "agent",
      "approval", "decision", "rationale", "session_input", "state", "schema_version", "trials",
-     "turns", "calls", "status", "scores", "outcome", "line\nbreak", "tab\there"]
+     "turns", "calls", "status", "scores", "outcome", "line\nbreak", "tab\there",
+     "conversation_scenario", "starting_prompt", "conversation_plan", "user_persona", "scenario",
+     "kind", "user", "goal", "reference", "writes", "claims", "say", "asks", "said", "approve",
+     "deny", "stop", "once", "limits", "draft"]
 ) | st.text(max_size=8)  # fmt: skip
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 JSON_VALUES = st.recursive(
