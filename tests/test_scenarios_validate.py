@@ -180,3 +180,15 @@ def test_distill_refuses_what_it_cannot_do_and_writes_nothing(evals, tmp_path, c
     assert "has repeats 1 of approve-restart-inventory" in capsys.readouterr().err
     assert main(["distill", str(record), "nope"]) == 2
     assert drafts.read_text() == before
+
+
+def test_the_dev_ui_lists_the_scenario_set_beside_the_agent():
+    from google.adk.evaluation.local_eval_sets_manager import LocalEvalSetsManager
+
+    from support import REPO
+
+    manager = LocalEvalSetsManager(agents_dir=str(REPO / "agents"))
+    assert "scenarios" in manager.list_eval_sets("ops_copilot")
+    loaded = manager.get_eval_set("ops_copilot", "scenarios")
+    assert loaded is not None and loaded.eval_set_id == "scenarios"
+    assert all(c.conversation_scenario is not None for c in loaded.eval_cases)
