@@ -69,6 +69,10 @@ def _rationale_the_tools_refuse(case):
     case["meta"]["scenario"]["goal"]["writes"][0]["rationale"] = "Because."
 
 
+def _goal_write_without_its_target(case):
+    del case["meta"]["scenario"]["goal"]["writes"][0]["args"]["name"]
+
+
 def _claim_not_made(case):
     case["meta"]["scenario"]["goal"]["claims"] = ["The search service is down."]
 
@@ -102,6 +106,11 @@ def _no_scenario_meta(case):
             "scn-restart-after-risk",
             _rationale_the_tools_refuse,
             "meta.scenario.goal.writes[0].rationale: needs at least 10 visible characters, has 8",
+        ),
+        (
+            "scn-wrong-service-corrected",
+            _goal_write_without_its_target,
+            "meta.scenario.goal.writes[0]: required argument 'name' is missing",
         ),
         (
             "scn-incident-id-when-asked",

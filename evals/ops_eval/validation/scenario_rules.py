@@ -93,13 +93,15 @@ def scenario_shape(ctx: Context, site: Site) -> Iterator[Problem]:
         )
 
 
-def _call_problems(ctx: Context, specs: Any, call: ToolCall) -> Iterator[str]:
+def _call_problems(ctx: Context, specs: Any, call: ToolCall, partial: bool = True) -> Iterator[str]:
+    """Why `call` is no call of a tool of the agent on the seed. `partial`: arguments may be
+    left out (a rule or a required call names only those it compares)."""
     spec = specs.get(call.name)
     if spec is None:
         yield f"{call.name!r} is not a tool of this agent"
         return
     for message, _ in signature_problems(spec, call):
-        if "required argument" not in message:  # a goal or rule may leave arguments out
+        if not (partial and "required argument" in message):
             yield message
     for arg, kind in spec.entities.items():
         if call.args.get(arg) is not None:
@@ -145,7 +147,8 @@ def goal_fits(ctx: Context, site: Site) -> Iterator[Problem]:
         spec = specs.get(write.tool)
         if spec is not None and not spec.is_write:
             yield site.problem(f"{write.tool} is no write", field=where)
-        for message in _call_problems(ctx, specs, ToolCall(write.tool, write.args)):
+        # a write is made whole on the gold store: every argument it needs is given
+        for message in _call_problems(ctx, specs, ToolCall(write.tool, write.args), False):
             yield site.problem(message, field=where)
         if spec is not None and spec.always_confirm and not (write.rationale and write.approver):
             yield site.problem("an approved write names its approver and rationale", field=where)
