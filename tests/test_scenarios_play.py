@@ -229,3 +229,25 @@ def test_a_cut_off_reply_is_still_the_users_words_and_an_error_is_the_users_fail
     assert (move.kind, move.text) == ("say", "What is the ris")
     with pytest.raises(UserFailed, match=r"the user's model failed \(SAFETY\)"):
         asyncio.run(ModelUser(case, CutOff(code="SAFETY")).next([], []))
+
+
+def test_a_time_limit_before_a_turn_starts_keeps_no_earlier_run_as_that_turn():
+    from ops_eval.core.trial import TrialView
+    from ops_eval.playing.conversation import converse
+    from ops_eval.playing.session import SessionTurn
+    from ops_eval.playing.users import ScriptedUser
+
+    class Spent:
+        """A session whose latest run belongs to an earlier turn."""
+
+        running = SessionTurn(texts=["an answer from before"])
+
+        async def send(self, prompt):  # pragma: no cover - the clock has run out first
+            raise AssertionError("no run starts after the time limit")
+
+    case = limited("scn-vague-orders-failing", seconds=1e-9)
+    view = TrialView(case=case, repeat=1)
+    user = ScriptedUser(case.scenario, specs={})
+    asyncio.run(converse(Spent(), case, user, view, by_server=False))
+    assert view.turns == []
+    assert view.conversation.ended_by == "time-limit" and view.conversation.blame == "agent"

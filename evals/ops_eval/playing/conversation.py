@@ -114,6 +114,7 @@ async def _turn(
     parts: list[SessionTurn] = []
     answered: list[str] = []
     move: Move | None = None
+    earlier = session.running  # a run of an earlier turn is never this turn's
     try:
         parts.append(await clock.step("agent", session.send(prompt)))
         while parts[-1].pending and len(answered) < MAX_APPROVAL_ROUNDS:
@@ -145,8 +146,13 @@ async def _turn(
             )
             move = None
     finally:
-        if session.running is not None and (not parts or parts[-1] is not session.running):
-            parts.append(session.running)
+        running = session.running
+        if (
+            running is not None
+            and running is not earlier
+            and (not parts or parts[-1] is not running)
+        ):
+            parts.append(running)
         if parts:
             turn = turn_of(index, prompt, parts, answered, by_server)
             turn.seconds = time.perf_counter() - started
