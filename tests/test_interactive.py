@@ -46,7 +46,7 @@ def get(url: str, body: dict | None = None, timeout: float = 120) -> dict:
 def test_the_dev_ui_lists_both_agents_eval_sets_and_runs_a_case():
     """One source: the agents' folders link the files of evals/, and a case runs from the UI."""
     for agent, sets in {
-        "ops_copilot": ["holdout", "ops"],
+        "ops_copilot": ["holdout", "ops", "scenarios"],
         "triage_report": ["triage-report"],
     }.items():
         for name in sets:
@@ -70,7 +70,7 @@ def test_the_dev_ui_lists_both_agents_eval_sets_and_runs_a_case():
                     time.sleep(0.5)
             else:
                 pytest.fail("the dev UI server did not answer")
-            assert sorted(listed["evalSetIds"]) == ["holdout", "ops"]
+            assert sorted(listed["evalSetIds"]) == ["holdout", "ops", "scenarios"]
             triage = get(f"{url}/dev/apps/triage_report/eval-sets")
             assert triage["evalSetIds"] == ["triage-report"]
             metric = {"metric_name": "tool_trajectory_avg_score", "threshold": 1.0,
