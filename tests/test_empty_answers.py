@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from ops_eval import RunOptions, ToolCall, execute
+from ops_eval.core.calls import pause_text
 from ops_eval.models.stand_ins import ScriptedLlm, fixed_model
-from ops_eval.playing.turns import pause_text
 
 STATUS = ToolCall("get_service_status", {"name": "inventory"})
 RESTART = ToolCall("restart_service", {"name": "inventory"})

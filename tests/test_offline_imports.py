@@ -80,3 +80,28 @@ def test_the_parser_and_a_live_runs_modules_load_no_validator_rule_and_nothing_h
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[] []"
+
+
+VALIDATE_ONLY = """
+import sys
+from ops_eval.cli import main
+code = main(["validate"])
+heavy = sorted(m for m in ("google.adk.runners", "litellm", "ops_eval.playing.session")
+               if m in sys.modules)
+print(code, heavy)
+"""
+
+
+def test_validate_never_imports_the_agents_runtime():
+    """`ops-eval validate` checks scenarios with the scripted user's own rules, never through
+    the modules that play a conversation: ADK's Runner and LiteLLM take a second to import,
+    and the offline gate must start fast."""
+    proc = subprocess.run(
+        [sys.executable, "-c", VALIDATE_ONLY],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        cwd=REPO,
+        timeout=120,
+    )
+    assert proc.stdout.strip().splitlines()[-1] == "0 []", proc.stdout + proc.stderr

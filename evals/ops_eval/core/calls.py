@@ -132,3 +132,8 @@ class Turn(Strict):
                 {"servers": len(self.servers or []), "calls": self.model_calls},
             )
         return self
+
+
+def pause_text(pending: list[ToolCall]) -> str:
+    """The response of a turn that ended at an approval pause with nothing said."""
+    return f"Waiting for approval: {', '.join(c.show() for c in pending)}. No state change."

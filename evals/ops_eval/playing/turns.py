@@ -6,17 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.calls import ToolCall, Turn, has_content
+from ..core.calls import ToolCall, Turn, has_content, pause_text
 from ..core.model_call import CONFIRMATION
 from .session import SessionTurn, server_of_event
 
 MAX_APPROVAL_ROUNDS = 5
 UNNAMED = "(unnamed)"  # a routed model's response that named no server
-
-
-def pause_text(pending: list[ToolCall]) -> str:
-    """The response of a turn that ended at an approval pause with nothing said."""
-    return f"Waiting for approval: {', '.join(c.show() for c in pending)}. No state change."
 
 
 def _with_results(parts: list[SessionTurn]) -> list[ToolCall]:

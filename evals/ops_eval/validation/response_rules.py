@@ -9,7 +9,7 @@ each at its field (`meta.response[2].pattern`). What needs the case around a che
 - its turn does not end at an approval pause: a turn whose expected calls include a write that
   waits for a human (`confirm="always"`, or `"after_untrusted"` once the session has read
   untrusted text), in a case with no `meta.approval` decision to answer it, ends with the pause
-  text the harness writes (`turns.pause_text`) -- and a check never passes on that, so no right
+  text the harness writes (`calls.pause_text`) -- and a check never passes on that, so no right
   answer could pass it (`scorers._response.answer_at`);
 - the case's own reference for that turn passes every deterministic check (the reference is the
   gold answer: a check it fails is a check no right answer passes, or a reference that is

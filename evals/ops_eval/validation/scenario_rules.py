@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ops_copilot.claims import Vocabulary, judge
 
 from ..core.agents import AGENTS
-from ..core.calls import ToolCall
+from ..core.calls import ToolCall, pause_text
 from ..core.evalset import META_KEY
 from .call_rules import entity_problem, signature_problems
 from .case_rules import INCIDENT_ID
@@ -184,7 +184,6 @@ def reference_walk(ctx: Context, site: Site) -> Iterator[Problem]:
 
 def _walk(scenario: ScenarioMeta, specs: Any) -> tuple[list[ToolCall], list[tuple[int, str]]]:
     """(the writes that went through, problems) of the scripted user over the reference."""
-    from ..playing.turns import pause_text
     from ..playing.users import move_of, rule_fires
 
     fired: set[int] = set()
