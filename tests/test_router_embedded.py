@@ -182,8 +182,11 @@ def test_killing_one_of_two_llama_servers_mid_run_loses_no_trial(tmp_path, monke
     assert sum(counts.values()) == calls  # one server per model call
     assert set(counts) <= {victim.name, survivor.name}
     # the victim is credited only with answers it gave before it died: every call after the
-    # kill went to the survivor, which is credited with exactly what its log says it answered
-    assert 1 <= counts[victim.name] <= killed["answers"]
+    # kill went to the survivor, which is credited with exactly what its log says it answered.
+    # An answer the victim logged may die with it before it reaches the client (the SIGKILL
+    # lands between the two: seen once, "answer #1" logged and 0 credited), so it may be
+    # credited with none; that it took part in the run is its failed calls, retried, below.
+    assert counts[victim.name] <= killed["answers"]
     assert counts[survivor.name] == survivor.answered() >= 1
     assert survivor.answered() > killed["other"]  # calls went on after the kill
     assert failed[victim.name] >= 1 and not failed[survivor.name]  # the kill was met, retried
