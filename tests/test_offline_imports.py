@@ -66,18 +66,23 @@ print(heavy, rules)
 """
 
 
-def test_the_parser_and_a_live_runs_modules_load_no_validator_rule_and_nothing_heavy():
-    """Building the whole parser imports no command's machinery, and the live run's modules
-    reach the validator through one call (`validation.plan.load_plan` -> `validator.check`),
-    never by importing its rule modules: they load only when a set is validated."""
-    proc = subprocess.run(
-        [sys.executable, "-c", STARTUP],
+def probe(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` in a fresh interpreter, in the repository, with nothing of this process's."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         env={"PATH": "/usr/bin:/bin", "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
         cwd=REPO,
         timeout=120,
     )
+
+
+def test_the_parser_and_a_live_runs_modules_load_no_validator_rule_and_nothing_heavy():
+    """Building the whole parser imports no command's machinery, and the live run's modules
+    reach the validator through one call (`validation.plan.load_plan` -> `validator.check`),
+    never by importing its rule modules: they load only when a set is validated."""
+    proc = probe(STARTUP)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[] []"
 
@@ -96,12 +101,5 @@ def test_validate_never_imports_the_agents_runtime():
     """`ops-eval validate` checks scenarios with the scripted user's own rules, never through
     the modules that play a conversation: ADK's Runner and LiteLLM take a second to import,
     and the offline gate must start fast."""
-    proc = subprocess.run(
-        [sys.executable, "-c", VALIDATE_ONLY],
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin", "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
-        cwd=REPO,
-        timeout=120,
-    )
+    proc = probe(VALIDATE_ONLY)
     assert proc.stdout.strip().splitlines()[-1] == "0 []", proc.stdout + proc.stderr

@@ -44,11 +44,21 @@ def forbids(rule: Forbidden, call: ToolCall, specs: Mapping[str, ToolSpec]) -> b
     spec = specs.get(call.name)
     if rule.writes:
         return spec is not None and spec.is_write
-    if call.name != rule.tool:
+    return rule.tool is not None and names(rule.tool, rule.args, call, specs)
+
+
+def names(
+    tool: str, args: Mapping[str, Any], call: ToolCall, specs: Mapping[str, ToolSpec]
+) -> bool:
+    """Whether `call` is `tool` with `args` among its arguments, as the tool sees the call (an
+    argument left out is its declared default; entity ids normalised): a forbidden call, the
+    write a scripted user's approval rule answers, a call a scenario's goal requires."""
+    if call.name != tool:
         return False
+    spec = specs.get(call.name)
     taken = spec.as_taken(call.args) if spec is not None else call.args
     return all(
-        arg in taken and _same_arg(spec, arg, taken[arg], want) for arg, want in rule.args.items()
+        arg in taken and _same_arg(spec, arg, taken[arg], want) for arg, want in args.items()
     )
 
 

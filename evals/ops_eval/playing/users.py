@@ -67,26 +67,13 @@ def _questions(text: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip().endswith("?")]
 
 
-def _approval_of(rule: UserRule, call: ToolCall, specs: Any) -> bool:
-    """Whether the write waiting is the one `rule` answers (entity arguments normalised)."""
-    from ..core.matching import same_value
-
-    if call.name != rule.approval:
-        return False
-    spec = specs.get(call.name)
-    taken = spec.as_taken(call.args) if spec is not None else call.args
-    kinds = spec.entities if spec is not None else {}
-    return all(
-        arg in taken and same_value(kinds.get(arg), want, taken[arg])
-        for arg, want in rule.args.items()
-    )
-
-
 def rule_fires(rule: UserRule, answer: str, pending: list[ToolCall], specs: Any) -> ToolCall | bool:
     """Whether `rule` holds for the agent's `answer` and the writes waiting (for an approval
     rule: the write it answers)."""
     if rule.approval is not None:
-        return next((c for c in pending if _approval_of(rule, c, specs)), False)
+        from ..core.call_policy import names
+
+        return next((c for c in pending if names(rule.approval, rule.args, c, specs)), False)
     if rule.asks is not None:
         return any(re.search(rule.asks, q, re.IGNORECASE) for q in _questions(answer))
     if rule.said is not None:

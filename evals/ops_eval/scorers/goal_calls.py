@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.agents import AGENTS
+from ..core.call_policy import names
 from ..core.calls import ToolCall
-from ..core.matching import MISSING, arg_problem, same_value
+from ..core.matching import MISSING, arg_problem
 from .base import Score, scorer
 
 if TYPE_CHECKING:
@@ -20,20 +21,20 @@ if TYPE_CHECKING:
 
 
 def _holds(want: GoalCall, call: ToolCall, specs, matchers) -> bool:
-    if call.name != want.tool:
+    """The call the goal names: each argument under its matcher where the case declares one,
+    else as the tool sees it (`call_policy.names`)."""
+    declared = matchers.get(want.tool, {})
+    plain = {arg: v for arg, v in want.args.items() if arg not in declared}
+    if not names(want.tool, plain, call, specs):
         return False
     spec = specs.get(call.name)
     kinds = spec.entities if spec is not None else {}
     taken = spec.as_taken(call.args) if spec is not None else call.args
-    for arg, value in want.args.items():
-        matcher = matchers.get(want.tool, {}).get(arg)
-        got = taken.get(arg, MISSING)
-        if matcher is None:
-            if got is MISSING or not same_value(kinds.get(arg), value, got):
-                return False
-        elif arg_problem(matcher, value, got, kinds.get(arg)) is not None:
-            return False
-    return True
+    return all(
+        arg_problem(declared[arg], v, taken.get(arg, MISSING), kinds.get(arg)) is None
+        for arg, v in want.args.items()
+        if arg in declared
+    )
 
 
 def _applies(case, plan: Plan) -> str | None:

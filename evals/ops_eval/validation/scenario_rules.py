@@ -254,15 +254,7 @@ def _follows(move: Any, nxt: str | None) -> str | None:
 def _reaches_goal(
     ctx: Context, site: Site, scenario: ScenarioMeta, approved: list[ToolCall], specs: Any
 ) -> Iterator[Problem]:
-    from ..core.matching import same_value
-
-    def same(name: str, want: dict[str, Any], call: ToolCall) -> bool:
-        spec = specs.get(name)
-        kinds = spec.entities if spec is not None else {}
-        return call.name == name and all(
-            arg in call.args and same_value(kinds.get(arg), v, call.args[arg])
-            for arg, v in want.items()
-        )
+    from ..core.call_policy import names
 
     wanted = [(w.tool, w.args) for w in scenario.goal.writes]
     went = [(c.name, c.args) for c in approved]
@@ -274,7 +266,7 @@ def _reaches_goal(
         )
     made = [ToolCall(c.name, dict(c.args)) for t in scenario.reference for c in t.calls]
     for n, call in enumerate(scenario.goal.calls):
-        if not any(same(call.tool, call.args, m) for m in made):
+        if not any(names(call.tool, call.args, m, specs) for m in made):
             yield site.problem(
                 f"the reference never calls {ToolCall(call.tool, call.args).show()}",
                 field=f"{FIELD}.goal.calls[{n}]",
