@@ -26,28 +26,39 @@ LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")  # each with it
 
 
 class _NoTracebacks(logging.Filter):
-    def __init__(self, floor: int = logging.WARNING) -> None:
+    def __init__(self, floor: int = logging.WARNING, labels: int | None = None) -> None:
         super().__init__()
         self.floor = floor
+        self.labels = labels
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not record.exc_info and record.levelno >= self.floor
+        if record.exc_info or record.levelno < self.floor:
+            return False
+        if self.labels is not None:  # a minimal-data run: the message as a scrubbed label
+            from .scrub import label
+
+            record.msg, record.args = label(record.getMessage(), self.labels), None
+        return True
 
 
 @contextlib.contextmanager
-def model_logs(verbose: bool = False, floor: int = logging.WARNING) -> Iterator[None]:
+def model_logs(
+    verbose: bool = False, floor: int = logging.WARNING, labels: int | None = None
+) -> Iterator[None]:
     """Quiet the libraries' traceback logging for the block, unless `verbose`; ADK's and the
     output guards' records below `floor` are dropped too (the deterministic red team's scripted
     attackers call tools that do not exist, answer confirmations nobody asked for and put
     attackers' links and claims in answers on purpose; ADK and the guards warn at each, and
-    the suite's verdicts say what came of it)."""
+    the suite's verdicts say what came of it). `labels`: a minimal-data run's label length --
+    every record left is then written as a scrubbed label of at most that many characters (a
+    guard's warning quotes the link it removed)."""
     if verbose:
         yield
         return
     from ops_copilot.answer_guard import logger as answers
     from ops_copilot.output_guard import logger as guard
 
-    quiet = _NoTracebacks(floor)
+    quiet = _NoTracebacks(floor, labels)
     # Neither ADK's module loggers nor the guards' have a handler of their own: their records
     # reach this one, which writes what is left to stderr as Python's last-resort handler would.
     handler = logging.StreamHandler(sys.stderr)

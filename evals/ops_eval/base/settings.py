@@ -53,6 +53,8 @@ class EvalSettings(Settings):
     """How the reply is constrained: json_schema, llama_cpp or none (default by route)."""
     calibration_reports_override: Path | None = env_var("OPS_CALIBRATION_REPORTS")
     """Where calibration reports are appended (default: evals/calibration/reports.jsonl)."""
+    data_key: SecretStr | None = env_var("OPS_EVAL_DATA_KEY")
+    """The user's secret that keys a minimal-data run's hashes (`results/minimal.py`)."""
     ledger_key: SecretStr | None = env_var("OPS_LEDGER_KEY")
     """The secret that signs the gate ledger and the calibration reports (`deciding.ledger`)."""
 

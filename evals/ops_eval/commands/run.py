@@ -40,6 +40,14 @@ def add_parser(subparsers: Any) -> None:
         "the run's model with the scenario's plan and persona",
     )
     run.add_argument(
+        "--data",
+        choices=("full", "minimal"),
+        default=None,
+        help="what the run keeps: full text (default), or minimal -- keyed hashes "
+        "(OPS_EVAL_DATA_KEY) and scrubbed labels, no spans, no recording (default: as gate.yaml "
+        "says for the set)",
+    )
+    run.add_argument(
         "--verbose", action="store_true", help="full tracebacks of model errors (default: one line)"
     )
     run.add_argument(
@@ -72,6 +80,7 @@ def run_command(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         verbose=args.verbose,
         users=args.user,
+        data=args.data,
     )
     if args.set:
         options.set_path = Path(args.set)
@@ -90,11 +99,13 @@ def execute(
     import asyncio
     import time
     import uuid
+    from contextlib import nullcontext
     from dataclasses import replace
     from datetime import UTC, datetime
 
     from ops_copilot.model import ModelConfigError
 
+    from ..base.data_policy import holding
     from ..base.exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, hold_signals
     from ..base.inputs import check_writable, output_file
     from ..base.model_logs import model_logs
@@ -110,6 +121,7 @@ def execute(
         capped_by_model,
         check_options,
         check_shard,
+        data_policy,
         planned_trials,
         record_path,
     )
@@ -123,22 +135,28 @@ def execute(
         check_writable(output_file("--record", options.record), "--record")
     plan = load_plan(options.set_path, options.cases)
     check_shard(plan, options)
+    options = replace(options, minimal=data_policy(options, plan))
+    minimal = options.minimal
     for warning in plan.warnings:
         print(f"warning: {warning}", file=err, flush=True)
     started = datetime.now(UTC)
     path = record_path(options, plan, started)
     check_writable(path)
-    check_writable(spans_path(path), "--output (its spans file)")
+    if minimal is None:
+        check_writable(spans_path(path), "--output (its spans file)")
     say = lambda line: print(line, file=err, flush=True)  # noqa: E731
     settings = current()
     release: Callable[[], None] | None = None  # set once a stopped run holds further signals
     try:
-        with (chooser or choose_model)(
-            options.model,
-            say=say,
-            log_dir=settings.runs_dir,
-            record=options.record,
-        ) as choice:
+        with (
+            holding("minimal" if minimal else "full"),
+            (chooser or choose_model)(
+                options.model,
+                say=say,
+                log_dir=settings.runs_dir,
+                record=options.record,
+            ) as choice,
+        ):
             for line in choice.banner():
                 print(line, file=out, flush=True)
             capped = capped_by_model(options, choice.parallel)
@@ -158,6 +176,13 @@ def execute(
                 file=out,
                 flush=True,
             )
+            if minimal is not None:
+                print(
+                    f"data: minimal -- keyed hashes (key id {minimal.key.key_id}) and labels of "
+                    f"at most {minimal.label_chars} characters; no spans file, no recording",
+                    file=out,
+                    flush=True,
+                )
             progress = Progress(n, "trial", out=err)
             finished: list[TrialRecord] = []
 
@@ -173,8 +198,8 @@ def execute(
             try:
                 with (
                     judged(plan, say, out, settings.runs_dir),
-                    model_logs(options.verbose),
-                    recording() as spans,
+                    model_logs(options.verbose, labels=minimal.label_chars if minimal else None),
+                    recording() if minimal is None else nullcontext() as spans,
                 ):
                     asyncio.run(play_trials(plan, choice.model, options, done))
             except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (`exits.py`): keep what finished
@@ -223,7 +248,8 @@ def execute(
             )
         write_record(record, path)
         try:
-            spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`
+            if spans is not None:  # a minimal-data run keeps none
+                spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`
         except OSError as exc:  # checked before the run; the record stands without it
             print(f"warning: {spans_path(path)}: cannot write ({exc.strerror})", file=err)
         for line in summary_lines(record):

@@ -98,6 +98,9 @@ class Recording:
 def write_spans(record_path: Path, run_id: str, trials: Mapping[Key, Sequence[Any]]) -> Path:
     """The spans file beside `record_path`: a header naming run `run_id`, then one line per
     trial (spans as kept: dicts, or `KeptSpan`s read from another file)."""
+    from ..base.data_policy import refuse_text
+
+    refuse_text("spans file", "ADK's spans hold every prompt, answer and tool argument")
     path = spans_path(record_path)
     with path.open("w", encoding="utf-8") as out:
         out.write(json.dumps({"run_id": run_id, "format": 1}) + "\n")

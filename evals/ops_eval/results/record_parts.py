@@ -121,6 +121,19 @@ class GroupAggregate(RecordModel):
     rate: RecordedRate
 
 
+class DataKept(RecordModel):
+    """What a minimal-data run (`--data minimal`, `results/minimal.py`) kept of its trials:
+    every prompt, reference, argument value, answer and tool result as a keyed hash (HMAC-SHA256
+    cut to 128 bits, `hmac:<32 hex>`) under the key named by `key_id`, every free text as a label
+    of at most `label_chars` characters with no secret or personal data the scrubber knows."""
+
+    policy: Literal["minimal"]
+    hash: Literal["hmac-sha256/128"]
+    key_id: str = Field(pattern=r"^[0-9a-f]{16}$")
+    """Names the key without revealing it: two runs' hashes compare only when their ids match."""
+    label_chars: int = Field(ge=16, le=1000)
+
+
 class ModelInfo(RecordModel):
     name: str
     source: str

@@ -12,7 +12,9 @@ router:FILE`) also says which server answered each of its model calls (`Turn.ser
 model call); any other turn leaves the key out, so a record without it reads as it always did.
 Version 4: a trial that ended in a loop says why (`looped`), and a run stopped before its end
 (Ctrl-C, SIGTERM) says so (`interrupted`) and holds only the trials that finished; a record
-without either key reads as a version 3 record does.
+without either key reads as a version 3 record does. A minimal-data run (`--data minimal`) says
+what it kept (`data`): its turns hold keyed hashes where text was, its free texts are scrubbed
+labels; a record without the key kept everything, as every record did before.
 
 Every field a reader uses is typed, and read strictly (JSON types as written, no coercion):
 whatever loads can be reported -- the reports index and format these fields without checking
@@ -42,6 +44,7 @@ from ..models.judge.client import JudgeUse
 from .record_parts import (
     CaseAggregate,
     Count,
+    DataKept,
     Fraction,
     GateCriteria,
     GroupAggregate,
@@ -121,6 +124,14 @@ class RunRecord(RecordModel):
     interrupted: Interrupted | None = Field(default=None, exclude_if=lambda v: v is None)
     """A run stopped before its end holds its finished trials only; None (and not written) for
     a run that played every planned trial."""
+    data: DataKept | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A minimal-data run's: its trials keep keyed hashes and scrubbed labels, never text; None
+    (and not written) for a run that kept everything."""
+
+    @property
+    def minimal(self) -> bool:
+        """Whether the record keeps hashes and labels only (`--data minimal`)."""
+        return self.data is not None
 
     @property
     def complete(self) -> bool:

@@ -43,7 +43,10 @@ def judged(plan: Plan, say: Callable[[str], None], out: TextIO, log_dir: Path) -
             EXIT_BAD_INPUT,
             f"the judge budget cannot be read, so no judge call may be made: {budget.problem}",
         )
-    with open_judge(say, log_dir, budget, config=found) as judge:
+    from ..base.data_policy import active
+
+    # A minimal-data run keeps no cache: a cached verdict holds the judge's rationale.
+    with open_judge(say, log_dir, budget, config=found, cache=active() == "full") as judge:
         print(
             f"judge: {judge.pin}, prompt {GRADING.version}; budget: {budget.limit} tokens "
             f"({budget.source})",

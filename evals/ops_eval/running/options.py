@@ -19,6 +19,7 @@ from ..base.inputs import (
 )
 from ..base.settings import current
 from ..core.plan import Plan
+from ..results.minimal import Minimal
 
 
 def _default_set() -> Path:
@@ -44,6 +45,11 @@ class RunOptions:
     users: str = "scripted"
     """Who plays the user of a conversation scenario: `scripted` (its rules) or `model` (the
     run's model, with the scenario's plan and persona)."""
+    data: str | None = None
+    """`--data`: `full` or `minimal`; None: as the gate's policy says for the set (`full` unless
+    it lists the set under `minimal_data`)."""
+    minimal: Minimal | None = None
+    """How the run writes under minimal data (`data_policy`); None: it keeps everything."""
 
 
 def planned_trials(plan: Plan, options: RunOptions) -> list[tuple[str, int]]:
@@ -79,6 +85,40 @@ def check_shard(plan: Plan, options: RunOptions) -> None:
             EXIT_BAD_INPUT,
             f"--shard {index}/{count}: holds no trial (the run has {total} trial(s))",
         )
+
+
+def data_policy(options: RunOptions, plan: Plan) -> Minimal | None:
+    """How the run writes: None to keep everything, or its `Minimal` -- when `--data minimal`
+    asks or the gate's policy lists the set. Refused (exit 2): `--data full` for a set the
+    policy keeps minimal (a flag never loosens it), and, under minimal, no key, `--record`
+    (a recording holds every request) and `--verbose` (tracebacks quote the model's text)."""
+    from ..results.minimal import data_key
+    from ..validation.gate_config import gate_data
+    from ..validation.gate_rules import gate_path
+
+    where = gate_path(plan.evalset.path.parent)
+    declared, label_chars = gate_data(plan.evalset.path, where)
+    if declared and options.data == "full":
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"--data full: {where} keeps minimal data for {plan.evalset.path.name} "
+            "(minimal_data); a flag may not loosen it",
+        )
+    if not declared and options.data != "minimal":
+        return None
+    if options.record is not None:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            "--record: refused under minimal data (a recording holds every model request "
+            "and response)",
+        )
+    if options.verbose:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            "--verbose: refused under minimal data (a full traceback quotes the model's text)",
+        )
+    secret = current().data_key
+    return Minimal(data_key(secret.get_secret_value() if secret else None), label_chars)
 
 
 def record_path(options: RunOptions, plan: Plan, started: datetime) -> Path:

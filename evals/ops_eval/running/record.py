@@ -55,6 +55,10 @@ def build_record(
         shard = ShardInfo(index=index, count=count, trials=keys, group=options.run_group)
     agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
     fields = record_fields(agg, trials)
+    if options.minimal is not None:  # the trials are kept as hashes already; so are the rest
+        fields["notes"] = [options.minimal.label(n) for n in fields["notes"]]
+        run["model"] = options.minimal.model(run["model"])
+        fields["data"] = options.minimal.kept()
     stopped = None
     if interrupted is not None:
         planned = len(planned_trials(plan, options))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.evalset import Case
 from ..core.plan import Plan
+from ..results.minimal import Minimal
 from ..results.record_parts import TrialRecord
 from .judge import judging
 from .options import RunOptions, planned_trials
@@ -18,11 +19,12 @@ if TYPE_CHECKING:
     from ..core.trial import TrialView
 
 
-def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
+def scored_trial(plan: Plan, view: TrialView, minimal: Minimal | None = None) -> TrialRecord:
     """A played trial, scored by the registry, as the run record keeps it. A scorer that
     crashes leaves the trial without a verdict (an error), but what was played is kept. A
     trial fails when any score fails or errs: an `error` score (a scorer that applies but
-    reached no verdict) fails closed, never passes."""
+    reached no verdict) fails closed, never passes. Under `minimal` data, scored on the whole
+    trial here, in memory, and kept as hashes and labels: no text leaves this function."""
     from ..scorers import ScorerCrashed, score_trial
 
     try:
@@ -35,7 +37,7 @@ def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
     else:
         failing = ("fail", "error")
         status = "passed" if all(s.outcome not in failing for s in scores.values()) else "failed"
-    return TrialRecord(
+    kept = TrialRecord(
         case_id=view.case.eval_id,
         category=meta.category if meta else "?",
         repeat=view.repeat,
@@ -48,6 +50,7 @@ def scored_trial(plan: Plan, view: TrialView) -> TrialRecord:
         state_after=view.after.model_dump() if view.after else {},
         conversation=view.conversation,
     )
+    return kept if minimal is None else minimal.trial(kept)
 
 
 async def _trial(
@@ -59,9 +62,11 @@ async def _trial(
     with trial_span(case.eval_id, repeat):  # ADK's spans of the trial nest under it
         view = await play_trial(plan, case, repeat, model, options.timeout_s, options.users)
     if judges is None:
-        return scored_trial(plan, view)
+        return scored_trial(plan, view, options.minimal)
     # A judge call blocks for seconds: scored off the loop, other trials keep playing.
-    return await asyncio.get_running_loop().run_in_executor(judges, scored_trial, plan, view)
+    return await asyncio.get_running_loop().run_in_executor(
+        judges, scored_trial, plan, view, options.minimal
+    )
 
 
 async def play_trials(

@@ -48,6 +48,11 @@ class GateConfig(Strict):
     can fail is in one list or the other, so a new scorer never silently stays out."""
     required_cases: dict[str, list[str]] = {}
     """Eval set file name -> cases that must pass in every trial (an error trial counts against)."""
+    minimal_data: list[str] = []
+    """Eval set file names whose runs keep minimal data only (`--data minimal`, whatever the
+    command line says): keyed hashes and scrubbed labels, never text."""
+    label_chars: int = Field(default=160, ge=16, le=1000)
+    """The longest label a minimal-data run keeps of a free text (a scorer's detail, an error)."""
     judge_budget_tokens: int | None = Field(default=None, ge=1)
     """The most tokens one command's judge calls may cost (`judge.budget`). A policy that does
     not say leaves no budget: no judge call is made."""
@@ -194,3 +199,17 @@ def gate_budget(path: Path | None = None) -> Budget:
             limit=None, source=str(path), problem=f"{path} declares no judge_budget_tokens"
         )
     return Budget(limit=config.judge_budget_tokens, source=f"{path} (judge_budget_tokens)")
+
+
+def gate_data(eval_set: Path, path: Path | None = None) -> tuple[bool, int]:
+    """(whether the gate's policy keeps minimal data for `eval_set`, its label length). A policy
+    file that exists and cannot be read is refused (exit 2): it may be what says a set is
+    sensitive. No file: the set is not declared, labels have the default length."""
+    path = path or gate_file()
+    if not path.exists():
+        return False, GateConfig.model_fields["label_chars"].default
+    try:
+        config, _ = read_gate_config(path)
+    except GateConfigError as exc:
+        raise bad_input(f"{exc} (it says which eval sets keep minimal data)") from None
+    return eval_set.name in config.minimal_data, config.label_chars

@@ -12,6 +12,7 @@ many folders share it:
   placed, the suite's metric gating, thresholds strict);
 - each required case exists in the set its key names -- one of the sets validated with the
   file, else a set beside it -- and is listed once;
+- each set `minimal_data` names is one of those sets.
 """
 
 from __future__ import annotations
@@ -64,7 +65,26 @@ def checked_policy(path: Path, using: list[EvalSetFile]) -> tuple[GateConfig | N
         return None, [Problem(shown, message.removeprefix(f"{path}: "), malformed=True)]
     problems = [Problem(shown, why, field=where) for where, why in policy_problems(config)]
     problems += _required_problems(config, shown, path.parent, using)
+    problems += _minimal_data_problems(config, shown, path.parent, using)
     return config, problems
+
+
+def _minimal_data_problems(
+    config: GateConfig, shown: str, folder: Path, using: list[EvalSetFile]
+) -> Iterator[Problem]:
+    """Each set `minimal_data` names is a set beside the file or validated with it: a misspelt
+    name would leave a sensitive set's runs keeping everything."""
+    known = {es.path.name for es in using} | {p.name for p in folder.glob("*.evalset.json")}
+    for index, name in enumerate(config.minimal_data):
+        if name not in known:
+            near = closest(name, known)
+            hint = f" (did you mean {near!r}?)" if near else ""
+            yield Problem(
+                shown,
+                f"{name!r} is not the file name of an eval set beside {shown} or validated with "
+                f"it{hint}: its runs would keep full data",
+                field=f"minimal_data[{index}]",
+            )
 
 
 def _required_problems(

@@ -67,7 +67,11 @@ class VerdictCache:
         return kept if isinstance(kept, dict) else None
 
     def put(self, key: str, pin: str, prompt_version: str, kept: dict[str, Any], tokens: int):
-        """Remember a valid verdict; a cache that cannot be written is skipped, not fatal."""
+        """Remember a valid verdict; a cache that cannot be written is skipped, not fatal. Never
+        under a minimal-data run: the verdict's rationale is text about the answer."""
+        from ...base.data_policy import refuse_text
+
+        refuse_text("judge cache", "a cached verdict keeps the judge's rationale")
         try:
             with self._connect() as db:
                 db.execute(

@@ -81,6 +81,9 @@ class RecordingLlm(BaseLlm):
 
     @classmethod
     def to_file(cls, inner: Any, path: Path) -> RecordingLlm:
+        from ...base.data_policy import refuse_text
+
+        refuse_text("--record", "a recording holds every model request and response")
         if isinstance(inner, str):
             from google.adk.models.google_llm import Gemini
 
@@ -106,6 +109,9 @@ class RecordingLlm(BaseLlm):
             "responses": [r.model_dump(mode="json", exclude_none=True) for r in responses],
         }
         line = json.dumps(entry, default=str) + "\n"
+        from ...base.data_policy import refuse_text
+
+        refuse_text("--record", "a recording holds every model request and response")
         with self._lock, open(self.path, "a", encoding="utf-8") as fh:
             fh.write(line)
 

@@ -1,0 +1,251 @@
+"""What a minimal-data run keeps of a trial: the call names, a keyed one-way hash of every
+argument value, prompt, reference, answer and tool result, each scorer's verdict and figures,
+and labels (`base.scrub.label`) where free text was -- never the text.
+
+Scoring happens before this, in memory, on the whole trial (`running.trials.scored_trial`);
+what leaves the process is `Minimal.trial(...)`. The hash is HMAC-SHA256 under a key the user
+holds (`OPS_EVAL_DATA_KEY`), cut to 128 bits: equal values under one key hash alike, so two
+runs' answers can be compared (`compare`) without either being readable, and a run hashed under
+another key compares with nothing (`NotComparable`). No key, no minimal run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.exits import EXIT_BAD_INPUT, OpsEvalError
+from ..base.scrub import label
+from ..core.calls import InjectedFault, ToolCall, Turn
+from ..core.trial import Approval, Conversation
+from ..scorers.base import Score
+from .record_parts import DataKept, ModelInfo, TrialRecord
+
+KEY_ENV = "OPS_EVAL_DATA_KEY"
+MIN_KEY_CHARS = 16
+PREFIX = "hmac:"
+HASH = re.compile(r"^hmac:[0-9a-f]{32}$")
+LABEL_CHARS = 160
+"""A label's length when the gate's policy declares none (`gate.yaml`: `label_chars`)."""
+_STATUS = re.compile(r"^[a-z_]{1,32}$")
+"""A tool result's status word (`ok`, `not_found`, `refused`): the tools' vocabulary, kept."""
+
+
+class NotComparable(ValueError):
+    """Two records whose hashes cannot be compared: one kept text, or their keys differ."""
+
+
+class DataKey:
+    """The user's secret for the run's hashes; its `key_id` names it without revealing it."""
+
+    def __init__(self, secret: str) -> None:
+        if len(secret) < MIN_KEY_CHARS:
+            raise OpsEvalError(
+                EXIT_BAD_INPUT,
+                f"{KEY_ENV}: {len(secret)} character(s); a data key needs at least "
+                f"{MIN_KEY_CHARS} (a short key makes the hashes guessable)",
+            )
+        self._key = secret.encode()
+        self.key_id = hmac.new(self._key, b"ops-eval data key id", hashlib.sha256).hexdigest()[:16]
+
+    def digest(self, value: Any) -> str:
+        """`hmac:<32 hex>` of `value` as canonical JSON (so 1 and "1" differ)."""
+        shown = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                           default=str)  # fmt: skip
+        return PREFIX + hmac.new(self._key, shown.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def data_key(secret: str | None) -> DataKey:
+    """The run's key from `OPS_EVAL_DATA_KEY`; exit 2 when there is none."""
+    if not secret:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"--data minimal needs a key of your own in {KEY_ENV} (at least {MIN_KEY_CHARS} "
+            "characters, kept secret): the run's hashes are made with it, and compare only "
+            "with runs hashed under the same key",
+        )
+    return DataKey(secret)
+
+
+@dataclass(frozen=True)
+class Minimal:
+    """How a minimal-data run writes: under `key`, labels of at most `label_chars`."""
+
+    key: DataKey
+    label_chars: int = LABEL_CHARS
+
+    def kept(self) -> DataKept:
+        return DataKept(
+            policy="minimal",
+            hash="hmac-sha256/128",
+            key_id=self.key.key_id,
+            label_chars=self.label_chars,
+        )
+
+    def label(self, text: str) -> str:
+        return label(text, self.label_chars)
+
+    def _label_or_none(self, text: str | None) -> str | None:
+        return None if text is None else self.label(text)
+
+    def _hash(self, text: str) -> str:
+        return self.key.digest(text) if text else ""
+
+    def call(self, call: ToolCall) -> ToolCall:
+        result = None
+        if call.result is not None:
+            status = call.result.get("status")
+            result = {"hmac": self.key.digest(call.result)}
+            if isinstance(status, str) and _STATUS.match(status):
+                result["status"] = status
+        args = {name: self.key.digest(value) for name, value in call.args.items()}
+        return ToolCall(call.name, args, None, result)
+
+    def _calls(self, calls: list[ToolCall]) -> list[ToolCall]:
+        return [self.call(c) for c in calls]
+
+    def turn(self, turn: Turn) -> Turn:
+        faults = [
+            InjectedFault(
+                tool=f.tool,
+                kind=self.label(f.kind),
+                when=self.label(f.when),
+                args={k: self.key.digest(v) for k, v in f.args.items()},
+            )
+            for f in turn.faults
+        ]
+        return turn.model_copy(
+            update={
+                "prompt": self._hash(turn.prompt),
+                "reference": self._hash(turn.reference),
+                "expected": self._calls(turn.expected),
+                "calls": self._calls(turn.calls),
+                "paused": self._calls(turn.paused),
+                "pending": self._calls(turn.pending),
+                "answered": [self.label(a) for a in turn.answered],
+                "response": self._hash(turn.response),
+                "texts": [self._hash(t) for t in turn.texts],
+                "faults": faults,
+                "servers": None if turn.servers is None else [self.label(s) for s in turn.servers],
+            }
+        )
+
+    def score(self, score: Score) -> Score:
+        return score.model_copy(update={"detail": self.label(score.detail)})
+
+    def _conversation(self, c: Conversation | None) -> Conversation | None:
+        if c is None:
+            return None
+        approvals = [
+            Approval(
+                turn=a.turn,
+                tool=a.tool,
+                args={k: self.key.digest(v) for k, v in a.args.items()},
+                decision=a.decision,
+                rationale=None if a.rationale is None else self._hash(a.rationale),
+                approver=None if a.approver is None else self._hash(a.approver),
+            )
+            for a in c.approvals
+        ]
+        return c.model_copy(
+            update={
+                "user": self.label(c.user),
+                "reason": self.label(c.reason),
+                "approvals": approvals,
+            }
+        )
+
+    def trial(self, trial: TrialRecord) -> TrialRecord:
+        """`trial` as a minimal-data run writes it: verdicts, names and figures as they are,
+        every text hashed or labelled."""
+        return trial.model_copy(
+            update={
+                "error": self._label_or_none(trial.error),
+                "looped": self._label_or_none(trial.looped),
+                "turns": [self.turn(t) for t in trial.turns],
+                "scores": {name: self.score(s) for name, s in trial.scores.items()},
+                "state_after": (
+                    {"hmac": self.key.digest(trial.state_after)} if trial.state_after else {}
+                ),
+                "conversation": self._conversation(trial.conversation),
+            }
+        )
+
+    def model(self, info: ModelInfo) -> ModelInfo:
+        """The model's description: its name, source and reason as labels (an endpoint may
+        carry credentials)."""
+        return ModelInfo(
+            name=self.label(info.name),
+            source=self.label(info.source),
+            reason=self.label(info.reason),
+            caveat=self._label_or_none(info.caveat),
+            endpoint=self._label_or_none(info.endpoint),
+        )
+
+
+def hashed_values(turn: Turn) -> Iterator[tuple[str, str]]:
+    """(field, value) of every value in `turn` a minimal record keeps as a hash."""
+    yield "prompt", turn.prompt
+    yield "reference", turn.reference
+    yield "response", turn.response
+    for n, text in enumerate(turn.texts):
+        yield f"texts[{n}]", text
+    for field in ("expected", "calls", "paused", "pending"):
+        for n, call in enumerate(getattr(turn, field)):
+            for arg, value in call.args.items():
+                yield f"{field}[{n}].args.{arg}", value
+            if call.result is not None:
+                yield f"{field}[{n}].result.hmac", call.result.get("hmac")
+    for n, fault in enumerate(turn.faults):
+        for arg, value in fault.args.items():
+            yield f"faults[{n}].args.{arg}", value
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Answers and call arguments of two minimal runs, turn by turn, compared by hash."""
+
+    answers_equal: int
+    answers_differ: int
+    args_equal: int
+    args_differ: int
+    turns_unmatched: int
+    """Turns one run played and the other did not (or played another call at that place)."""
+
+
+def compare(a: Any, b: Any) -> Comparison:
+    """Compare two minimal records' hashes trial by trial (same case and repeat). Different
+    keys, or a record that kept text, compare nothing: `NotComparable`, saying why."""
+    for record in (a, b):
+        if record.data is None:
+            raise NotComparable(f"run {record.run_id} kept text, not hashes (not --data minimal)")
+    if a.data.key_id != b.data.key_id:
+        raise NotComparable(
+            f"runs {a.run_id} and {b.run_id} were hashed under different keys (key ids "
+            f"{a.data.key_id} and {b.data.key_id}): no hash of one can be compared with the other's"
+        )
+    theirs = {(t.case_id, t.repeat): t for t in b.trials}
+    counts = dict(answers_equal=0, answers_differ=0, args_equal=0, args_differ=0,
+                  turns_unmatched=0)  # fmt: skip
+    for mine in a.trials:
+        other = theirs.get((mine.case_id, mine.repeat))
+        other_turns = other.turns if other else []
+        for i, turn in enumerate(mine.turns):
+            if i >= len(other_turns):
+                counts["turns_unmatched"] += 1
+                continue
+            peer = other_turns[i]
+            counts["answers_equal" if turn.response == peer.response else "answers_differ"] += 1
+            for c, d in zip(turn.calls, peer.calls, strict=False):
+                if c.name != d.name:
+                    counts["turns_unmatched"] += 1
+                    break
+                for arg, value in c.args.items():
+                    same = d.args.get(arg) == value
+                    counts["args_equal" if same else "args_differ"] += 1
+    return Comparison(**counts)
