@@ -42,6 +42,8 @@ COMMANDS = (
     "ab",
     "merge",
     "distill",
+    "audit_run",
+    "compare_hashes",
     "mlflow",
     "mlflow_ui",
 )

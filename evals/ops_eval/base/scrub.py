@@ -6,6 +6,8 @@ carrying credentials or a query (or fragment: tokens travel there too), JSON web
 tokens with a known prefix, `Bearer ...` credentials, `password=...`-style assignments, long
 mixed-case random strings, e-mail addresses, IPv4 and IPv6 addresses, and international phone
 numbers. A match is replaced by a marker naming its rule (`[email]`); no marker matches a rule.
+A keyed hash (`hmac:<32 hex>`, `results/minimal.py`) is what a minimal run keeps in place of a
+value: no rule takes it for a secret.
 
 The promise, which tests/fuzz checks on arbitrary text: `label(text, n)` is at most `n`
 characters, one line, and no rule matches anywhere in it. Replacing one value can join its
@@ -53,7 +55,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "secret assignment",
         r"[a-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|auth)"
-        r"[a-z0-9_.-]*[\"']?\s*[:=]\s*[\"']?(?!\d+\b)[^\s\"',;\]\[]{6,}",
+        r"[a-z0-9_.-]*[\"']?\s*[:=]\s*[\"']?(?!\d+\b|hmac:[0-9a-f]{32}\b)[^\s\"',;\]\[]{6,}",
         "[secret]",
     ),
     _rule(

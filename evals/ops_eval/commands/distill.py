@@ -36,6 +36,9 @@ def run_distill(args: argparse.Namespace) -> int:
 
     path = resolve_run(args.run, current().runs_dir)
     record = load(path)
+    from ..results.minimal import refuse_minimal
+
+    refuse_minimal(record, str(path), "a draft case is made of the trial's prompts and answers")
     trial = pick(record, args.trial)
     eval_id = args.id or f"{trial.case_id}-draft-r{trial.repeat}"
     if wrong := id_problem(eval_id):

@@ -64,6 +64,7 @@ def merge(
     import uuid
     from datetime import UTC, datetime
 
+    from ..base.data_policy import holding
     from ..base.inputs import bad_input, check_writable, output_file
     from ..base.settings import current
     from ..playing.spans import spans_path, write_spans
@@ -86,6 +87,10 @@ def merge(
                     f"--output {path}: it would overwrite shard {shard.run_id} ({where})"
                 )
     check_writable(path)
+    if record.minimal:  # its shards kept no spans; nothing of their text is written here
+        with holding("minimal"):
+            write_record(record, path)
+        return record, path
     check_writable(spans_path(path), "--output (its spans file)")
     spans = _merged_spans(shards, say)
     write_record(record, path)

@@ -25,7 +25,9 @@ from typing import Any, TextIO
 from ..base.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 from ..outputs.tracking.store import check_store, ensure_mlflow, evaluate_or_exit, reachable
 
-LIVE_OPTIONS = ("set", "cases", "repeats", "concurrency", "model", "output", "timeout", "user")
+LIVE_OPTIONS = (
+    "set", "cases", "repeats", "concurrency", "model", "output", "timeout", "user", "data"
+)  # fmt: skip
 
 
 def add_parser(sub: Any) -> None:
@@ -48,6 +50,13 @@ def add_parser(sub: Any) -> None:
         choices=("scripted", "model"),
         default=None,
         help="who plays a scenario's user: its scripted rules (default) or the model",
+    )
+    p.add_argument(
+        "--data",
+        choices=("full", "minimal"),
+        default=None,
+        help="minimal is refused live (MLflow traces the text as it plays): run `ops-eval run "
+        "--data minimal`, then log its record with --from-run",
     )
     p.set_defaults(handler=run)
 
@@ -147,6 +156,7 @@ def _kept_spans(path: Path, record: Any, say: Callable[[str], None]) -> dict:
 def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> int:
     import time
 
+    from ..base.data_policy import holding
     from ..base.settings import current
     from ..outputs.tracking.evaluation import summary_lines
     from ..outputs.tracking.lineage import of_record
@@ -158,6 +168,13 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
 
     path = resolve_run(spec, current().runs_dir)
     record = load(path, "--from-run")
+    if record.minimal and judge is not None:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"--from-run {path}: run {record.run_id} is a minimal-data run (keyed hashes and "
+            "labels, no text), and MLflow's judge grades the answers' text: unset "
+            "MLFLOW_JUDGE_MODEL to log it",
+        )
     lineage = of_record(record)
     if not record.trials:
         raise OpsEvalError(EXIT_BAD_INPUT, f"--from-run {path}: the run has no trials to log")
@@ -170,7 +187,11 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
     ensure_mlflow(_say(err))
     check_store(target)
     book = Book(record.trials)
-    spans = _kept_spans(path, record, _say(err))
+    if record.minimal:  # it kept no spans: its traces are its hashes and labels
+        _say(err)("note: a minimal-data run: the traces are drawn from its hashes and labels")
+        spans: dict = {}
+    else:
+        spans = _kept_spans(path, record, _say(err))
     spans_file = spans_path(path).name
 
     def predict(case_id: str, repeat: int, turns: list[str]) -> dict[str, Any]:
@@ -179,16 +200,22 @@ def _from_run(spec: str, target: Any, judge: Any, out: TextIO, err: TextIO) -> i
         return draw_trial(trial, record.run_id, spans.get((case_id, repeat)), spans_file)
 
     started = time.perf_counter()
-    evaluation = evaluate_or_exit(
-        target,
-        lineage=lineage,
-        rows=[trial_row(t) for t in record.trials],
-        predict=predict,
-        scorers=_scorers(book, judge),
-        run_name=f"run {record.run_id}",
-        params={"ops_run_id": record.run_id, "source": "run record", "record": str(path)},
-        after=lambda: [path],
-    )
+    with holding("minimal" if record.minimal else "full"):
+        evaluation = evaluate_or_exit(
+            target,
+            lineage=lineage,
+            rows=[trial_row(t) for t in record.trials],
+            predict=predict,
+            scorers=_scorers(book, judge),
+            run_name=f"run {record.run_id}",
+            params={
+                "ops_run_id": record.run_id,
+                "source": "run record",
+                "record": str(path),
+                "data": "minimal" if record.minimal else "full",
+            },
+            after=lambda: [path],
+        )
     for line in summary_lines(evaluation):
         print(line, file=out)
     print(f"logged run record {path} in {time.perf_counter() - started:.1f} s", file=out)
@@ -209,6 +236,7 @@ def _live(
     from ops_copilot.model import ModelConfigError
     from ops_copilot.seed import SeedError
 
+    from ..base.data_policy import TextRefused
     from ..base.inputs import check_writable
     from ..base.model_logs import model_logs
     from ..base.settings import current
@@ -218,7 +246,7 @@ def _live(
     from ..outputs.tracking.live import LivePlay, live_options
     from ..results.records import write_record
     from ..running.judge import judged
-    from ..running.options import record_path
+    from ..running.options import data_policy, record_path
     from ..running.record import provenance_fields
     from ..validation.plan import load_plan
 
@@ -227,6 +255,13 @@ def _live(
         plan = load_plan(options.set_path, options.cases)
     except SeedError as exc:
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
+    if data_policy(options, plan) is not None:
+        raise TextRefused(
+            "ops-eval mlflow (live)",
+            "MLflow traces every prompt, answer and argument as the conversation plays; run "
+            "`ops-eval run --data minimal`, then `ops-eval mlflow --from-run RUN` logs its hashes "
+            "and labels",
+        )
     say = _say(err)
     for warning in plan.warnings:
         say(f"warning: {warning}")

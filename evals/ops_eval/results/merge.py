@@ -41,6 +41,9 @@ def _what(record: RunRecord) -> dict[str, Any]:
         "shard count": record.shard.count if record.shard else None,
         "run group": record.shard.group if record.shard else None,
         "judge": (record.judge.pin, record.judge.prompt_versions) if record.judge else None,
+        "data kept (full, or minimal under one key)": (
+            record.data.model_dump() if record.data else "full"
+        ),
     }
 
 
@@ -155,6 +158,7 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
         selected_cases=first.selected_cases,
         trials=ordered,
         judge=_judge(records),
+        data=first.data,
         merged_from=[r.run_id for r in sorted(records, key=lambda r: r.shard.index)],  # type: ignore[union-attr]
         notes=notes,
         **fields,

@@ -15,7 +15,6 @@ import hashlib
 import hmac
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,24 +187,6 @@ class Minimal:
         )
 
 
-def hashed_values(turn: Turn) -> Iterator[tuple[str, str]]:
-    """(field, value) of every value in `turn` a minimal record keeps as a hash."""
-    yield "prompt", turn.prompt
-    yield "reference", turn.reference
-    yield "response", turn.response
-    for n, text in enumerate(turn.texts):
-        yield f"texts[{n}]", text
-    for field in ("expected", "calls", "paused", "pending"):
-        for n, call in enumerate(getattr(turn, field)):
-            for arg, value in call.args.items():
-                yield f"{field}[{n}].args.{arg}", value
-            if call.result is not None:
-                yield f"{field}[{n}].result.hmac", call.result.get("hmac")
-    for n, fault in enumerate(turn.faults):
-        for arg, value in fault.args.items():
-            yield f"faults[{n}].args.{arg}", value
-
-
 @dataclass(frozen=True)
 class Comparison:
     """Answers and call arguments of two minimal runs, turn by turn, compared by hash."""
@@ -214,8 +195,24 @@ class Comparison:
     answers_differ: int
     args_equal: int
     args_differ: int
-    turns_unmatched: int
-    """Turns one run played and the other did not (or played another call at that place)."""
+    unmatched: int
+    """Turns one run played and the other did not, and calls to another tool at that place."""
+
+
+def incomparable(a: Any, b: Any) -> str | None:
+    """Why two records' calls and answers cannot be compared value by value -- one kept text and
+    the other hashes, or their hashes are under different keys -- or None when they can."""
+    if a.data is None and b.data is None:
+        return None
+    if a.data is None or b.data is None:
+        full = a if a.data is None else b
+        return f"run {full.run_id} kept text and the other keyed hashes"
+    if a.data.key_id != b.data.key_id:
+        return (
+            f"runs {a.run_id} and {b.run_id} were hashed under different keys (key ids "
+            f"{a.data.key_id} and {b.data.key_id}): no hash of one compares with the other's"
+        )
+    return None
 
 
 def compare(a: Any, b: Any) -> Comparison:
@@ -224,28 +221,32 @@ def compare(a: Any, b: Any) -> Comparison:
     for record in (a, b):
         if record.data is None:
             raise NotComparable(f"run {record.run_id} kept text, not hashes (not --data minimal)")
-    if a.data.key_id != b.data.key_id:
-        raise NotComparable(
-            f"runs {a.run_id} and {b.run_id} were hashed under different keys (key ids "
-            f"{a.data.key_id} and {b.data.key_id}): no hash of one can be compared with the other's"
-        )
+    why = incomparable(a, b)
+    if why is not None:
+        raise NotComparable(why)
     theirs = {(t.case_id, t.repeat): t for t in b.trials}
-    counts = dict(answers_equal=0, answers_differ=0, args_equal=0, args_differ=0,
-                  turns_unmatched=0)  # fmt: skip
+    counts = dict(answers_equal=0, answers_differ=0, args_equal=0, args_differ=0, unmatched=0)
     for mine in a.trials:
         other = theirs.get((mine.case_id, mine.repeat))
-        other_turns = other.turns if other else []
-        for i, turn in enumerate(mine.turns):
-            if i >= len(other_turns):
-                counts["turns_unmatched"] += 1
-                continue
-            peer = other_turns[i]
+        peers = other.turns if other else []
+        counts["unmatched"] += abs(len(mine.turns) - len(peers))
+        for turn, peer in zip(mine.turns, peers, strict=False):
             counts["answers_equal" if turn.response == peer.response else "answers_differ"] += 1
+            counts["unmatched"] += abs(len(turn.calls) - len(peer.calls))
             for c, d in zip(turn.calls, peer.calls, strict=False):
                 if c.name != d.name:
-                    counts["turns_unmatched"] += 1
-                    break
+                    counts["unmatched"] += 1
+                    continue
                 for arg, value in c.args.items():
-                    same = d.args.get(arg) == value
-                    counts["args_equal" if same else "args_differ"] += 1
+                    counts["args_equal" if d.args.get(arg) == value else "args_differ"] += 1
     return Comparison(**counts)
+
+
+def refuse_minimal(record: Any, where: str, needs: str) -> None:
+    """Exit 2 when `record` kept hashes only: the command `needs` text (`needs` says for what)."""
+    if record.data is not None:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"{where}: run {record.run_id} is a minimal-data run (it kept keyed hashes and "
+            f"labels, no text), and {needs}",
+        )

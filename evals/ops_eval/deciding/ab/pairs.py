@@ -49,6 +49,10 @@ def open_runs(spec_a: str, spec_b: str, runs_dir: Path) -> Runs:
     a = load(a_path, "RUN_A")
     b_path = resolve_run(spec_b, runs_dir)
     b = load(b_path, "RUN_B")
+    from ...results.minimal import refuse_minimal
+
+    for label, record, path in (("RUN_A", a, a_path), ("RUN_B", b, b_path)):
+        refuse_minimal(record, f"{label} {path}", "ab compares the two runs' answers by their text")
     if a.run_id == b.run_id:
         where = str(a_path) if a_path == b_path else f"{a_path} and {b_path}"
         raise bad_input(

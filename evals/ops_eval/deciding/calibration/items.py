@@ -122,6 +122,14 @@ def load_set(path: Path) -> CalibrationSet:
         raise _bad(path, str(exc)) from None
     if not isinstance(data, dict):
         raise _bad(path, "not a mapping with `version` and `items`")
+    if "schema_version" in data and "trials" in data:  # a run record given as the set
+        if isinstance(data.get("data"), dict):
+            raise _bad(
+                path,
+                "a minimal-data run record (keyed hashes and labels, no text): calibration "
+                "grades the text of answers labelled by hand, which it does not keep",
+            )
+        raise _bad(path, "a run record, not a calibration set: its answers carry no hand label")
     unknown = sorted(set(map(str, data)) - {"version", "items"})
     if unknown:
         raise _bad(path, f"unknown key(s) {', '.join(unknown)}: expected version and items")

@@ -68,7 +68,10 @@ def case_flips(
     base: RunRecord, cand: RunRecord, scorers: Sequence[str]
 ) -> tuple[list[Flip], int, int]:
     """(the flips, in the candidate's case order; pass->fail count; fail->pass count)."""
+    from ...results.minimal import incomparable
+
     b_cases, c_cases = _per_case(base, scorers), _per_case(cand, scorers)
+    apart = incomparable(base, cand)  # hashes under two keys, or text beside hashes
     flips: list[Flip] = []
     for case in cand.cases:
         b, c = b_cases.get(case.case_id), c_cases.get(case.case_id)
@@ -94,8 +97,12 @@ def case_flips(
                 direction="pass->fail" if b_pass else "fail->pass",
                 baseline=f"{sum(v for _, v in b)}/{len(b)}",
                 candidate=f"{sum(v for _, v in c)}/{len(c)}",
-                divergence=f"{first_divergence(b_trial, c_trial)}; {side} trial "
-                f"#{failing.repeat} failed {', '.join(failed)}",
+                divergence=(
+                    f"calls and answers not compared ({apart})"
+                    if apart
+                    else first_divergence(b_trial, c_trial)
+                )
+                + f"; {side} trial #{failing.repeat} failed {', '.join(failed)}",
             )
         )
     worse = sum(f.direction == "pass->fail" for f in flips)

@@ -42,6 +42,7 @@ CSV_COLUMNS = (
     "conversations",
     "conversation_turns",
     "ended_by",
+    "data",
     "file",
 )
 
@@ -106,6 +107,7 @@ def to_json(row: HistoryRow) -> dict[str, Any]:
                 "ended_by": row.conversations.ended_by,
             }
         ),
+        "data": row.data,
         "file": row.file,
     }
 
@@ -140,6 +142,7 @@ def to_csv_row(row: HistoryRow) -> list[object]:
         row.conversations.count if row.conversations else None,
         row.conversations.turns if row.conversations else None,
         row.conversations.ended_text if row.conversations else None,
+        row.data,
         row.file,
     )
     return [csv_cell(v) for v in values]

@@ -81,6 +81,8 @@ class HistoryRow:
     conversations: Conversations | None = None
     """A run of conversation scenarios: how many, their turns, who ended them; None for a run
     of scripted cases only."""
+    data: str = "full"
+    """What the run kept: `full`, or `minimal` (keyed hashes and labels, `--data minimal`)."""
 
     @property
     def fraction(self) -> float | None:
@@ -157,6 +159,7 @@ def history_rows(records: Sequence[tuple[Path, RunRecord]]) -> list[HistoryRow]:
                 changed=tuple(changes(previous, record)) if previous else None,
                 interrupted=interrupted_text(record),
                 conversations=conversations(record),
+                data="minimal" if record.minimal else "full",
             )
         )
     return rows

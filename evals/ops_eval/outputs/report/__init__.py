@@ -18,6 +18,7 @@ from ...results.records import RunRecord, TrialRecord
 from .align import Row, align
 from .chart import chart
 from .summary import (
+    data_text,
     gate_word,
     hat,
     pass_hat,
@@ -122,6 +123,7 @@ def markdown(record: RunRecord) -> str:
             pc=partial_figures(record),
             skipped=skipped_text(record, ": "),
             servers_text=server_text(record, quote="`"),
+            data=data_text(record),
         )
     )
 
@@ -136,6 +138,7 @@ def html_report(record: RunRecord) -> str:
             pc=partial_figures(record),
             skipped=skipped_text(record, ": "),
             servers=server_calls(record),
+            data=data_text(record),
         )
     )
 

@@ -78,6 +78,18 @@ def server_text(record: RunRecord, quote: str = "") -> str | None:
     return f"{each} ({sum(counts.values())} model calls)"
 
 
+def data_text(record: RunRecord) -> str | None:
+    """What a minimal-data run kept, in one line; None for a run that kept everything."""
+    kept = record.data
+    if kept is None:
+        return None
+    return (
+        f"data: minimal -- prompts, arguments, answers and tool results kept as keyed hashes "
+        f"(key id {kept.key_id}), free text as scrubbed labels of at most {kept.label_chars} "
+        "characters"
+    )
+
+
 def summary_lines(record: RunRecord) -> list[str]:
     width = max([len(c.case_id) for c in record.cases] + [8]) + 2
     lines = [
@@ -123,6 +135,8 @@ def summary_lines(record: RunRecord) -> list[str]:
     servers = server_text(record)
     if servers is not None:
         lines.append(f"model calls per server: {servers}")
+    if (kept := data_text(record)) is not None:
+        lines.append(kept)
     lines += [f"note: {n}" for n in record.notes]
     if record.model.caveat:
         lines.append(f"note: {record.model.caveat}")

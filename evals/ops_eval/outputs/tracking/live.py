@@ -39,6 +39,7 @@ def live_options(args: argparse.Namespace) -> RunOptions:
         output=Path(args.output) if args.output else None,
         timeout_s=600.0 if args.timeout is None else args.timeout,
         users=args.user or "scripted",
+        data=args.data,
     )
     if args.set:
         options.set_path = Path(args.set)

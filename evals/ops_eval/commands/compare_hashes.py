@@ -1,0 +1,46 @@
+"""`ops-eval compare-hashes RUN_A RUN_B`: which answers and argument values two minimal-data
+runs share, compared by their keyed hashes trial by trial (same case, same repeat, same turn),
+without either run holding any text (`results.minimal.compare`).
+
+Exit codes: 0 compared (the counts are printed, whatever they are); 2 a run that cannot be
+read, or two runs whose hashes do not compare -- one kept text, or they were hashed under
+different keys, where an equal hash would mean nothing and none is counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..base.exits import EXIT_BAD_INPUT, EXIT_OK, OpsEvalError
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "compare-hashes",
+        help="compare two minimal-data runs' answers and arguments by their keyed hashes",
+    )
+    p.add_argument("run_a", metavar="RUN_A", help="run record (path or run id)")
+    p.add_argument("run_b", metavar="RUN_B", help="run record (path or run id)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..base.settings import current
+    from ..results.minimal import NotComparable, compare
+    from ..results.runs import load, resolve_run
+
+    runs_dir = current().runs_dir
+    a = load(resolve_run(args.run_a, runs_dir), "RUN_A")
+    b = load(resolve_run(args.run_b, runs_dir), "RUN_B")
+    try:
+        found = compare(a, b)
+    except NotComparable as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, f"nothing comparable: {exc}") from None
+    print(
+        f"runs {a.run_id} and {b.run_id} (key id {a.data.key_id if a.data else '-'}): answers "
+        f"{found.answers_equal} equal, {found.answers_differ} different; argument values "
+        f"{found.args_equal} equal, {found.args_differ} different; {found.unmatched} turn(s) "
+        "or call(s) without a counterpart"
+    )
+    return EXIT_OK

@@ -1,0 +1,112 @@
+"""What `ops-eval audit-run` finds in a run's artefacts that a minimal-data run must not hold.
+
+Three kinds of leak, each named by artefact and place, never by the text itself (the audit's
+own output must not leak what it found):
+
+- in the record, a place that must hold a keyed hash and does not (a prompt, a reference, an
+  answer, an argument value, a tool result, the store's state, an approval's rationale), a
+  tool result or state kept beyond its hash, or a label longer than the run declared;
+- anywhere, text a scrubber rule matches (`base.scrub`: tokens, keys, e-mail and IP addresses,
+  URLs with credentials or a query, phone numbers);
+- anywhere, byte for byte, a value the user planted and names (`--planted FILE`, one value a
+  line): what no rule can know, such as a name or a hostname from the seed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.scrub import findings
+from .minimal import HASH
+
+_TURN = r"trials\[\d+\]\.turns\[\d+\]\."
+_CALL = r"(?:expected|calls|paused|pending)\[\d+\]\."
+HASHED = re.compile(
+    rf"^(?:{_TURN}(?:prompt|reference|response|texts\[\d+\]|{_CALL}(?:args\..+|result\.hmac)"
+    r"|faults\[\d+\]\.args\..+)"
+    r"|trials\[\d+\]\.(?:state_after\.hmac|conversation\.approvals\[\d+\]\.(?:args\..+|rationale"
+    r"|approver)))$"
+)
+"""Every place a minimal record keeps a hash."""
+MAY_BE_EMPTY = re.compile(rf"^{_TURN}(?:prompt|reference|response)$")
+"""Hashed places left empty when there was nothing (a turn without a reference)."""
+KEPT_BESIDE = re.compile(rf"^{_TURN}{_CALL}result\.status$")
+"""The one thing kept beside a hash: a tool result's status word."""
+HASH_ONLY = re.compile(rf"^(?:{_TURN}{_CALL}result|trials\[\d+\]\.state_after)\.")
+LABELS = re.compile(
+    r"^(?:notes\[\d+\]|model\.\w+|trials\[\d+\]\.(?:error|looped|scores\.[^.]+\.detail"
+    r"|turns\[\d+\]\.(?:answered\[\d+\]|servers\[\d+\]|faults\[\d+\]\.(?:kind|when))"
+    r"|conversation\.(?:user|reason)))$"
+)
+"""Every place a minimal record keeps a label."""
+
+
+@dataclass(frozen=True)
+class Leak:
+    artefact: str
+    where: str
+    what: str
+
+    def line(self) -> str:
+        return f"LEAK {self.artefact} {self.where}: {self.what}"
+
+
+def _strings(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(path, leaf) of every leaf of a JSON value: `trials[0].turns[1].calls[0].args.name`."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, f"{path}[{index}]")
+    else:
+        yield path, value
+
+
+def record_leaks(data: dict[str, Any], name: str) -> list[Leak]:
+    """Every leak in a run record as read from its JSON (`data`)."""
+    kept = data.get("data")
+    leaks = []
+    if not isinstance(kept, dict):
+        leaks.append(Leak(name, "data", "a full-data run: it keeps every prompt and answer"))
+    limit = kept.get("label_chars") if isinstance(kept, dict) else None
+    for path, value in _strings(data):
+        if HASHED.match(path):
+            empty = value == "" and MAY_BE_EMPTY.match(path)
+            if not (isinstance(value, str) and (HASH.match(value) or empty)):
+                leaks.append(Leak(name, path, "holds a value where a keyed hash belongs"))
+            continue
+        if HASH_ONLY.match(path) and not KEPT_BESIDE.match(path):
+            leaks.append(Leak(name, path, "kept beside the hash (only the hash may be)"))
+            continue
+        if not isinstance(value, str):
+            continue
+        if LABELS.match(path) and isinstance(limit, int) and len(value) > limit:
+            leaks.append(Leak(name, path, f"a label of {len(value)} characters (limit {limit})"))
+        leaks += [Leak(name, path, f"{f.rule}") for f in findings(value)]
+    return leaks
+
+
+def text_leaks(name: str, text: str) -> list[Leak]:
+    """Every match of a scrubber rule in `text`, by line."""
+    return [
+        Leak(name, f"line {number}", f.rule)
+        for number, line in enumerate(text.splitlines(), start=1)
+        for f in findings(line)
+    ]
+
+
+def planted_leaks(name: str, data: bytes, planted: list[str]) -> list[Leak]:
+    """Every planted value found in `data`, byte for byte (as UTF-8, and as JSON escapes it)."""
+    import json
+
+    leaks = []
+    for number, value in enumerate(planted, start=1):
+        forms = {value.encode(), json.dumps(value)[1:-1].encode()}
+        if any(form in data for form in forms):
+            shown = value[:3] + "…" if len(value) > 3 else "…"
+            leaks.append(Leak(name, f"planted value #{number} ({shown})", "found"))
+    return leaks
