@@ -177,6 +177,8 @@ def test_a_minimal_run_keeps_none_of_the_planted_values_and_the_gate_decides_ali
             str(runs / "gate-ledger.jsonl"), "--planted", str(planted), "--mlflow",
         )  # fmt: skip
         kept[kind]["audit"] = (code, said)
+        rows = json.loads((folder / "h.json").read_text())
+        assert {row["data"] for row in rows} == {kind}
     code, said = kept["minimal"]["audit"]
     assert code == 0, said
     assert "nothing it must not hold" in said and "LEAK" not in said

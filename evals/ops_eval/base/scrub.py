@@ -5,12 +5,14 @@ The rules (`RULES`) each name one kind of value a label must never hold: private
 carrying credentials or a query (or fragment: tokens travel there too), JSON web tokens, API
 tokens with a known prefix, `Bearer ...` credentials, `password=...`-style assignments, long
 mixed-case random strings, e-mail addresses, IPv4 and IPv6 addresses, and international phone
-numbers. A match is replaced by a marker naming its rule (`[email]`); no marker matches a rule.
+numbers (a `+` and at least eight digits, not inside a word: base64 ids hold `+3266`). A match
+is replaced by a marker naming its rule (`[email]`); no marker matches a rule.
 A keyed hash (`hmac:<32 hex>`, `results/minimal.py`) is what a minimal run keeps in place of a
 value: no rule takes it for a secret.
 
 The promise, which tests/fuzz checks on arbitrary text: `label(text, n)` is at most `n`
-characters, one line, and no rule matches anywhere in it. Replacing one value can join its
+characters, one line, and no rule matches anywhere in it. The text is scrubbed before it is cut
+(half an e-mail address matches no rule, and would be kept). Replacing one value can join its
 neighbours into another, and cutting a text short can make a prefix match that the whole did
 not (`1.2.3.4567` holds no IPv4 address; `1.2.3.456` does): so the label is clamped and
 scrubbed again until nothing matches, and a text that will not settle becomes `[scrubbed]`.
@@ -71,7 +73,11 @@ RULES: tuple[Rule, ...] = (
         "[ip]",
     ),
     _rule("IPv4 address", r"(?<!\d)(?:\d{1,3}\.){3}\d{1,3}(?!\d)", "[ip]"),
-    _rule("phone number", r"\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}\d", "[phone]"),
+    _rule(
+        "phone number",
+        r"(?<![\w+/=])\+(?=(?:[ .()-]*\d){8})\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}\d(?![\w])",
+        "[phone]",
+    ),
 )
 """Every kind of value a label may not hold, scrubbed in this order (a URL before the e-mail
 address inside its credentials, a token before the random string it also is)."""
@@ -124,7 +130,7 @@ def scrub(text: str) -> str:
 def label(text: str, limit: int) -> str:
     """`text` as a minimal-data run keeps it: one line, at most `limit` characters, and no rule
     matching anywhere in it."""
-    one = " ".join(text.split())
+    one = scrub(" ".join(text.split()))  # before the cut: half a value matches no rule
     for _ in range(_ROUNDS):
         clamped = one if len(one) <= limit else one[: max(0, limit - 1)].rstrip() + "…"
         one = scrub(clamped)
