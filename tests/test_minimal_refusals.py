@@ -153,12 +153,12 @@ def test_validate_refuses_a_minimal_data_entry_that_names_no_set(evals, capsys):
 
 def test_ab_distill_and_calibrate_refuse_a_minimal_record_saying_why(keyed, capsys):
     one, two = _minimal_run(keyed, "a.json"), _minimal_run(keyed, "b.json")
-    _one_line_exit_2(["ab", str(one), str(two)], capsys,
-                     "minimal-data run", "ab compares the two runs' answers by their text")  # fmt: skip
-    _one_line_exit_2(["distill", str(one), "service-status-inventory"], capsys,
-                     "minimal-data run", "made of the trial's prompts and answers")  # fmt: skip
-    _one_line_exit_2(["calibrate", "--set", str(one)], capsys,
-                     "minimal-data run record", "calibration grades the text")  # fmt: skip
+    why = "ab compares the two runs' answers by their text"
+    _one_line_exit_2(["ab", str(one), str(two)], capsys, "minimal-data run", why)
+    why = "made of the trial's prompts and answers"
+    _one_line_exit_2(["distill", str(one), "service-status-inventory"], capsys, why)
+    why = "calibration grades the text"
+    _one_line_exit_2(["calibrate", "--set", str(one)], capsys, "minimal-data run record", why)
 
 
 @pytest.mark.usefixtures("mlflow_installed")

@@ -82,6 +82,8 @@ def _files(paths: list[str]) -> list[Path]:
 
 def audit(args: argparse.Namespace) -> tuple[int, list[str]]:
     """(exit code, the lines to print)."""
+    import json
+
     from ..base.settings import current
     from ..playing.spans import spans_path
     from ..results.data_audit import Leak, planted_leaks, record_leaks, text_leaks
@@ -91,8 +93,6 @@ def audit(args: argparse.Namespace) -> tuple[int, list[str]]:
     record = load(path, "RUN")
     planted = _planted(args.planted)
     raw = path.read_bytes()
-    import json
-
     leaks: list[Leak] = record_leaks(json.loads(raw), f"record {path.name}")
     leaks += planted_leaks(f"record {path.name}", raw, planted)
     scanned = 1

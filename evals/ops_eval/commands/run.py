@@ -137,6 +137,7 @@ def execute(
     check_shard(plan, options)
     options = replace(options, minimal=data_policy(options, plan))
     minimal = options.minimal
+    policy = "minimal" if minimal else "full"
     for warning in plan.warnings:
         print(f"warning: {warning}", file=err, flush=True)
     started = datetime.now(UTC)
@@ -149,7 +150,7 @@ def execute(
     release: Callable[[], None] | None = None  # set once a stopped run holds further signals
     try:
         with (
-            holding("minimal" if minimal else "full"),
+            holding(policy),
             (chooser or choose_model)(
                 options.model,
                 say=say,
@@ -158,7 +159,7 @@ def execute(
             ) as choice,
         ):
             for line in choice.banner():
-                print(line, file=out, flush=True)
+                print(minimal.label(line) if minimal else line, file=out, flush=True)
             capped = capped_by_model(options, choice.parallel)
             if capped:
                 print(f"note:  {capped}", file=out, flush=True)
@@ -219,42 +220,44 @@ def execute(
             raise OpsEvalError(EXIT_INFRA, f"model unavailable: {exc}") from None
         raise
     try:
-        if interrupted is not None and len(trials) == n:
-            interrupted = None  # stopped after the last trial finished: nothing was cut off
-        record = build_record(
-            plan,
-            trials,
-            options,
-            interrupted,
-            run_id=uuid.uuid4().hex[:12],
-            started_at=started.isoformat(timespec="seconds"),
-            seconds=seconds,
-            model=info,
-            judge=judge_use(plan),
-        )
-        if capped:
-            record.notes.append(capped)
-        if options.shard is not None:
-            record.notes.append(
-                f"shard {options.shard[0]}/{options.shard[1]}: {len(trials)} of "
-                f"{len(plan.cases) * options.repeats} trials; its verdict is the shard's only, "
-                "`ops-eval merge` its shards for the run's"
+        with holding(policy):  # the writers below refuse text under minimal, as the run's did
+            if interrupted is not None and len(trials) == n:
+                interrupted = None  # stopped after the last trial finished: nothing was cut off
+            record = build_record(
+                plan,
+                trials,
+                options,
+                interrupted,
+                run_id=uuid.uuid4().hex[:12],
+                started_at=started.isoformat(timespec="seconds"),
+                seconds=seconds,
+                model=info,
+                judge=judge_use(plan),
             )
-        if record.judge is not None and record.judge.budget_blocked:
-            record.notes.append(
-                f"budget_blocked: {record.judge.budget_blocked} judge call(s) were refused before "
-                f"they were made ({record.judge.budget_problem or record.judge.budget_source}); "
-                "their checks are errors, which fail their trials"
-            )
-        write_record(record, path)
-        try:
-            if spans is not None:  # a minimal-data run keeps none
-                spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`
-        except OSError as exc:  # checked before the run; the record stands without it
-            print(f"warning: {spans_path(path)}: cannot write ({exc.strerror})", file=err)
-        for line in summary_lines(record):
-            print(line, file=out)
-        print(f"run record: {path}", file=out)
+            if capped:
+                record.notes.append(capped)
+            if options.shard is not None:
+                record.notes.append(
+                    f"shard {options.shard[0]}/{options.shard[1]}: {len(trials)} of "
+                    f"{len(plan.cases) * options.repeats} trials; its verdict is the shard's only, "
+                    "`ops-eval merge` its shards for the run's"
+                )
+            used = record.judge
+            if used is not None and used.budget_blocked:
+                record.notes.append(
+                    f"budget_blocked: {used.budget_blocked} judge call(s) were refused before "
+                    f"they were made ({used.budget_problem or used.budget_source}); "
+                    "their checks are errors, which fail their trials"
+                )
+            write_record(record, path)
+            try:
+                if spans is not None:  # a minimal-data run keeps none
+                    spans.write(path, record.run_id)  # for `ops-eval mlflow --from-run`
+            except OSError as exc:  # checked before the run; the record stands without it
+                print(f"warning: {spans_path(path)}: cannot write ({exc.strerror})", file=err)
+            for line in summary_lines(record):
+                print(line, file=out)
+            print(f"run record: {path}", file=out)
     finally:
         if release is not None:
             release()  # the record is written and said: Ctrl-C stops the command again
