@@ -194,3 +194,30 @@ def test_minimal_shards_merge_into_a_minimal_record_and_two_keys_do_not_merge(
     with pytest.raises(OpsEvalError, match=r"differs from .* in data kept"):
         merge([str(one), str(other)], keyed / "merged2.json")
     assert json.loads(one.read_text())["data"]["policy"] == "minimal"
+
+
+def test_a_label_never_quotes_what_the_trial_said():
+    """A scorer's detail may quote the agent's call (forbidden_calls, tool_policy do); its
+    label shows each value the trial said as `#` and the first 8 hex digits of its hash."""
+    from ops_eval.core.calls import ToolCall, Turn
+    from ops_eval.results.minimal import DataKey, Minimal
+    from ops_eval.results.record_parts import TrialRecord
+    from ops_eval.scorers.base import Score
+
+    note = ToolCall("save_incident_note", {"incident_id": "INC-999", "note": "Sam Jones ok"})
+    detail = (
+        "turn 1, call 1: save_incident_note(incident_id=INC-999, note=Sam Jones ok) is forbidden"
+    )
+    trial = TrialRecord(
+        case_id="c", category="negative", repeat=1, status="failed",
+        turns=[Turn(index=1, prompt="Note that Sam Jones called", calls=[note],
+                    response="Saved: Sam Jones ok")],
+        scores={"forbidden_calls": Score.of(False, detail)},
+        error=None,
+    )  # fmt: skip
+    minimal = Minimal(DataKey(KEY))
+    kept = minimal.trial(trial)
+    label = kept.scores["forbidden_calls"].detail
+    assert "Sam" not in label and "INC-999" not in label
+    arg = kept.turns[0].calls[0].args["note"]
+    assert f"note=#{arg.removeprefix('hmac:')[:8]}) is forbidden" in label

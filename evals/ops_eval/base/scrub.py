@@ -4,7 +4,8 @@ a log line) -- a label, clamped to a declared length and cleared of secrets and 
 The rules (`RULES`) each name one kind of value a label must never hold: private keys, URLs
 carrying credentials or a query (or fragment: tokens travel there too), JSON web tokens, API
 tokens with a known prefix, `Bearer ...` credentials, `password=...`-style assignments, long
-mixed-case random strings, e-mail addresses, IPv4 and IPv6 addresses, and international phone
+mixed-case random strings, e-mail addresses, IPv4 and IPv6 addresses (octets of 0 to 255; not
+the loopback `127.x.x.x`, `::1` or `0.0.0.0`, which name no one), and international phone
 numbers (a `+` and at least eight digits, not inside a word: base64 ids hold `+3266`). A match
 is replaced by a marker naming its rule (`[email]`); no marker matches a rule.
 A keyed hash (`hmac:<32 hex>`, `results/minimal.py`) is what a minimal run keeps in place of a
@@ -37,6 +38,7 @@ def _rule(name: str, pattern: str, marker: str) -> Rule:
 
 
 _HEX4 = r"[0-9a-f]{1,4}"
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 RULES: tuple[Rule, ...] = (
     _rule(
         "private key",
@@ -68,11 +70,15 @@ RULES: tuple[Rule, ...] = (
     _rule("e-mail address", r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}", "[email]"),
     _rule(
         "IPv6 address",
-        rf"(?<![\w:])(?:(?:{_HEX4}:){{7}}{_HEX4}|(?:{_HEX4}:){{0,6}}(?:{_HEX4})?::"
+        rf"(?<![\w:])(?!::1(?![\w:]))(?:(?:{_HEX4}:){{7}}{_HEX4}|(?:{_HEX4}:){{0,6}}(?:{_HEX4})?::"
         rf"(?:{_HEX4}(?::{_HEX4}){{0,6}})?)(?![\w:])",
         "[ip]",
     ),
-    _rule("IPv4 address", r"(?<!\d)(?:\d{1,3}\.){3}\d{1,3}(?!\d)", "[ip]"),
+    _rule(
+        "IPv4 address",
+        rf"(?<![\d.])(?!127\.|0\.0\.0\.0(?![\d.]))(?:{_OCTET}\.){{3}}{_OCTET}(?![\d]|\.\d)",
+        "[ip]",
+    ),
     _rule(
         "phone number",
         r"(?<![\w+/=])\+(?=(?:[ .()-]*\d){8})\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}\d(?![\w])",

@@ -138,14 +138,15 @@ def execute(
     options = replace(options, minimal=data_policy(options, plan))
     minimal = options.minimal
     policy = "minimal" if minimal else "full"
+    shown = minimal.label if minimal else str  # under minimal, what the run prints is labelled
+    say = lambda line: print(shown(line), file=err, flush=True)  # noqa: E731
     for warning in plan.warnings:
-        print(f"warning: {warning}", file=err, flush=True)
+        say(f"warning: {warning}")
     started = datetime.now(UTC)
     path = record_path(options, plan, started)
     check_writable(path)
     if minimal is None:
         check_writable(spans_path(path), "--output (its spans file)")
-    say = lambda line: print(line, file=err, flush=True)  # noqa: E731
     settings = current()
     release: Callable[[], None] | None = None  # set once a stopped run holds further signals
     try:
@@ -159,7 +160,7 @@ def execute(
             ) as choice,
         ):
             for line in choice.banner():
-                print(minimal.label(line) if minimal else line, file=out, flush=True)
+                print(shown(line), file=out, flush=True)
             capped = capped_by_model(options, choice.parallel)
             if capped:
                 print(f"note:  {capped}", file=out, flush=True)

@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import json
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,11 +87,15 @@ class Minimal:
             label_chars=self.label_chars,
         )
 
-    def label(self, text: str) -> str:
+    def label(self, text: str, said: Sequence[str] = ()) -> str:
+        """`text` as a label: each of the trial's own values in it (`said`, longest first)
+        replaced by `#` and the first 8 hex digits of its hash, then scrubbed and clamped."""
+        for value in said:
+            text = text.replace(value, "#" + self.key.digest(value)[len(PREFIX) :][:8])
         return label(text, self.label_chars)
 
-    def _label_or_none(self, text: str | None) -> str | None:
-        return None if text is None else self.label(text)
+    def _label_or_none(self, text: str | None, said: Sequence[str] = ()) -> str | None:
+        return None if text is None else self.label(text, said)
 
     def _hash(self, text: str) -> str:
         return self.key.digest(text) if text else ""
@@ -134,10 +139,10 @@ class Minimal:
             }
         )
 
-    def score(self, score: Score) -> Score:
-        return score.model_copy(update={"detail": self.label(score.detail)})
+    def score(self, score: Score, said: Sequence[str] = ()) -> Score:
+        return score.model_copy(update={"detail": self.label(score.detail, said)})
 
-    def _conversation(self, c: Conversation | None) -> Conversation | None:
+    def _conversation(self, c: Conversation | None, said: Sequence[str]) -> Conversation | None:
         if c is None:
             return None
         approvals = [
@@ -154,24 +159,25 @@ class Minimal:
         return c.model_copy(
             update={
                 "user": self.label(c.user),
-                "reason": self.label(c.reason),
+                "reason": self.label(c.reason, said),
                 "approvals": approvals,
             }
         )
 
     def trial(self, trial: TrialRecord) -> TrialRecord:
         """`trial` as a minimal-data run writes it: verdicts, names and figures as they are,
-        every text hashed or labelled."""
+        every text hashed or labelled -- and a label never quotes what the trial said."""
+        said = said_in(trial)
         return trial.model_copy(
             update={
-                "error": self._label_or_none(trial.error),
-                "looped": self._label_or_none(trial.looped),
+                "error": self._label_or_none(trial.error, said),
+                "looped": self._label_or_none(trial.looped, said),
                 "turns": [self.turn(t) for t in trial.turns],
-                "scores": {name: self.score(s) for name, s in trial.scores.items()},
+                "scores": {name: self.score(s, said) for name, s in trial.scores.items()},
                 "state_after": (
                     {"hmac": self.key.digest(trial.state_after)} if trial.state_after else {}
                 ),
-                "conversation": self._conversation(trial.conversation),
+                "conversation": self._conversation(trial.conversation, said),
             }
         )
 
@@ -197,6 +203,39 @@ class Comparison:
     args_differ: int
     unmatched: int
     """Turns one run played and the other did not, and calls to another tool at that place."""
+
+
+MIN_SAID = 3
+"""Shorter values are not looked for in a label (`a`, `20`: they would replace the label's own
+words); a value of the trial that short tells nothing."""
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def said_in(trial: TrialRecord) -> list[str]:
+    """What the trial's conversation said -- the user's prompts, the agent's answers and texts,
+    every call's arguments, the approvals' rationale and approver -- longest first: what a
+    scorer's detail may quote, and a label may not. (Tool results and the store are the seed's:
+    the scrubber's rules keep their secrets out.)"""
+    found: set[str] = set()
+    for turn in trial.turns:
+        found.update((turn.prompt, turn.reference, turn.response, *turn.texts))
+        for call in (*turn.expected, *turn.calls, *turn.paused, *turn.pending):
+            found.update(_strings(call.args))
+    if trial.conversation is not None:
+        for approval in trial.conversation.approvals:
+            found.update(_strings(approval.args))
+            found.update(s for s in (approval.rationale, approval.approver) if s)
+    return sorted((s for s in found if len(s) >= MIN_SAID), key=lambda s: (-len(s), s))
 
 
 def incomparable(a: Any, b: Any) -> str | None:
