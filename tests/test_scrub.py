@@ -37,7 +37,7 @@ KEPT = [
     "https://docs.example.com/runbooks/high-latency",
     "restart_service inventory down->operational by oncall-lead",
     '"trace_id": "VzF1rtfmI+3266k9j74xOA=="',  # MLflow's base64 ids are no phone numbers
-    "0.17.091.890 I slot print_timing: id  0",  # llama.cpp's log times are no IPv4 addresses
+    "0.17.091.890 I slot print_timing: id 0",  # llama.cpp's log times are no IPv4 addresses
     "llama.cpp's server is listening at http://127.0.0.1:43899",  # loopback names no one
     "1.2.3.4.5 and ::1 and 0.0.0.0",
 ]
