@@ -88,6 +88,8 @@ RULES: tuple[Rule, ...] = (
 """Every kind of value a label may not hold, scrubbed in this order (a URL before the e-mail
 address inside its credentials, a token before the random string it also is)."""
 
+LABEL_CHARS = 160
+"""A label's length when the gate's policy declares none (`gate.yaml`: `label_chars`)."""
 SCRUBBED = "[scrubbed]"
 """What a text becomes when its scrubbing does not settle (never seen in practice)."""
 _ROUNDS = 8

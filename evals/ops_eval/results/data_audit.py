@@ -54,14 +54,14 @@ class Leak:
         return f"LEAK {self.artefact} {self.where}: {self.what}"
 
 
-def _strings(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
     """(path, leaf) of every leaf of a JSON value: `trials[0].turns[1].calls[0].args.name`."""
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _strings(item, f"{path}.{key}" if path else str(key))
+            yield from _leaves(item, f"{path}.{key}" if path else str(key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _strings(item, f"{path}[{index}]")
+            yield from _leaves(item, f"{path}[{index}]")
     else:
         yield path, value
 
@@ -73,7 +73,7 @@ def record_leaks(data: dict[str, Any], name: str) -> list[Leak]:
     if not isinstance(kept, dict):
         leaks.append(Leak(name, "data", "a full-data run: it keeps every prompt and answer"))
     limit = kept.get("label_chars") if isinstance(kept, dict) else None
-    for path, value in _strings(data):
+    for path, value in _leaves(data):
         if HASHED.match(path):
             empty = value == "" and MAY_BE_EMPTY.match(path)
             if not (isinstance(value, str) and (HASH.match(value) or empty)):

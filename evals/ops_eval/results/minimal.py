@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.exits import EXIT_BAD_INPUT, OpsEvalError
-from ..base.scrub import label
+from ..base.scrub import LABEL_CHARS, label
 from ..core.calls import InjectedFault, ToolCall, Turn
 from ..core.trial import Approval, Conversation
 from ..scorers.base import Score
@@ -30,8 +30,6 @@ KEY_ENV = "OPS_EVAL_DATA_KEY"
 MIN_KEY_CHARS = 16
 PREFIX = "hmac:"
 HASH = re.compile(r"^hmac:[0-9a-f]{32}$")
-LABEL_CHARS = 160
-"""A label's length when the gate's policy declares none (`gate.yaml`: `label_chars`)."""
 _STATUS = re.compile(r"^[a-z_]{1,32}$")
 """A tool result's status word (`ok`, `not_found`, `refused`): the tools' vocabulary, kept."""
 

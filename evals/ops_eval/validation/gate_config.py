@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from ..base.inputs import bad_input
+from ..base.scrub import LABEL_CHARS
 from ..base.strict import Strict
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class GateConfig(Strict):
     minimal_data: list[str] = []
     """Eval set file names whose runs keep minimal data only (`--data minimal`, whatever the
     command line says): keyed hashes and scrubbed labels, never text."""
-    label_chars: int = Field(default=160, ge=16, le=1000)
+    label_chars: int = Field(default=LABEL_CHARS, ge=16, le=1000)
     """The longest label a minimal-data run keeps of a free text (a scorer's detail, an error)."""
     judge_budget_tokens: int | None = Field(default=None, ge=1)
     """The most tokens one command's judge calls may cost (`judge.budget`). A policy that does
@@ -207,7 +208,7 @@ def gate_data(eval_set: Path, path: Path | None = None) -> tuple[bool, int]:
     sensitive. No file: the set is not declared, labels have the default length."""
     path = path or gate_file()
     if not path.exists():
-        return False, GateConfig.model_fields["label_chars"].default
+        return False, LABEL_CHARS
     try:
         config, _ = read_gate_config(path)
     except GateConfigError as exc:
