@@ -73,6 +73,10 @@ EDITS = {
         lambda d: d["trials"][0]["scores"]["facts"].update(detail=f"ask {SECRET}"),
         "trials[0].scores.facts.detail: e-mail address",
     ),
+    "a scorer's detail kept beside its label": (
+        lambda d: d["trials"][0]["scores"]["facts"].update(detail_hmac="says inventory is down"),
+        "trials[0].scores.facts.detail_hmac: holds a value where a keyed hash belongs",
+    ),
     "an IP address in a note": (
         lambda d: d["notes"].append("served from 10.9.8.7"),
         "notes[0]: IPv4 address",

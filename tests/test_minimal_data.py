@@ -211,6 +211,15 @@ def test_hashes_compare_under_one_key_and_not_across_two(world, capsys, ops_env)
     for trial in one.trials:
         same = trial.turns[0].response == by_case[trial.case_id].turns[0].response
         assert same == (trial.case_id != BROKEN), trial.case_id
+    # What each scorer said, compared by the hash of its detail: only the broken case's differ.
+    said_apart = {
+        (t.case_id, name)
+        for t in one.trials
+        for name, score in t.scores.items()
+        if score.detail_hmac != by_case[t.case_id].scores[name].detail_hmac
+    }
+    assert {case for case, _ in said_apart} == {BROKEN}
+    assert f"{len(said_apart)} different" in said.split("scorer details")[1]
 
     code, said = _cli(capsys, "compare-hashes", str(tmp / "one.json"), str(tmp / "other.json"))
     assert code == 2

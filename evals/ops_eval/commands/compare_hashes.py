@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"runs {a.run_id} and {b.run_id} (key id {a.data.key_id if a.data else '-'}): answers "
         f"{found.answers_equal} equal, {found.answers_differ} different; argument values "
-        f"{found.args_equal} equal, {found.args_differ} different; {found.unmatched} turn(s) "
-        "or call(s) without a counterpart"
+        f"{found.args_equal} equal, {found.args_differ} different; scorer details "
+        f"{found.details_equal} equal, {found.details_differ} different; {found.unmatched} "
+        "turn(s) or call(s) without a counterpart"
     )
     return EXIT_OK

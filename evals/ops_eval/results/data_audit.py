@@ -27,8 +27,8 @@ _CALL = r"(?:expected|calls|paused|pending)\[\d+\]\."
 HASHED = re.compile(
     rf"^(?:{_TURN}(?:prompt|reference|response|texts\[\d+\]|{_CALL}(?:args\..+|result\.hmac)"
     r"|faults\[\d+\]\.args\..+)"
-    r"|trials\[\d+\]\.(?:state_after\.hmac|conversation\.approvals\[\d+\]\.(?:args\..+|rationale"
-    r"|approver)))$"
+    r"|trials\[\d+\]\.(?:state_after\.hmac|scores\.[^.]+\.detail_hmac"
+    r"|conversation\.approvals\[\d+\]\.(?:args\..+|rationale|approver)))$"
 )
 """Every place a minimal record keeps a hash."""
 MAY_BE_EMPTY = re.compile(rf"^{_TURN}(?:prompt|reference|response)$")

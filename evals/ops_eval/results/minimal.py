@@ -138,7 +138,13 @@ class Minimal:
         )
 
     def score(self, score: Score, said: Sequence[str] = ()) -> Score:
-        return score.model_copy(update={"detail": self.label(score.detail, said)})
+        """The verdict and figures as they are; the detail as its label, and its hash."""
+        return score.model_copy(
+            update={
+                "detail": self.label(score.detail, said),
+                "detail_hmac": self.key.digest(score.detail) if score.detail else None,
+            }
+        )
 
     def _conversation(self, c: Conversation | None, said: Sequence[str]) -> Conversation | None:
         if c is None:
@@ -199,6 +205,9 @@ class Comparison:
     answers_differ: int
     args_equal: int
     args_differ: int
+    details_equal: int
+    """Scorer details (by their hashes) of the trials both runs played, said alike."""
+    details_differ: int
     unmatched: int
     """Turns one run played and the other did not, and calls to another tool at that place."""
 
@@ -262,10 +271,18 @@ def compare(a: Any, b: Any) -> Comparison:
     if why is not None:
         raise NotComparable(why)
     theirs = {(t.case_id, t.repeat): t for t in b.trials}
-    counts = dict(answers_equal=0, answers_differ=0, args_equal=0, args_differ=0, unmatched=0)
+    counts = dict.fromkeys(
+        ("answers_equal", "answers_differ", "args_equal", "args_differ", "details_equal",
+         "details_differ", "unmatched"), 0,
+    )  # fmt: skip
     for mine in a.trials:
         other = theirs.get((mine.case_id, mine.repeat))
         peers = other.turns if other else []
+        for name, score in mine.scores.items() if other else ():
+            peer = other.scores.get(name) if other else None
+            if peer is not None and (score.detail_hmac or peer.detail_hmac):
+                same = score.detail_hmac == peer.detail_hmac
+                counts["details_equal" if same else "details_differ"] += 1
         counts["unmatched"] += abs(len(mine.turns) - len(peers))
         for turn, peer in zip(mine.turns, peers, strict=False):
             counts["answers_equal" if turn.response == peer.response else "answers_differ"] += 1

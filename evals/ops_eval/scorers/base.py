@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from ..base.strict import Strict
 
@@ -58,6 +58,9 @@ class Score(Strict):
     per_turn: list[float] | None = None
     figures: dict[str, float] | None = None
     """Named figures beside `value` that the reports aggregate (a report scorer's)."""
+    detail_hmac: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A minimal-data run's keyed hash of the whole detail, whose label `detail` then is (two
+    runs under one key said the same when their hashes match); None, and not written, else."""
 
     @model_validator(mode="after")
     def _says_why(self) -> Score:
