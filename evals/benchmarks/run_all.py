@@ -28,6 +28,7 @@ BENCHMARKS = (
     "gate_power.py",
     "fresh_eval.py",
     "test_speed.py",
+    "mutate_speed.py",
 )
 
 

@@ -44,6 +44,7 @@ COMMANDS = (
     "distill",
     "audit_run",
     "compare_hashes",
+    "mutate",
     "mlflow",
     "mlflow_ui",
 )

@@ -31,6 +31,19 @@ class GateConfigError(ValueError):
     """The gate file cannot be read or does not validate; the message names the file and field."""
 
 
+class MutationFloor(Strict):
+    """What `ops-eval mutate` holds the eval set to (`running/mutate.py`)."""
+
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
+
+    min_score: Fraction = 0.0
+    """The least share of non-equivalent mutants the set must kill."""
+    must_kill: list[str] = []
+    """Mutants the set kills today: one that survives a change to the set fails it, by name."""
+    equivalent: dict[str, str] = {}
+    """Mutants a person marked unable to change any outcome, with the reason: left out."""
+
+
 class GateConfig(Strict):
     model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
@@ -49,6 +62,8 @@ class GateConfig(Strict):
     can fail is in one list or the other, so a new scorer never silently stays out."""
     required_cases: dict[str, list[str]] = {}
     """Eval set file name -> cases that must pass in every trial (an error trial counts against)."""
+    mutation: MutationFloor = MutationFloor()
+    """The mutation score's floor and the mutants the set must keep killing (`ops-eval mutate`)."""
     minimal_data: list[str] = []
     """Eval set file names whose runs keep minimal data only (`--data minimal`, whatever the
     command line says): keyed hashes and scrubbed labels, never text."""

@@ -66,7 +66,30 @@ def checked_policy(path: Path, using: list[EvalSetFile]) -> tuple[GateConfig | N
     problems = [Problem(shown, why, field=where) for where, why in policy_problems(config)]
     problems += _required_problems(config, shown, path.parent, using)
     problems += _minimal_data_problems(config, shown, path.parent, using)
+    problems += _mutation_problems(config, shown)
     return config, problems
+
+
+def _mutation_problems(config: GateConfig, shown: str) -> Iterator[Problem]:
+    """Each mutant `mutation` names is declared (`playing/mutants/`), and none is both a
+    must-kill and an equivalent (an equivalent mutant cannot be killed)."""
+    from ..playing.mutants import registered
+
+    declared = registered()
+    floor = config.mutation
+    named = [(f"mutation.must_kill[{i}]", n) for i, n in enumerate(floor.must_kill)]
+    named += [(f"mutation.equivalent.{n}", n) for n in floor.equivalent]
+    for where, name in named:
+        if name not in declared:
+            near = closest(name, declared)
+            hint = f" (did you mean {near!r}?)" if near else ""
+            yield Problem(shown, f"{name!r} is not a declared mutant{hint}", field=where)
+    for name in sorted(set(floor.must_kill) & set(floor.equivalent)):
+        yield Problem(
+            shown,
+            f"{name!r} is marked equivalent, so it cannot be killed: drop it from one list",
+            field="mutation.must_kill",
+        )
 
 
 def _minimal_data_problems(

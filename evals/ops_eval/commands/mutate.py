@@ -1,0 +1,101 @@
+"""`ops-eval mutate`: would the eval set notice if the agent broke? Every deterministic mutant of
+the agent (`playing/mutants/`) is played through the set with the scripted oracle
+(`running/mutate.py`), offline, and each is killed (which cases, which scorers), survived (a blind
+spot: was it exercised at all?) or equivalent (marked so in `gate.yaml`, with the reason).
+
+The mutation score is killed / non-equivalent mutants, per set and per kind. `gate.yaml`'s
+`mutation` block holds the floor (`min_score`) and the mutants the set must keep killing
+(`must_kill`): a change to the set that lets one survive fails, naming it.
+
+Exit codes: 0 the floor met and every must-kill mutant killed; 1 not; 2 bad input (an unknown
+mutant, a set that does not validate, a gate file that does not read).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..base.exits import EXIT_FAILED, EXIT_OK
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "mutate",
+        help="mutation testing of the eval set: which broken agents it lets through (offline, "
+        "the scripted oracle)",
+    )
+    p.add_argument("--set", help="eval set file (default: evals/ops.evalset.json)")
+    p.add_argument("--mutants", help="comma-separated mutant names (default: all)")
+    p.set_defaults(handler=run)
+
+
+def _evidence(verdict: Any) -> str:
+    if verdict.status == "equivalent":
+        return f"marked equivalent: {verdict.why}"
+    if verdict.status == "killed":
+        return "; ".join(
+            f"{case} ({', '.join(scorers)})" for case, scorers in verdict.killed_by.items()
+        )
+    if not verdict.changed:
+        tools = "/".join(verdict.mutant.tools)
+        reached = f"{verdict.reached} trial(s) called {tools}, " if tools else ""
+        return f"never exercised: {reached}no trial played differently"
+    return (
+        f"exercised, unnoticed: {verdict.changed} trial(s) played differently and every scorer "
+        "that read them passed"
+    )
+
+
+def _score(killed: int, counted: int) -> str:
+    return f"{killed}/{counted}" + (f" ({killed / counted:.0%})" if counted else "")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..base.inputs import bad_input, id_list
+    from ..base.settings import current
+    from ..playing.mutants import registered
+    from ..running.mutate import mutate
+    from ..validation.gate_config import GateConfigError, read_gate_config
+    from ..validation.gate_rules import gate_path
+    from ..validation.plan import load_plan
+
+    mutants = registered()
+
+    names = id_list("--mutants", args.mutants, "mutant") or list(mutants)
+    unknown = [n for n in names if n not in mutants]
+    if unknown:
+        raise bad_input(f"--mutants: {', '.join(unknown)}: no such mutant ({', '.join(mutants)})")
+    set_path = Path(args.set) if args.set else current().evals_dir / "ops.evalset.json"
+    plan = load_plan(set_path)
+    try:
+        policy, _ = read_gate_config(gate_path(set_path.parent))
+    except GateConfigError as exc:
+        raise bad_input(str(exc)) from None
+    floor = policy.mutation
+    result = mutate(plan, [mutants[n] for n in names], floor.equivalent)
+    if result.broken_unmutated:
+        print(f"left out (they fail unmutated): {', '.join(result.broken_unmutated)}")
+    width = max(len(n) for n in names) + 2
+    print(f"{'mutant':<{width}}{'kind':<8}{'verdict':<12}evidence")
+    for v in result.verdicts:
+        print(f"{v.mutant.name:<{width}}{v.mutant.kind:<8}{v.status:<12}{_evidence(v)}")
+    kinds = ", ".join(
+        f"{kind} {_score(*result.score(kind))}" for kind in ("tool", "guard", "policy")
+    )
+    killed, counted = result.score()
+    print(f"mutation score of {result.eval_set}: {_score(killed, counted)}; {kinds}")
+    problems = [
+        f"{v.mutant.name} survived, and gate.yaml's mutation.must_kill lists it ({v.mutant.bug})"
+        for v in result.verdicts
+        if v.status == "survived" and v.mutant.name in floor.must_kill
+    ]
+    if counted and len(names) == len(mutants) and killed / counted < floor.min_score:
+        problems.append(
+            f"mutation score {killed / counted:.0%} is below gate.yaml's mutation.min_score "
+            f"{floor.min_score:.0%}"
+        )
+    for problem in problems:
+        print(f"FAILED: {problem}")
+    return EXIT_FAILED if problems else EXIT_OK

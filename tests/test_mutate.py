@@ -1,0 +1,102 @@
+"""`ops-eval mutate` on the ops set, offline with the scripted oracle: the mutants the set kills
+today are killed, each by the cases and scorers named; removing the one case that kills a mutant
+fails the command naming it; each mutant leaves the agent as it was once its block ends; bad
+input is exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ops_eval.cli import main
+from ops_eval.playing.mutants import registered
+
+MUTANTS = registered()
+
+KILLED_TODAY = {
+    "note-saved-without-text": "memory-note-then-recall (end_state)",
+    "write-reports-success-unapplied": "approve-restart-inventory (end_state)",
+    "write-skips-approval": "approve-restart-inventory (end_state)",
+}
+
+
+def _mutate(capsys, *argv: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["mutate", *argv])
+    return code, capsys.readouterr().out
+
+
+def test_at_least_fifteen_mutants_each_with_its_bug_and_kind():
+    assert len(MUTANTS) >= 15
+    for mutant in MUTANTS.values():
+        assert mutant.kind in ("tool", "guard", "policy") and len(mutant.bug) > 20, mutant.name
+
+
+def test_the_ops_set_kills_the_mutants_it_kills_today_and_names_its_blind_spots(capsys):
+    code, out = _mutate(capsys)
+    assert code == 0, out
+    rows = {line.split()[0]: line for line in out.splitlines()[1:] if line.split()[0] in MUTANTS}
+    assert set(rows) == set(MUTANTS)
+    for name, evidence in KILLED_TODAY.items():
+        assert " killed " in rows[name] and evidence in rows[name], rows[name]
+    killed = {name for name, row in rows.items() if " killed " in row}
+    assert killed == set(KILLED_TODAY)  # a new kill is welcome: add it to must_kill and here
+    # A survivor says whether the set exercised it at all.
+    assert (
+        "never exercised: 4 trial(s) called get_service_status/list_services"
+        in rows["status-stale"]
+    )
+    assert "exercised, unnoticed: " in rows["spotlighting-off"]
+    assert f"mutation score of evals/ops.evalset.json: 3/{len(MUTANTS)}" in out
+
+
+def test_removing_the_case_that_alone_kills_a_mutant_fails_naming_it(evals, capsys):
+    path = evals / "ops.evalset.json"
+    data = json.loads(path.read_text())
+    data["eval_cases"] = [
+        c for c in data["eval_cases"] if c["eval_id"] != "memory-note-then-recall"
+    ]
+    path.write_text(json.dumps(data, indent=1))
+    code, out = _mutate(capsys, "--set", str(path), "--mutants", "note-saved-without-text")
+    assert code == 1
+    assert "FAILED: note-saved-without-text survived, and gate.yaml's mutation.must_kill" in out
+
+
+def test_a_mutant_leaves_the_agent_as_it_was_after_its_block():
+    from ops_copilot import agent, approval, results, tools, writes
+    from ops_copilot.store import StateStore
+    from ops_copilot.workspace import Workspace
+
+    watched = [
+        (agent, "tool_specs"), (agent, "output_guard"), (agent, "confirmation_rule"),
+        (approval, "rationale_problem"), (results, "not_found"), (tools, "rank_runbooks"),
+        (tools, "pick_log_lines"), (writes, "already_applied"), (writes, "read_untrusted_text"),
+        (StateStore, "add_note"), (StateStore, "apply_write"), (Workspace, "writes_refused"),
+        (Workspace, "untrusted"),
+    ]  # fmt: skip
+    before = [getattr(owner, name) for owner, name in watched]
+    for mutant in MUTANTS.values():
+        with mutant.applied():
+            pass
+        assert [getattr(owner, name) for owner, name in watched] == before, mutant.name
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--mutants", "no-such-mutant"], "--mutants: no-such-mutant: no such mutant"),
+    ],
+)
+def test_bad_input_is_exit_2(capsys, argv, message):
+    capsys.readouterr()
+    assert main(["mutate", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_validate_refuses_a_must_kill_that_names_no_mutant(evals, capsys):
+    gate = evals / "gate.yaml"
+    gate.write_text(gate.read_text().replace("- write-skips-approval", "- write-skips-aproval"))
+    assert main(["validate", str(evals / "ops.evalset.json")]) == 1
+    said = capsys.readouterr().out
+    assert "mutation.must_kill[2]" in said and "did you mean 'write-skips-approval'?" in said
