@@ -47,21 +47,14 @@ def _settings_follow_the_environment():
 
 
 @pytest.fixture
-def ops_env(monkeypatch):
-    """Set or remove environment variables for this test, with the settings read again."""
-    from types import SimpleNamespace
+def ops_env():
+    """Set or remove environment variables for this test, with the settings read again -- and,
+    at the end, the environment put back and read again (`support.TestEnv`)."""
+    from support import TestEnv
 
-    from ops_eval.base.settings import reload
-
-    def setenv(name: str, value: str) -> None:
-        monkeypatch.setenv(name, value)
-        reload()
-
-    def delenv(name: str) -> None:
-        monkeypatch.delenv(name, raising=False)
-        reload()
-
-    return SimpleNamespace(setenv=setenv, delenv=delenv)
+    env = TestEnv()
+    yield env
+    env.close()
 
 
 @pytest.fixture

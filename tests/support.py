@@ -14,6 +14,38 @@ def run(coro):
     return asyncio.run(coro)
 
 
+class TestEnv:
+    """Environment variables set or removed for one test, the settings read again after each
+    change, and both put back by `close`. The settings must be read again *after* the variables
+    are restored: a module-scoped fixture of the next test is set up before that test's own
+    function-scoped fixtures, so it would read settings left over from this one."""
+
+    __test__ = False  # not a test class
+
+    def __init__(self) -> None:
+        import pytest
+
+        self._patch = pytest.MonkeyPatch()
+
+    def setenv(self, name: str, value: str) -> None:
+        from ops_eval.base.settings import reload
+
+        self._patch.setenv(name, value)
+        reload()
+
+    def delenv(self, name: str) -> None:
+        from ops_eval.base.settings import reload
+
+        self._patch.delenv(name, raising=False)
+        reload()
+
+    def close(self) -> None:
+        from ops_eval.base.settings import reload
+
+        self._patch.undo()
+        reload()
+
+
 def forge_ledger(path: Path, edit, key: bytes | None = None) -> None:
     """Rewrite a hash-chained JSONL log (gate ledger, calibration reports) as a forger with
     write access would: `edit` changes the list of line bodies (without hash, prev, sig), then

@@ -221,3 +221,18 @@ def test_a_label_never_quotes_what_the_trial_said():
     assert "Sam" not in label and "INC-999" not in label
     arg = kept.turns[0].calls[0].args["note"]
     assert f"note=#{arg.removeprefix('hmac:')[:8]}) is forbidden" in label
+
+
+def test_a_tests_environment_is_put_back_and_read_again_when_it_ends(tmp_path):
+    """A module fixture of the next test reads the settings before that test's own fixtures
+    run: the seed (or key) one test set must not be what the next one's fixture plays on. (The
+    minimal-data tests' planted seed reached test_shards' module fixture before the fix.)"""
+    from ops_eval.base.settings import current
+    from support import TestEnv
+
+    default = current().seed_path
+    env = TestEnv()
+    env.setenv("OPS_SEED_DIR", str(tmp_path))
+    assert current().seed_path == tmp_path
+    env.close()
+    assert current().seed_path == default
