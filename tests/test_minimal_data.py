@@ -160,7 +160,7 @@ def test_a_minimal_run_keeps_none_of_the_planted_values_and_the_gate_decides_ali
         ]
     assert kept["full"]["cand"][1].gate_passed is False  # the broken answer fails it
     full_gate, min_gate = kept["full"]["gate"], kept["minimal"]["gate"]
-    assert full_gate[0] == min_gate[0] == 0  # one case of 25 down: noise to the comparison
+    assert full_gate[0] == min_gate[0] == 0  # one case of 26 down: noise to the comparison
     assert full_gate[1]["verdict"] == min_gate[1]["verdict"]
     assert "spans" not in " ".join(p.name for p in min_runs.iterdir())
 
@@ -229,5 +229,5 @@ def test_hashes_compare_under_one_key_and_not_across_two(world, capsys, ops_env)
     assert not hashes(one) & hashes(other)
     # The gate still decides by verdicts, and says why it cannot show where trajectories part.
     code, said = _cli(capsys, "gate", str(tmp / "two.json"), "--baseline", str(tmp / "other.json"))
-    assert code == 0  # one case down of 25: noise to the gate, which says where it flipped
+    assert code == 0  # one case down of 26: noise to the gate, which says where it flipped
     assert "calls and answers not compared (runs" in said and "different keys" in said

@@ -18,6 +18,7 @@ KILLED_TODAY = {
     "note-saved-without-text": "memory-note-then-recall (end_state)",
     "write-reports-success-unapplied": "approve-restart-inventory (end_state)",
     "write-skips-approval": "approve-restart-inventory (end_state)",
+    "notes-never-need-approval": "note-after-logs-needs-approval (end_state)",
 }
 
 
@@ -48,7 +49,7 @@ def test_the_ops_set_kills_the_mutants_it_kills_today_and_names_its_blind_spots(
         in rows["status-stale"]
     )
     assert "exercised, unnoticed: " in rows["spotlighting-off"]
-    assert f"mutation score of evals/ops.evalset.json: 3/{len(MUTANTS)}" in out
+    assert f"mutation score of evals/ops.evalset.json: 4/{len(MUTANTS)}" in out
 
 
 def test_removing_the_case_that_alone_kills_a_mutant_fails_naming_it(evals, capsys):
@@ -99,4 +100,4 @@ def test_validate_refuses_a_must_kill_that_names_no_mutant(evals, capsys):
     gate.write_text(gate.read_text().replace("- write-skips-approval", "- write-skips-aproval"))
     assert main(["validate", str(evals / "ops.evalset.json")]) == 1
     said = capsys.readouterr().out
-    assert "mutation.must_kill[2]" in said and "did you mean 'write-skips-approval'?" in said
+    assert "mutation.must_kill[3]" in said and "did you mean 'write-skips-approval'?" in said

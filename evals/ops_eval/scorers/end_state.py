@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 
 def gold_store(trial: TrialView, plan: Plan) -> StateStore:
     """A fresh store with the case's expected writes applied as its approval decision allows --
-    for a scenario, its goal's writes, each as its approver approved it."""
+    for a scenario, its goal's writes, each as its approver approved it. A write waits for the
+    decision when its tool always asks, and a note does once an earlier call of the session read
+    untrusted text (the agent's read-before-write rule)."""
     case = trial.case
     assert case.meta is not None
     if case.scenario is not None:
@@ -41,20 +43,28 @@ def gold_store(trial: TrialView, plan: Plan) -> StateStore:
         return goal_store(case, plan, given)
     approval = case.meta.approval
     decision = approval.decision if approval else None
-    guarded, writes = guarded_tools(), write_tools()
+    from ..core.call_policy import waits_for_approval
+
+    writes = write_tools()
     workspace = Workspace.fresh(plan.seed)
     user = case.session.user_id or "oncall"
     faulted = FaultCounter(plan.contracts(case).faults, tool_specs())  # a faulted write: no row
-    for n, call in enumerate(c for c in trial.expected_calls() if c.name in writes):
-        if call.name in guarded and decision != "approve":
+    expected = [t.expected for t in trial.turns]
+    waiting = [w for ws in waits_for_approval(expected, tool_specs()) for w in ws]
+    n = -1
+    for call, waits in zip((c for calls in expected for c in calls), waiting, strict=True):
+        if call.name not in writes:
+            continue
+        n += 1
+        if waits and decision != "approve":
             continue
         if faulted.fails(call.name, call.args):
             continue
-        if call.name not in guarded and decision == "deny":
+        if not waits and decision == "deny":
             continue
         confirmation = (
             SimpleNamespace(confirmed=True, payload=approval.payload())
-            if approval and call.name in guarded
+            if approval and waits
             else None
         )
         with DirectContext(workspace, f"gold-{n}", user, confirmation) as direct:

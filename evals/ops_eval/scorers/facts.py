@@ -15,15 +15,15 @@ from ops_copilot.claims import Vocabulary, judge
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from ..core.evalset import Case, CaseTurn
+    from ..core.evalset import Case
     from ..core.plan import Plan
     from ..core.trial import TrialView
 
 
 def _applies(case: Case, plan: Plan) -> str | None:
     """A turn the agent answers itself has a reference that makes a checkable claim. A turn
-    expected to end at an approval pause (a write that always asks, and no decision given) is
-    answered by the harness's pause text, which is never scored."""
+    expected to end at an approval pause (a write that waits, `waits_for_approval`, and no
+    decision given) is answered by the harness's pause text, which is never scored."""
     from ..core.agents import AGENTS
 
     if case.scenario is not None:
@@ -32,12 +32,12 @@ def _applies(case: Case, plan: Plan) -> str | None:
     specs = AGENTS[case.meta.agent].tool_specs() if case.meta else {}
     decided = case.meta is not None and case.meta.approval is not None
 
-    def pauses(turn: CaseTurn) -> bool:
-        return not decided and any(
-            (spec := specs.get(c.name)) is not None and spec.always_confirm for c in turn.calls
-        )
+    from ..core.call_policy import waits_for_approval
 
-    if any(judge(t.reference, "", vocab).applicable for t in case.turns if not pauses(t)):
+    waiting = waits_for_approval((t.calls for t in case.turns), specs)
+    pauses = [not decided and any(w) for w in waiting]
+    answered = [t for t, paused in zip(case.turns, pauses, strict=True) if not paused]
+    if any(judge(t.reference, "", vocab).applicable for t in answered):
         return None
     return "no turn the agent answers has a reference with a checkable claim"
 

@@ -12,6 +12,7 @@ from ops_copilot.seed import ENTITY_KINDS, normalise
 from ops_copilot.writes import precheck_write
 
 from ..core.agents import AGENTS
+from ..core.call_policy import waits_for_approval
 from .call_rules import signature_problems
 from .context import Context, Site
 from .problems import Problem
@@ -28,13 +29,17 @@ def _calls(site: Site):
 
 def writes_where_allowed(ctx: Context, site: Site) -> Iterator[Problem]:
     """Restarts and resolutions only in approval cases, notes in memory or approval cases; an
-    approval case expects something that needs approval."""
+    approval case expects something that needs approval: a restart or resolution, or a note
+    after untrusted text (`notes_after_untrusted`)."""
     category = site.category
     if category is None:
         return
     guarded = False
+    specs = AGENTS[site.meta.agent].tool_specs()
+    waiting = waits_for_approval((t.calls for t in site.case.turns), specs)
+    at = {id(t): w for t, w in zip(site.case.turns, waiting, strict=True)}
     for turn, index, call, spec in _calls(site):
-        guarded = guarded or spec.always_confirm
+        guarded = guarded or at[id(turn)][index - 1]
         if not spec.is_write or category == "approval":
             continue
         if spec.always_confirm:
