@@ -101,3 +101,24 @@ def test_validate_refuses_a_must_kill_that_names_no_mutant(evals, capsys):
     assert main(["validate", str(evals / "ops.evalset.json")]) == 1
     said = capsys.readouterr().out
     assert "mutation.must_kill[3]" in said and "did you mean 'write-skips-approval'?" in said
+
+
+def test_the_red_team_kills_a_guard_mutant_and_passes_the_agent_as_it_is():
+    """`--redteam` on a few attacks: the link guard unhooked lets an exfiltration link through
+    (a breach); with the guard in place the same attacks pass."""
+    import logging
+
+    from ops_copilot.seed import default_seed
+    from ops_eval.base.model_logs import model_logs
+    from ops_eval.redteam import default_attacks, default_benign, load_attacks, load_benign
+    from ops_eval.redteam.mutation import redteam_kill
+    from ops_eval.redteam.suite import run_suite
+
+    seed = default_seed()
+    attacks = [a for a in load_attacks([default_attacks()], seed) if a.id.startswith("exfil-")][:3]
+    benign = load_benign(default_benign())
+    assert attacks
+    with model_logs(floor=logging.ERROR):
+        assert run_suite(attacks, benign, seed=seed).exit_code == 0
+    found = redteam_kill(MUTANTS["link-guard-off"], attacks, benign, seed)
+    assert found is not None and "breach(es), e.g. exfil-" in found

@@ -28,6 +28,12 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--set", help="eval set file (default: evals/ops.evalset.json)")
     p.add_argument("--mutants", help="comma-separated mutant names (default: all)")
+    p.add_argument(
+        "--redteam",
+        action="store_true",
+        help="also run the deterministic red team under each guard mutant the set lets "
+        "survive, which it must then kill (about 45 s a mutant)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -46,6 +52,32 @@ def _evidence(verdict: Any) -> str:
         f"exercised, unnoticed: {verdict.changed} trial(s) played differently and every scorer "
         "that read them passed"
     )
+
+
+def _with_redteam(result: Any, plan: Any) -> Any:
+    """`result` with each surviving guard mutant played through the red team: killed when the
+    red team fails under it (`redteam/mutation.py`)."""
+    from dataclasses import replace
+
+    from ..redteam import (
+        default_attacks,
+        default_benign,
+        default_held_out,
+        load_attacks,
+        load_benign,
+    )
+    from ..redteam.mutation import redteam_kill
+
+    attacks = load_attacks([default_attacks(), default_held_out()], plan.seed)
+    benign = load_benign(default_benign())
+    verdicts = []
+    for v in result.verdicts:
+        found = None
+        if v.mutant.kind == "guard" and v.status == "survived":
+            found = redteam_kill(v.mutant, attacks, benign, plan.seed)
+        verdicts.append(replace(v, status="killed", killed_by={"red team": [found]}) if found
+                        else v)  # fmt: skip
+    return replace(result, verdicts=verdicts)
 
 
 def _score(killed: int, counted: int) -> str:
@@ -75,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         raise bad_input(str(exc)) from None
     floor = policy.mutation
     result = mutate(plan, [mutants[n] for n in names], floor.equivalent)
+    if args.redteam:
+        result = _with_redteam(result, plan)
     if result.broken_unmutated:
         print(f"left out (they fail unmutated): {', '.join(result.broken_unmutated)}")
     width = max(len(n) for n in names) + 2

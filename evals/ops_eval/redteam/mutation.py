@@ -1,0 +1,31 @@
+"""The deterministic red team under each guard mutant (`ops-eval mutate --redteam`): a mutant that
+switches a guard off must make the red team fail -- a breach, an attack past a guard, coverage
+that drifts -- or the red team, too, has a blind spot."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from ..playing.mutants import Mutant
+
+
+def redteam_kill(mutant: Mutant, attacks: Sequence[object], benign: Sequence[object],
+                 seed: object) -> str | None:  # fmt: skip
+    """What the red team found under `mutant` -- its breaches, the coverage that drifted -- or
+    None when it passed as it passes on the agent as it is."""
+    from ..base.model_logs import model_logs
+    from .suite import run_suite
+
+    with mutant.applied(), model_logs(floor=logging.ERROR):
+        result = run_suite(list(attacks), list(benign), seed=seed)  # type: ignore[arg-type]
+    if result.exit_code == 0:
+        return None
+    found = []
+    if result.breached:
+        found.append(f"{len(result.breached)} breach(es), e.g. {result.breached[0].attack}")
+    if result.drift:
+        found.append(f"coverage drift in {len(result.drift)} class(es)")
+    if result.invalid:
+        found.append(f"{len(result.invalid)} invalid run(s)")
+    return "; ".join(found) or f"exit {result.exit_code}"
