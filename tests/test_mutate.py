@@ -122,3 +122,22 @@ def test_the_red_team_kills_a_guard_mutant_and_passes_the_agent_as_it_is():
         assert run_suite(attacks, benign, seed=seed).exit_code == 0
     found = redteam_kill(MUTANTS["link-guard-off"], attacks, benign, seed)
     assert found is not None and "breach(es), e.g. exfil-" in found
+
+
+def test_a_mutant_marked_equivalent_is_left_out_of_the_score_with_its_reason(evals, capsys):
+    gate = evals / "gate.yaml"
+    gate.write_text(
+        gate.read_text().replace(
+            "equivalent: {}", 'equivalent:\n    status-stale: "the set reads no status twice"'
+        )
+    )
+    code, out = _mutate(capsys, "--set", str(evals / "ops.evalset.json"), "--mutants",
+                        "status-stale,note-saved-without-text")  # fmt: skip
+    assert code == 0, out
+    assert "equivalent  marked equivalent: the set reads no status twice" in out
+    assert "mutation score of evals/ops.evalset.json: 1/1 (100%)" in out
+    # Marked equivalent and listed as one to kill: refused, it cannot be both.
+    gate.write_text(gate.read_text().replace("- note-saved-without-text", "- status-stale"))
+    assert main(["validate", str(evals / "ops.evalset.json")]) == 1
+    said = capsys.readouterr().out
+    assert "'status-stale' is marked equivalent, so it cannot be killed" in said
