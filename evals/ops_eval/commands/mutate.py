@@ -94,7 +94,6 @@ def run(args: argparse.Namespace) -> int:
     from ..validation.plan import load_plan
 
     mutants = registered()
-
     names = id_list("--mutants", args.mutants, "mutant") or list(mutants)
     unknown = [n for n in names if n not in mutants]
     if unknown:

@@ -15,9 +15,11 @@ import hashlib
 import hmac
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ops_copilot.spotlight import strings
 
 from ..base.exits import EXIT_BAD_INPUT, OpsEvalError
 from ..base.scrub import LABEL_CHARS, label
@@ -217,17 +219,6 @@ MIN_SAID = 3
 words); a value of the trial that short tells nothing."""
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item)
-
-
 def said_in(trial: TrialRecord) -> list[str]:
     """What the trial's conversation said -- the user's prompts, the agent's answers and texts,
     every call's arguments, the approvals' rationale and approver -- longest first: what a
@@ -237,10 +228,10 @@ def said_in(trial: TrialRecord) -> list[str]:
     for turn in trial.turns:
         found.update((turn.prompt, turn.reference, turn.response, *turn.texts))
         for call in (*turn.expected, *turn.calls, *turn.paused, *turn.pending):
-            found.update(_strings(call.args))
+            found.update(strings(call.args))
     if trial.conversation is not None:
         for approval in trial.conversation.approvals:
-            found.update(_strings(approval.args))
+            found.update(strings(approval.args))
             found.update(s for s in (approval.rationale, approval.approver) if s)
     return sorted((s for s in found if len(s) >= MIN_SAID), key=lambda s: (-len(s), s))
 

@@ -27,6 +27,13 @@ def _calls(site: Site):
                 yield turn, index, call, specs[call.name]
 
 
+def _waiting(site: Site) -> dict[int, list[bool]]:
+    """id(turn) -> whether each of its expected calls waits for approval (`waits_for_approval`)."""
+    specs = AGENTS[site.meta.agent].tool_specs()
+    waiting = waits_for_approval((t.calls for t in site.case.turns), specs)
+    return {id(t): w for t, w in zip(site.case.turns, waiting, strict=True)}
+
+
 def writes_where_allowed(ctx: Context, site: Site) -> Iterator[Problem]:
     """Restarts and resolutions only in approval cases, notes in memory or approval cases; an
     approval case expects something that needs approval: a restart or resolution, or a note
@@ -35,9 +42,7 @@ def writes_where_allowed(ctx: Context, site: Site) -> Iterator[Problem]:
     if category is None:
         return
     guarded = False
-    specs = AGENTS[site.meta.agent].tool_specs()
-    waiting = waits_for_approval((t.calls for t in site.case.turns), specs)
-    at = {id(t): w for t, w in zip(site.case.turns, waiting, strict=True)}
+    at = _waiting(site)
     for turn, index, call, spec in _calls(site):
         guarded = guarded or at[id(turn)][index - 1]
         if not spec.is_write or category == "approval":
@@ -60,9 +65,11 @@ def notes_after_untrusted(ctx: Context, site: Site) -> Iterator[Problem]:
     category = site.category
     if category is None:
         return
-    untrusted_seen = None
+    at = _waiting(site)
+    untrusted_seen = None  # the first tool that read untrusted text, for the message
     for turn, index, call, spec in _calls(site):
-        if spec.confirm == "after_untrusted" and untrusted_seen and category != "approval":
+        note = spec.confirm == "after_untrusted" and at[id(turn)][index - 1]
+        if note and category != "approval":
             yield site.problem(
                 f"{call.name} after {untrusted_seen} would wait for a human approval; only an "
                 "approval case can expect it there",

@@ -79,11 +79,9 @@ def set_for(stack: contextlib.ExitStack, owner: Any, attribute: str, value: Any)
     stack.callback(setattr, owner, attribute, before)
 
 
-def wrap_result(
-    stack: contextlib.ExitStack, tool: str, change: Callable[[dict[str, Any], dict[str, Any]], Any]
-) -> None:
-    """Tool `tool` answers `change(result, kwargs)` (or the result itself, when it returns None)
-    in the agent built inside the block; its signature, docstring and declaration unchanged."""
+def wrap_tool(stack: contextlib.ExitStack, tool: str, around: Callable[..., Any]) -> None:
+    """Tool `tool` runs as `around(inner, args, kwargs)` in the agent built inside the block --
+    `inner` the tool itself -- with its signature, docstring and declaration unchanged."""
     from ops_copilot import agent
 
     original = agent.tool_specs
@@ -95,14 +93,26 @@ def wrap_result(
 
         @functools.wraps(inner)
         def mutated(*args: Any, **kwargs: Any) -> Any:
-            result = inner(*args, **kwargs)
-            changed = change(result, kwargs)
-            return result if changed is None else changed
+            return around(inner, args, kwargs)
 
         found[tool] = dataclasses.replace(spec, func=mutated)
         return found
 
     set_for(stack, agent, "tool_specs", specs)
+
+
+def wrap_result(
+    stack: contextlib.ExitStack, tool: str, change: Callable[[dict[str, Any], dict[str, Any]], Any]
+) -> None:
+    """Tool `tool` answers `change(result, kwargs)` (or the result itself, when it returns None)
+    in the agent built inside the block."""
+
+    def around(inner: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        result = inner(*args, **kwargs)
+        changed = change(result, kwargs)
+        return result if changed is None else changed
+
+    wrap_tool(stack, tool, around)
 
 
 def workspace_of(kwargs: dict[str, Any]) -> Any:

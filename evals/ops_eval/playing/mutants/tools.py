@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
 from typing import Any
 
-from .base import mutant, set_for, workspace_of, wrap_result
+from .base import mutant, set_for, workspace_of, wrap_result, wrap_tool
 
 # -- tools ------------------------------------------------------------------------------------
 
@@ -82,24 +80,10 @@ def _not_found_ok(stack: contextlib.ExitStack) -> None:
     "an optional argument dropped: list_incidents ignores status",
 )
 def _status_filter_dropped(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import agent
+    def around(inner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return inner(*args, **{k: v for k, v in kwargs.items() if k != "status"})
 
-    original = agent.tool_specs
-
-    def specs() -> Any:
-        found = dict(original())
-        spec = found["list_incidents"]
-        inner = spec.func
-
-        @functools.wraps(inner)
-        def mutated(*args: Any, **kwargs: Any) -> Any:
-            kwargs.pop("status", None)
-            return inner(*args, **kwargs)
-
-        found["list_incidents"] = dataclasses.replace(spec, func=mutated)
-        return found
-
-    set_for(stack, agent, "tool_specs", specs)
+    wrap_tool(stack, "list_incidents", around)
 
 
 @mutant(
