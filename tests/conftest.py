@@ -38,12 +38,25 @@ settings.load_profile("default")
 @pytest.fixture(autouse=True)
 def _settings_follow_the_environment():
     """Settings are read once per process (the CLI reloads them at each start); each test starts
-    from the environment as it is, and leaves none of its changes behind."""
+    from the environment as it is. Leaving none of its changes behind is `pytest_runtest_teardown`'s
+    part below."""
     from ops_eval.base.settings import reload
 
     reload()
-    yield
-    reload()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Read the settings again once *every* fixture of the test is torn down. A fixture's own
+    teardown is too early: `monkeypatch` is shared with the fast-tier guard, set up before any
+    autouse fixture here and so undone after them, and the next test's module-scoped fixtures
+    are set up before its function-scoped ones -- they read the settings this leaves."""
+    from ops_eval.base.settings import reload
+
+    try:
+        return (yield)
+    finally:
+        reload()
 
 
 @pytest.fixture
