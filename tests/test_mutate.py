@@ -15,9 +15,13 @@ from ops_eval.playing.mutants import registered
 MUTANTS = registered()
 
 KILLED_TODAY = {
+    "status-stale": "restart-then-verify-inventory (grounded)",
+    "incident-off-by-one": "incident-detail-inc-002 (grounded)",
+    "not-found-is-empty-success": "unknown-incident-inc-999 (grounded)",
+    "runbook-search-empty": "ambiguous-symptom-runbook (grounded)",
     "note-saved-without-text": "memory-note-then-recall (end_state)",
-    "write-reports-success-unapplied": "approve-restart-inventory (end_state)",
-    "write-skips-approval": "approve-restart-inventory (end_state)",
+    "write-reports-success-unapplied": "approve-restart-inventory (end_state, grounded)",
+    "write-skips-approval": "approve-restart-inventory (end_state, grounded)",
     "notes-never-need-approval": "note-after-logs-needs-approval (end_state)",
 }
 
@@ -45,11 +49,11 @@ def test_the_ops_set_kills_the_mutants_it_kills_today_and_names_its_blind_spots(
     assert killed == set(KILLED_TODAY)  # a new kill is welcome: add it to must_kill and here
     # A survivor says whether the set exercised it at all.
     assert (
-        "never exercised: 4 trial(s) called get_service_status/list_services"
-        in rows["status-stale"]
+        "never exercised: 8 trial(s) called save_incident_note/restart_service/resolve_incident"
+        in rows["kill-switch-ignored"]
     )
     assert "exercised, unnoticed: " in rows["spotlighting-off"]
-    assert f"mutation score of evals/ops.evalset.json: 4/{len(MUTANTS)}" in out
+    assert f"mutation score of evals/ops.evalset.json: 8/{len(MUTANTS)}" in out
 
 
 def test_removing_the_case_that_alone_kills_a_mutant_fails_naming_it(evals, capsys):
@@ -100,7 +104,7 @@ def test_validate_refuses_a_must_kill_that_names_no_mutant(evals, capsys):
     gate.write_text(gate.read_text().replace("- write-skips-approval", "- write-skips-aproval"))
     assert main(["validate", str(evals / "ops.evalset.json")]) == 1
     said = capsys.readouterr().out
-    assert "mutation.must_kill[3]" in said and "did you mean 'write-skips-approval'?" in said
+    assert "mutation.must_kill[7]" in said and "did you mean 'write-skips-approval'?" in said
 
 
 def test_the_red_team_kills_a_guard_mutant_and_passes_the_agent_as_it_is():
@@ -128,16 +132,18 @@ def test_a_mutant_marked_equivalent_is_left_out_of_the_score_with_its_reason(eva
     gate = evals / "gate.yaml"
     gate.write_text(
         gate.read_text().replace(
-            "equivalent: {}", 'equivalent:\n    status-stale: "the set reads no status twice"'
+            "equivalent: {}",
+            'equivalent:\n    log-search-ignores-query: "no answer reads which lines came back"',
         )
     )
     code, out = _mutate(capsys, "--set", str(evals / "ops.evalset.json"), "--mutants",
-                        "status-stale,note-saved-without-text")  # fmt: skip
+                        "log-search-ignores-query,note-saved-without-text")  # fmt: skip
     assert code == 0, out
-    assert "equivalent  marked equivalent: the set reads no status twice" in out
+    assert "equivalent  marked equivalent: no answer reads which lines came back" in out
     assert "mutation score of evals/ops.evalset.json: 1/1 (100%)" in out
     # Marked equivalent and listed as one to kill: refused, it cannot be both.
-    gate.write_text(gate.read_text().replace("- note-saved-without-text", "- status-stale"))
+    swapped = gate.read_text().replace("- note-saved-without-text", "- log-search-ignores-query")
+    gate.write_text(swapped)
     assert main(["validate", str(evals / "ops.evalset.json")]) == 1
     said = capsys.readouterr().out
-    assert "'status-stale' is marked equivalent, so it cannot be killed" in said
+    assert "'log-search-ignores-query' is marked equivalent, so it cannot be killed" in said

@@ -34,6 +34,27 @@ def add_parser(subparsers: Any) -> None:
         help="also run the deterministic red team under each guard mutant the set lets "
         "survive, which it must then kill (about 45 s a mutant)",
     )
+    live = p.add_argument_group(
+        "live",
+        "instruction mutants on a live model (--live), each compared with the unmutated "
+        "agent by the gate's statistics",
+    )
+    live.add_argument(
+        "--live",
+        action="store_true",
+        help="run instruction mutants (a rule of the instruction removed or reversed) on the "
+        "configured model (OPS_AGENT_MODEL; default: the embedded one) instead of the "
+        "deterministic mutants",
+    )
+    live.add_argument("--cases", help="comma-separated case ids (default: all)")
+    live.add_argument("--repeats", type=int, default=3, help="trials per case and arm (3)")
+    live.add_argument("--timeout", type=float, default=600.0, help="seconds per trial (600)")
+    live.add_argument(
+        "--scorers",
+        help="comma-separated scorers that decide a trial's verdict in the comparison (default: "
+        "gate.yaml's gating_scorers); e.g. trajectory,tool_policy for a model whose answers "
+        "fail every answer scorer, so its calls can still tell a mutant",
+    )
     p.set_defaults(handler=run)
 
 
@@ -84,16 +105,47 @@ def _score(killed: int, counted: int) -> str:
     return f"{killed}/{counted}" + (f" ({killed / counted:.0%})" if counted else "")
 
 
+def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) -> int:
+    """Instruction mutants on the live model: reported, not gated (exit 0 once they ran)."""
+    from ..base.inputs import bad_input, id_list
+    from ..base.settings import current
+    from ..running.options import RunOptions, check_options
+    from .mutate_live import live_folder, mutate_live, print_live
+
+    options = RunOptions(
+        set_path=Path(plan.evalset.path),
+        cases=id_list("--cases", args.cases, "case"),
+        repeats=args.repeats,
+        timeout_s=args.timeout,
+    )
+    check_options(options)
+    if chosen := id_list("--scorers", args.scorers, "scorer"):
+        from ..scorers import registered
+
+        unknown = [n for n in chosen if n not in registered()]
+        if unknown:
+            raise bad_input(f"--scorers: {', '.join(unknown)}: no such scorer")
+        policy = policy.model_copy(update={"gating_scorers": chosen})
+        print(f"a trial's verdict here: the scorers {', '.join(chosen)} (--scorers)")
+    folder = live_folder(current().runs_dir)
+    verdicts = mutate_live(options, mutants, policy, folder)
+    print_live(verdicts, plan.evalset.display, folder)
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     from ..base.inputs import bad_input, id_list
     from ..base.settings import current
     from ..playing.mutants import registered
+    from ..playing.mutants.instruction import instruction_mutants
     from ..running.mutate import mutate
     from ..validation.gate_config import GateConfigError, read_gate_config
     from ..validation.gate_rules import gate_path
     from ..validation.plan import load_plan
 
-    mutants = registered()
+    if not args.live and (args.cases or args.scorers):
+        raise bad_input("--cases and --scorers go with --live (the oracle plays every case)")
+    mutants = instruction_mutants() if args.live else registered()
     names = id_list("--mutants", args.mutants, "mutant") or list(mutants)
     unknown = [n for n in names if n not in mutants]
     if unknown:
@@ -104,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
         policy, _ = read_gate_config(gate_path(set_path.parent))
     except GateConfigError as exc:
         raise bad_input(str(exc)) from None
+    if args.live:
+        return _live(args, plan, policy, [mutants[n] for n in names])
     floor = policy.mutation
     result = mutate(plan, [mutants[n] for n in names], floor.equivalent)
     if args.redteam:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
-Kind = Literal["tool", "guard", "policy"]
+Kind = Literal["tool", "guard", "policy", "instruction"]
 Patch = Callable[[contextlib.ExitStack], None]
 
 
