@@ -119,11 +119,17 @@ def trial(plan):
     the expected calls and answered the reference, and the store did not change."""
     from ops_eval import ToolCall, TrialView, Turn
 
-    def build(case_id, *, calls=None, responses=None, after=None, audit=(), before=None):
+    def build(
+        case_id, *, calls=None, responses=None, after=None, audit=(), before=None, results=False
+    ):
+        """`results=True`: each read call holds the real tool's result on a fresh workspace (what
+        the `grounded` scorer reads); writes, and every call by default, hold none."""
         case = next(c for c in plan.cases if c.eval_id == case_id)
         turns = []
         for i, spec in enumerate(case.turns):
             made = calls[i] if calls is not None else [ToolCall(c.name, c.args) for c in spec.calls]
+            if results:
+                made = [_with_result(c) for c in made]
             said = responses[i] if responses is not None else spec.reference
             turns.append(
                 Turn(
@@ -146,6 +152,16 @@ def trial(plan):
             after=after or start,
             audit=list(audit),
         )
+
+    def _with_result(call):
+        from ops_copilot.definition import write_tools
+        from ops_copilot.workspace import Workspace
+        from ops_eval import DirectContext
+
+        if call.name in write_tools():
+            return call
+        with DirectContext(workspace=Workspace.fresh(plan.seed)) as ctx:
+            return ToolCall(call.name, call.args, result=ctx.call(call.name, **call.args))
 
     return build
 

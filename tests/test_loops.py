@@ -59,6 +59,7 @@ def test_a_looping_trial_fails_only_the_scorers_its_case_declares(tmp_path, caps
         "tool_policy",
         "budget",  # the set budgets every case (evals/contracts.yaml)
         "facts",
+        "grounded",
     }
     for name in ("llm_judge", "contains", "json_valid", "fault_handling", "forbidden_calls"):
         assert scores[name].outcome == "n/a", name

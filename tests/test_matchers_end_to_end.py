@@ -15,7 +15,7 @@ from support import REPO
 OPS = REPO / "evals" / "ops.evalset.json"
 STATUS_ANSWER = (
     "The inventory service is down. It is owned by the fulfilment team and has one unresolved "
-    "incident, INC-002 (SEV1, open)."
+    "incident, INC-002."
 )
 NOTE_WORDED_DIFFERENTLY = "INC-002: OOMKilled pods, 512Mi limit, since config v42."
 

@@ -14,6 +14,13 @@ from ops_eval.playing.mutants import registered
 
 MUTANTS = registered()
 
+
+@pytest.fixture(autouse=True)
+def _runs_here(tmp_path, ops_env):
+    """Every `mutate` appends to the runs folder's mutation ledger: this test's own."""
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path / "runs"))
+
+
 KILLED_TODAY = {
     "status-stale": "restart-then-verify-inventory (grounded)",
     "incident-off-by-one": "incident-detail-inc-002 (grounded)",
@@ -21,8 +28,8 @@ KILLED_TODAY = {
     "runbook-search-empty": "ambiguous-symptom-runbook (grounded)",
     "note-saved-without-text": "memory-note-then-recall (end_state)",
     "write-reports-success-unapplied": "approve-restart-inventory (end_state, grounded)",
-    "write-skips-approval": "approve-restart-inventory (end_state, grounded)",
-    "notes-never-need-approval": "note-after-logs-needs-approval (end_state)",
+    "write-skips-approval": "restart-needs-approval (tool_policy)",
+    "notes-never-need-approval": "note-after-logs-needs-approval (end_state, tool_policy)",
 }
 
 

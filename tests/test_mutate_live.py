@@ -116,6 +116,9 @@ def test_a_drop_the_interval_does_not_confirm_is_inconclusive_not_killed(tmp_pat
         (["--live", "--mutants", "status-stale"], "status-stale: no such mutant"),
         (["--mutants", "drop-if-a-tool-says"], "drop-if-a-tool-says: no such mutant"),
         (["--live", "--repeats", "0"], "--repeats"),
+        (["--live", "--redteam"], "--redteam plays the guard mutants"),
+        (["--cases", "open-incidents"], "--cases and --scorers go with --live"),
+        (["--live", "--scorers", "nope"], "--scorers: nope: no such scorer"),
     ],
 )
 def test_bad_live_input_is_exit_2_before_any_model_starts(capsys, argv, said):

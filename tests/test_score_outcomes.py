@@ -22,7 +22,7 @@ GATING = ["trajectory", "facts", "regex"]
 
 
 def test_an_error_score_fails_the_trial_as_the_run_records_it(trial, plan):
-    view = trial("open-incidents")  # the agent answered the reference: every check holds
+    view = trial("open-incidents", results=True)  # it answered the reference: every check holds
     assert scored_trial(plan, view).status == "passed"
     bad = RegexCheck.model_construct(scorer="regex", pattern="(", ignore_case=False, turn=None)
     view.case = replace(view.case, meta=view.case.meta.model_copy(update={"response": [bad]}))

@@ -21,6 +21,7 @@ def test_every_scorer_module_registers_itself():
         "conversation_end",
         "fault_handling",
         "facts",
+        "grounded",
         "tool_policy",
         "trajectory",
         # response checks, one scorer per declared kind (`response_checks.py`)

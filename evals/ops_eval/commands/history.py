@@ -93,7 +93,66 @@ def run_history(
     return EXIT_OK
 
 
+def mutation_history(eval_set: str | None, fmt: str | None, output: str | None) -> int:
+    """`history --mutation`: the mutation ledger's entries (`results/mutation_ledger.py`), one
+    row each, oldest first, as csv or json; exit 0, or OpsEvalError (exit 2)."""
+    import csv
+    import io
+    import json
+
+    from ..base.settings import current
+    from ..results.mutation_ledger import KINDS, LedgerError, entries
+
+    out = output_file("--output", Path(output)) if output else None
+    fmt = fmt or (out.suffix.lstrip(".").lower() if out else "") or "csv"
+    if fmt not in ("csv", "json"):
+        raise bad_input(f"--format {fmt}: history --mutation writes csv or json")
+    try:
+        found = entries(current().runs_dir)
+    except LedgerError as exc:
+        raise bad_input(str(exc)) from None
+    rows = [
+        {
+            "time": e.time,
+            "eval_set": e.eval_set,
+            "eval_set_sha256": e.eval_set_sha256[:12],
+            "mode": e.mode,
+            "model": e.model,
+            "killed": e.killed,
+            "counted": e.counted,
+            "score": "" if e.score is None else round(e.score, 4),
+            **{k: "/".join(map(str, e.kinds[k])) if k in e.kinds else "" for k in KINDS},
+            "complete": e.complete,
+            "survived": " ".join(e.survived),
+        }
+        for e in found
+        if eval_set is None or e.eval_set.endswith(eval_set) or eval_set in e.eval_set
+    ]
+    if not rows:
+        where = f" for --set {eval_set}" if eval_set else ""
+        raise bad_input(f"no mutation score{where} in {current().runs_dir}; run `ops-eval mutate`")
+    if fmt == "json":
+        text = json.dumps(rows, indent=2) + "\n"
+    else:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        text = buffer.getvalue()
+    if out is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
+    print(f"mutation history: {len(rows)} score(s) -> {out}", file=sys.stderr)
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.mutation:
+        return mutation_history(args.set, args.format, args.output)
     return run_history(args.set, args.model, args.format, args.output)
 
 
@@ -116,5 +175,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="default: the --output suffix if it is one of these, else csv",
     )
     history.add_argument("--output", metavar="PATH", help="write to this file (default: stdout)")
+    history.add_argument(
+        "--mutation",
+        action="store_true",
+        help="the eval sets' mutation scores instead (ops-eval mutate's ledger), csv or json",
+    )
     history.set_defaults(handler=run)
     return history

@@ -7,8 +7,13 @@ The mutation score is killed / non-equivalent mutants, per set and per kind. `ga
 `mutation` block holds the floor (`min_score`) and the mutants the set must keep killing
 (`must_kill`): a change to the set that lets one survive fails, naming it.
 
-Exit codes: 0 the floor met and every must-kill mutant killed; 1 not; 2 bad input (an unknown
-mutant, a set that does not validate, a gate file that does not read).
+`--live` plays the instruction mutants on a live model instead (`mutate_live.py`): reported,
+not gated. Each run's score is appended to the runs folder's mutation ledger
+(`results/mutation_ledger.py`: `history --mutation`, the report) and, with --mlflow, logged.
+
+Exit codes: 0 the floor met and every must-kill mutant killed (--live: the mutants ran); 1 not;
+2 bad input (an unknown mutant, a set that does not validate, a gate file that does not read, an
+option of the other mode); 3 the live model or the tracking store could not be reached.
 """
 
 from __future__ import annotations
@@ -54,6 +59,11 @@ def add_parser(subparsers: Any) -> None:
         help="comma-separated scorers that decide a trial's verdict in the comparison (default: "
         "gate.yaml's gating_scorers); e.g. trajectory,tool_policy for a model whose answers "
         "fail every answer scorer, so its calls can still tell a mutant",
+    )
+    p.add_argument(
+        "--mlflow",
+        action="store_true",
+        help="also log the score to MLflow (MLFLOW_TRACKING_URI, else mlflow.db here)",
     )
     p.set_defaults(handler=run)
 
@@ -109,6 +119,7 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
     """Instruction mutants on the live model: reported, not gated (exit 0 once they ran)."""
     from ..base.inputs import bad_input, id_list
     from ..base.settings import current
+    from ..playing.mutants.instruction import instruction_mutants
     from ..running.options import RunOptions, check_options
     from .mutate_live import live_folder, mutate_live, print_live
 
@@ -130,6 +141,9 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
     folder = live_folder(current().runs_dir)
     verdicts = mutate_live(options, mutants, policy, folder)
     print_live(verdicts, plan.evalset.display, folder)
+    played = [(v.mutant.name, v.mutant.kind, v.status) for v in verdicts]
+    model = next(iter(verdicts)).model if verdicts else "unknown"
+    _keep(args, plan, "live", model, played, len(mutants) == len(instruction_mutants()))
     return EXIT_OK
 
 
@@ -145,11 +159,17 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.live and (args.cases or args.scorers):
         raise bad_input("--cases and --scorers go with --live (the oracle plays every case)")
+    if args.live and args.redteam:
+        raise bad_input("--redteam plays the guard mutants, not --live's instruction mutants")
     mutants = instruction_mutants() if args.live else registered()
     names = id_list("--mutants", args.mutants, "mutant") or list(mutants)
     unknown = [n for n in names if n not in mutants]
     if unknown:
         raise bad_input(f"--mutants: {', '.join(unknown)}: no such mutant ({', '.join(mutants)})")
+    if args.mlflow:  # a store the configuration cannot use is refused before anything plays
+        from ..outputs.tracking.config import tracking_target
+
+        tracking_target()
     set_path = Path(args.set) if args.set else current().evals_dir / "ops.evalset.json"
     plan = load_plan(set_path)
     try:
@@ -185,4 +205,31 @@ def run(args: argparse.Namespace) -> int:
         )
     for problem in problems:
         print(f"FAILED: {problem}")
+    verdicts = [(v.mutant.name, v.mutant.kind, v.status) for v in result.verdicts]
+    _keep(args, plan, "oracle", "oracle (scripted)", verdicts, len(names) == len(mutants))
     return EXIT_FAILED if problems else EXIT_OK
+
+
+def _keep(
+    args: argparse.Namespace,
+    plan: Any,
+    mode: Any,
+    model: str,
+    verdicts: list[tuple[str, str, str]],
+    complete: bool,
+) -> None:
+    """The score into the runs folder's mutation ledger (`results/mutation_ledger.py`), and
+    into MLflow with --mlflow."""
+    from ..base.settings import current
+    from ..results.mutation_ledger import append, entry_of
+    from ..results.provenance import sha256
+
+    entry = entry_of(
+        plan.evalset.display, sha256(plan.evalset.text), mode, model, verdicts, complete
+    )
+    print(f"mutation ledger: {append(entry, current().runs_dir)}")
+    if args.mlflow:
+        from ..outputs.tracking.mutation import log_mutation
+
+        for line in log_mutation(entry):
+            print(line)

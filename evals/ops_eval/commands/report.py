@@ -28,6 +28,21 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def mutation_line(eval_set_sha256: str) -> str | None:
+    """What the runs folder's mutation ledger says of this exact eval set (its newest complete
+    oracle score), for the report; None when it was never measured."""
+    from ..base.settings import current
+    from ..results.mutation_ledger import LedgerError, latest_for
+
+    try:
+        entry = latest_for(current().runs_dir, eval_set_sha256)
+    except LedgerError as exc:
+        raise bad_input(str(exc)) from None
+    if entry is None:
+        return None
+    return f"{entry.text()} killed (ops-eval mutate, {entry.time})"
+
+
 def write_reports(
     run: str | None, markdown_to: str | None, html_to: str | None
 ) -> tuple[str, Path, Path]:
@@ -42,8 +57,9 @@ def write_reports(
     record = load(path)
     md_path = output_file("--markdown", Path(markdown_to or path.with_suffix(".md")))
     html_path = output_file("--html", Path(html_to or path.with_suffix(".html")))
-    text = markdown(record)
-    for out, content in ((md_path, text), (html_path, html_report(record))):
+    mutation = mutation_line(record.eval_set_sha256)
+    text = markdown(record, mutation)
+    for out, content in ((md_path, text), (html_path, html_report(record, mutation))):
         try:
             out.write_text(content, encoding="utf-8")
         except OSError as exc:

@@ -36,6 +36,8 @@ class LiveVerdict:
     flips: list[Flip]
     """Cases whose pass rate moved, with where the trajectories first part."""
     run_id: str
+    model: str
+    """The model both runs played on, as the records name it."""
 
 
 def live_verdict(
@@ -49,7 +51,7 @@ def live_verdict(
     result = evaluate(mutated, unmutated, config)
     assert result.set is not None  # a baseline was given
     status = _STATUS.get(result.set.verdict, "survived")
-    return LiveVerdict(mutant, status, result.set, result.flips, mutated.run_id)
+    return LiveVerdict(mutant, status, result.set, result.flips, mutated.run_id, mutated.model.name)
 
 
 def live_score(verdicts: list[LiveVerdict]) -> tuple[int, int]:

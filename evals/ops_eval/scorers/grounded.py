@@ -29,6 +29,7 @@ from .base import Score, scorer
 
 if TYPE_CHECKING:
     from ..core.calls import ToolCall
+    from ..core.evalset import Case
     from ..core.plan import Plan
     from ..core.trial import TrialView
 
@@ -110,8 +111,30 @@ class _Evidence:
         return claim.attribute in _FIELDS or (claim.attribute == "exists" and claim.negated)
 
 
+def _applies(case: Case, plan: Plan) -> str | None:
+    """A scripted case applies when a turn the agent answers itself (not one expected to end at
+    an approval pause) has a reference making a claim read here: what a faithful answer would
+    claim. A scenario always applies; its answers decide (n/a when they claim nothing)."""
+    if case.scenario is not None:
+        return None
+    from ..core.agents import AGENTS
+    from ..core.call_policy import waits_for_approval
+
+    vocab = Vocabulary.of(plan.seed, plan.negatives)
+    specs = AGENTS[case.meta.agent].tool_specs() if case.meta else {}
+    decided = case.meta is not None and case.meta.approval is not None
+    waiting = waits_for_approval((t.calls for t in case.turns), specs)
+    for turn, waits in zip(case.turns, waiting, strict=True):
+        if (decided or not any(waits)) and any(
+            _Evidence.checked(c) for c in extract(turn.reference, vocab)
+        ):
+            return None
+    return "no reference of a turn the agent answers claims what a tool result grounds"
+
+
 @scorer(
     name="grounded",
+    applies=_applies,
     needs=("turns",),
     passes_when="every status, severity and owner the answers claim agrees with what this "
     "trial's tools returned (or the user said), every 'does not exist' rests on a not_found, "

@@ -106,7 +106,7 @@ def _first_failing(record: RunRecord, case_id: str) -> TrialRecord | None:
     return next((t for t in mine if t.status != "passed"), mine[0] if mine else None)
 
 
-def markdown(record: RunRecord) -> str:
+def markdown(record: RunRecord, mutation: str | None = None) -> str:
     below = [
         (c, trial)
         for c in record.cases
@@ -124,11 +124,12 @@ def markdown(record: RunRecord) -> str:
             skipped=skipped_text(record, ": "),
             servers_text=server_text(record, quote="`"),
             data=data_text(record),
+            mutation=mutation,
         )
     )
 
 
-def html_report(record: RunRecord) -> str:
+def html_report(record: RunRecord, mutation: str | None = None) -> str:
     return (
         _env("html")
         .get_template("report.html.j2")
@@ -139,6 +140,7 @@ def html_report(record: RunRecord) -> str:
             skipped=skipped_text(record, ": "),
             servers=server_calls(record),
             data=data_text(record),
+            mutation=mutation,
         )
     )
 

@@ -1,0 +1,50 @@
+"""`ops-eval mutate --mlflow`: a mutation score as an MLflow run of the configured experiment
+(`config.tracking_target`), so the eval set's strength is charted beside the runs it judged:
+metrics `mutation_score`, `mutants_killed`, `mutants_counted` and one `mutation_score_<kind>`
+per kind; params the set, its sha256, the mode and the model; the entry itself as
+`mutation.json`; tag `ops_kind=mutation`."""
+
+from __future__ import annotations
+
+from ...results.mutation_ledger import MutationEntry
+
+
+def log_mutation(entry: MutationEntry) -> list[str]:
+    """Log `entry`; the lines to print (where it went). OpsEvalError (exit 2) for a store the
+    configuration cannot use, exit 3 when it cannot be reached."""
+    from .config import tracking_target
+    from .evaluation import StoreProblem, open_experiment
+    from .store import ensure_mlflow, reachable
+
+    target = tracking_target()
+    ensure_mlflow(print)
+    reachable(target)
+    import mlflow
+
+    try:
+        open_experiment(target)
+    except StoreProblem as exc:
+        from ...base.inputs import bad_input
+
+        raise bad_input(str(exc)) from None
+    name = f"mutation {entry.eval_set} {entry.mode}"
+    with mlflow.start_run(run_name=name) as run:
+        mlflow.set_tag("ops_kind", "mutation")
+        mlflow.log_params(
+            {
+                "eval_set": entry.eval_set,
+                "eval_set_sha256": entry.eval_set_sha256,
+                "mode": entry.mode,
+                "model": entry.model,
+                "complete": entry.complete,
+            }
+        )
+        metrics = {"mutants_killed": entry.killed, "mutants_counted": entry.counted}
+        if entry.score is not None:
+            metrics["mutation_score"] = entry.score
+        for kind, (killed, counted) in entry.kinds.items():
+            if counted:
+                metrics[f"mutation_score_{kind}"] = killed / counted
+        mlflow.log_metrics(metrics)
+        mlflow.log_dict(entry.model_dump(), "mutation.json")
+    return [f"mlflow: run {run.info.run_id}", *target.lines()]

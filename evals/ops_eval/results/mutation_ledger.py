@@ -1,0 +1,136 @@
+"""The mutation scores an eval set has had: one JSON line per `ops-eval mutate` run, appended
+to `mutation.jsonl` in the runs folder -- what `history --mutation` lists, what a run's report
+quotes for the eval set that judged it (matched by the set's sha256: the same cases, so the
+same strength), and what `mutate --mlflow` logs.
+
+An entry keeps counts, names and the set's hash; a run record stays the record of one run of
+the agent, and is never rewritten to carry a score measured later.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from ..base.strict import Strict
+
+LEDGER = "mutation.jsonl"
+KINDS = ("tool", "guard", "policy", "instruction")
+
+
+class MutationEntry(Strict):
+    time: str
+    """When the command finished, ISO 8601 UTC."""
+    eval_set: str
+    eval_set_sha256: str
+    mode: Literal["oracle", "live"]
+    """`oracle`: deterministic mutants, the scripted oracle; `live`: instruction mutants on
+    `model`, killed by the gate's comparison."""
+    model: str
+    killed: int
+    counted: int
+    """Mutants not marked equivalent."""
+    kinds: dict[str, list[int]]
+    """Kind -> [killed, counted], for each kind played."""
+    killed_mutants: list[str]
+    survived: list[str]
+    """Not killed (survived, or a live drop the interval did not confirm)."""
+    equivalent: list[str] = []
+    mutants_played: int
+    complete: bool
+    """Every mutant of its mode played (not a --mutants subset): only then is it the set's
+    score."""
+
+    @property
+    def score(self) -> float | None:
+        return self.killed / self.counted if self.counted else None
+
+    def text(self) -> str:
+        """`8/17 (47%); tool 5/9, guard 0/4, policy 2/4` (and the model, when live)."""
+        whole = f"{self.killed}/{self.counted}" + (
+            f" ({self.score:.0%})" if self.score is not None else ""
+        )
+        kinds = ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in self.kinds.items() if v[1])
+        live = f" on {self.model}" if self.mode == "live" else ""
+        return f"{whole}{live}; {kinds}" if kinds else whole + live
+
+
+class LedgerError(ValueError):
+    """The ledger holds a line that is not an entry (exit 2, naming the line)."""
+
+
+def append(entry: MutationEntry, runs_dir: Path) -> Path:
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    path = runs_dir / LEDGER
+    with path.open("a", encoding="utf-8") as out:
+        out.write(entry.model_dump_json() + "\n")
+    return path
+
+
+def entries(runs_dir: Path) -> list[MutationEntry]:
+    """Every entry, oldest first; [] when there is no ledger; LedgerError for a bad line."""
+    path = runs_dir / LEDGER
+    if not path.is_file():
+        return []
+    found = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LedgerError(f"{path}: cannot be read ({exc})") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            found.append(MutationEntry.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            first = str(exc).splitlines()[0]
+            raise LedgerError(f"{path}: line {number}: not a mutation entry ({first})") from None
+    return found
+
+
+def latest_for(runs_dir: Path, eval_set_sha256: str) -> MutationEntry | None:
+    """The newest complete oracle score of exactly this eval set (its sha256), or None."""
+    mine = [
+        e
+        for e in entries(runs_dir)
+        if e.eval_set_sha256 == eval_set_sha256 and e.mode == "oracle" and e.complete
+    ]
+    return mine[-1] if mine else None
+
+
+def entry_of(
+    eval_set: str,
+    eval_set_sha256: str,
+    mode: Literal["oracle", "live"],
+    model: str,
+    verdicts: list[tuple[str, str, str]],
+    complete: bool,
+) -> MutationEntry:
+    """The entry of one `mutate` run from its (mutant, kind, status) verdicts."""
+    from datetime import UTC, datetime
+
+    counted = [(n, k, s) for n, k, s in verdicts if s != "equivalent"]
+    kinds = {
+        kind: [sum(s == "killed" for _, k, s in counted if k == kind),
+               sum(k == kind for _, k, _ in counted)]
+        for kind in KINDS
+        if any(k == kind for _, k, _ in verdicts)
+    }  # fmt: skip
+    return MutationEntry(
+        time=datetime.now(UTC).isoformat(timespec="seconds"),
+        eval_set=eval_set,
+        eval_set_sha256=eval_set_sha256,
+        mode=mode,
+        model=model,
+        killed=sum(s == "killed" for _, _, s in counted),
+        counted=len(counted),
+        kinds=kinds,
+        killed_mutants=[n for n, _, s in counted if s == "killed"],
+        survived=[n for n, _, s in counted if s != "killed"],
+        equivalent=[n for n, _, s in verdicts if s == "equivalent"],
+        mutants_played=len(verdicts),
+        complete=complete,
+    )

@@ -1,0 +1,94 @@
+"""Where a mutation score goes after `ops-eval mutate` prints it: the runs folder's ledger,
+`history --mutation`, the report of a run of that exact eval set, and MLflow (--mlflow)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from ops_eval import RunOptions, execute, read_evalset
+from ops_eval.cli import main
+from ops_eval.models.stand_ins import OracleLlm, fixed_model
+from ops_eval.playing.mutants import registered
+from support import REPO
+
+OPS = REPO / "evals" / "ops.evalset.json"
+TWO = "status-stale,log-search-ignores-query"
+
+
+@pytest.fixture
+def runs(tmp_path, ops_env):
+    folder = tmp_path / "runs"
+    ops_env.setenv("OPS_RUNS_DIR", str(folder))
+    return folder
+
+
+def _said(capsys, argv: list[str]) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_each_mutate_run_is_kept_and_history_lists_it(runs, capsys):
+    code, out, _ = _said(capsys, ["mutate", "--mutants", TWO])
+    assert code == 0 and f"mutation ledger: {runs / 'mutation.jsonl'}" in out
+    code, out, _ = _said(capsys, ["history", "--mutation"])
+    assert code == 0
+    (row,) = list(csv.DictReader(io.StringIO(out)))
+    assert (row["killed"], row["counted"], row["score"], row["tool"]) == ("1", "2", "0.5", "1/2")
+    assert row["survived"] == "log-search-ignores-query" and row["complete"] == "False"
+    assert row["mode"] == "oracle" and row["eval_set"] == "evals/ops.evalset.json"
+    code, out, _ = _said(capsys, ["history", "--mutation", "--format", "json"])
+    assert json.loads(out)[0]["killed"] == 1
+
+
+def test_the_report_of_a_run_quotes_the_newest_complete_score_of_its_exact_eval_set(runs, capsys):
+    oracle = OracleLlm.from_cases(read_evalset(OPS).cases)
+    chooser = fixed_model(oracle, "oracle", "scripted: the expected calls")
+    _, _, path = execute(
+        RunOptions(set_path=OPS, cases=["open-incidents"], output=runs / "r.json"),
+        chooser=chooser,
+    )
+    code, out, _ = _said(capsys, ["report", str(path)])
+    assert code == 0 and "mutation score" not in out  # never measured
+    _said(capsys, ["mutate", "--mutants", TWO])  # a subset is not the set's score
+    assert "mutation score" not in _said(capsys, ["report", str(path)])[1]
+    code, out, _ = _said(capsys, ["mutate"])
+    assert code == 0
+    killed = out.splitlines()[-2]  # the score line, before the ledger's
+    assert killed.startswith("mutation score of evals/ops.evalset.json: 8/")
+    report = _said(capsys, ["report", str(path)])[1]
+    n = len(registered())
+    score = f"8/{n} ({8 / n:.0%}); tool 6/9, guard 0/4, policy 2/4"
+    line = f"- mutation score of this eval set: {score}"
+    assert line in report
+    assert "mutation score of this eval set: 8/" in path.with_suffix(".html").read_text()
+
+
+def test_a_ledger_line_that_is_not_an_entry_is_exit_2_naming_it(runs, capsys):
+    runs.mkdir()
+    (runs / "mutation.jsonl").write_text('{"time": "x"}\n')
+    code, _, err = _said(capsys, ["history", "--mutation"])
+    assert code == 2 and "mutation.jsonl: line 1: not a mutation entry" in err
+    code, _, err = _said(capsys, ["history", "--mutation", "--format", "html"])
+    assert code == 2 and "csv or json" in err
+
+
+def test_mlflow_gets_the_score_as_metrics_and_the_entry_as_an_artifact(store, capsys):
+    code, out, _ = _said(capsys, ["mutate", "--mutants", TWO, "--mlflow"])
+    assert code == 0, out
+    import mlflow
+
+    mlflow.set_tracking_uri(store)
+    (run,) = mlflow.search_runs(
+        experiment_names=["ops-copilot"], filter_string="tags.ops_kind = 'mutation'",
+        output_format="list",
+    )  # fmt: skip
+    assert run.data.metrics["mutation_score"] == 0.5
+    assert run.data.metrics["mutation_score_tool"] == 0.5
+    assert run.data.params["mode"] == "oracle" and run.data.params["complete"] == "False"
+    assert f"mlflow: run {run.info.run_id}" in out
