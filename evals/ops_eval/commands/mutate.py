@@ -206,7 +206,8 @@ def run(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"FAILED: {problem}")
     verdicts = [(v.mutant.name, v.mutant.kind, v.status) for v in result.verdicts]
-    _keep(args, plan, "oracle", "oracle (scripted)", verdicts, len(names) == len(mutants))
+    mode = "oracle+redteam" if args.redteam else "oracle"
+    _keep(args, plan, mode, "oracle (scripted)", verdicts, len(names) == len(mutants))
     return EXIT_FAILED if problems else EXIT_OK
 
 

@@ -49,19 +49,22 @@ def mutate_live(
 
 
 def _rate(tally: Any) -> str:
-    return f"{tally.k}/{tally.n}" + (f" ({tally.rate:.0%})" if tally.n else "")
+    """`9/14 (64%) +1 err`: an errored trial (a timeout, say) has no verdict, so the gate's
+    comparison leaves it out; it is shown, not hidden."""
+    rate = f"{tally.k}/{tally.n}" + (f" ({tally.rate:.0%})" if tally.n else "")
+    return rate + (f" +{tally.errors} err" if tally.errors else "")
 
 
 def print_live(verdicts: Sequence[LiveVerdict], eval_set: str, folder: Path) -> None:
     width = max(len(v.mutant.name) for v in verdicts) + 2
     print(
-        f"\n{'mutant':<{width}}{'unmutated':<14}{'mutated':<14}{'difference (95% CI)':<30}verdict"
+        f"\n{'mutant':<{width}}{'unmutated':<22}{'mutated':<22}{'difference (95% CI)':<30}verdict"
     )
     for v in verdicts:
         c = v.comparison
         diff = f"{c.estimate:+.1%} [{c.low:+.1%}, {c.high:+.1%}]"
         print(
-            f"{v.mutant.name:<{width}}{_rate(c.baseline):<14}{_rate(c.candidate):<14}"
+            f"{v.mutant.name:<{width}}{_rate(c.baseline):<22}{_rate(c.candidate):<22}"
             f"{diff:<30}{v.status}"
         )
         for flip in v.flips:

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from ..base.strict import Strict
 
 LEDGER = "mutation.jsonl"
+Mode = Literal["oracle", "oracle+redteam", "live"]
 KINDS = ("tool", "guard", "policy", "instruction")
 
 
@@ -26,8 +27,9 @@ class MutationEntry(Strict):
     """When the command finished, ISO 8601 UTC."""
     eval_set: str
     eval_set_sha256: str
-    mode: Literal["oracle", "live"]
-    """`oracle`: deterministic mutants, the scripted oracle; `live`: instruction mutants on
+    mode: Mode
+    """`oracle`: deterministic mutants, the scripted oracle; `oracle+redteam`: the same, the
+    red team also played under each surviving guard mutant; `live`: instruction mutants on
     `model`, killed by the gate's comparison."""
     model: str
     killed: int
@@ -54,8 +56,9 @@ class MutationEntry(Strict):
             f" ({self.score:.0%})" if self.score is not None else ""
         )
         kinds = ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in self.kinds.items() if v[1])
-        live = f" on {self.model}" if self.mode == "live" else ""
-        return f"{whole}{live}; {kinds}" if kinds else whole + live
+        how = {"live": f" on {self.model}", "oracle+redteam": " with the red team"}
+        said = whole + how.get(self.mode, "")
+        return f"{said}; {kinds}" if kinds else said
 
 
 class LedgerError(ValueError):
@@ -92,11 +95,12 @@ def entries(runs_dir: Path) -> list[MutationEntry]:
 
 
 def latest_for(runs_dir: Path, eval_set_sha256: str) -> MutationEntry | None:
-    """The newest complete oracle score of exactly this eval set (its sha256), or None."""
+    """The newest complete offline score (the oracle's, with or without the red team) of
+    exactly this eval set (its sha256), or None."""
     mine = [
         e
         for e in entries(runs_dir)
-        if e.eval_set_sha256 == eval_set_sha256 and e.mode == "oracle" and e.complete
+        if e.eval_set_sha256 == eval_set_sha256 and e.mode != "live" and e.complete
     ]
     return mine[-1] if mine else None
 
@@ -104,7 +108,7 @@ def latest_for(runs_dir: Path, eval_set_sha256: str) -> MutationEntry | None:
 def entry_of(
     eval_set: str,
     eval_set_sha256: str,
-    mode: Literal["oracle", "live"],
+    mode: Mode,
     model: str,
     verdicts: list[tuple[str, str, str]],
     complete: bool,

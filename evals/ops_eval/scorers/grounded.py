@@ -14,8 +14,9 @@ write's new status), turn by turn, the evidence of earlier turns carried over:
 - a **runbook or skill** named must be one a tool result of the trial names.
 
 Not grounded here: approval and root-cause claims (they rest on a whole result, not a field),
-and turns whose text the harness wrote (the approval pause). A trial whose answers make no such
-claim is `n/a`: it never passes on nothing.
+and turns whose text the harness wrote (the approval pause). A case whose references make no
+such claim is `n/a` (`_applies`), and so is a trial whose answers make none: it never passes on
+nothing.
 """
 
 from __future__ import annotations

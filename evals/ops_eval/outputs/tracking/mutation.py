@@ -6,6 +6,8 @@ per kind; params the set, its sha256, the mode and the model; the entry itself a
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...results.mutation_ledger import MutationEntry
 
 
@@ -27,6 +29,18 @@ def log_mutation(entry: MutationEntry) -> list[str]:
         from ...base.inputs import bad_input
 
         raise bad_input(str(exc)) from None
+    try:
+        run_id = _log(mlflow, entry)
+    except Exception as exc:  # MLflow's own failures: a store that cannot be written, a server gone
+        from ...base.exits import EXIT_INFRA, OpsEvalError
+
+        raise OpsEvalError(
+            EXIT_INFRA, f"mlflow: {target.shown}: {exc} (the ledger entry is kept)"
+        ) from None
+    return [f"mlflow: run {run_id}", *target.lines()]
+
+
+def _log(mlflow: Any, entry: MutationEntry) -> str:
     name = f"mutation {entry.eval_set} {entry.mode}"
     with mlflow.start_run(run_name=name) as run:
         mlflow.set_tag("ops_kind", "mutation")
@@ -47,4 +61,4 @@ def log_mutation(entry: MutationEntry) -> list[str]:
                 metrics[f"mutation_score_{kind}"] = killed / counted
         mlflow.log_metrics(metrics)
         mlflow.log_dict(entry.model_dump(), "mutation.json")
-    return [f"mlflow: run {run.info.run_id}", *target.lines()]
+    return str(run.info.run_id)
