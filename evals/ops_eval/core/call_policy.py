@@ -170,3 +170,15 @@ def waits_for_approval(
             seen = seen or bool(spec and spec.untrusted)
         waits.append(mine)
     return waits
+
+
+def answered_turns(case: Any) -> list[Any]:
+    """The turns of a scripted case the agent answers itself: all but those expected to end at
+    an approval pause (a write that waits, `waits_for_approval`, and no decision given), whose
+    text the harness writes and no answer scorer reads."""
+    from .agents import AGENTS
+
+    specs = AGENTS[case.meta.agent].tool_specs() if case.meta else {}
+    decided = case.meta is not None and case.meta.approval is not None
+    waiting = waits_for_approval((t.calls for t in case.turns), specs)
+    return [t for t, waits in zip(case.turns, waiting, strict=True) if decided or not any(waits)]

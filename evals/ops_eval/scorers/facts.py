@@ -24,20 +24,12 @@ def _applies(case: Case, plan: Plan) -> str | None:
     """A turn the agent answers itself has a reference that makes a checkable claim. A turn
     expected to end at an approval pause (a write that waits, `waits_for_approval`, and no
     decision given) is answered by the harness's pause text, which is never scored."""
-    from ..core.agents import AGENTS
+    from ..core.call_policy import answered_turns
 
     if case.scenario is not None:
         return None if case.scenario.goal.claims else "the scenario's goal declares no claim"
     vocab = Vocabulary.of(plan.seed, plan.negatives)
-    specs = AGENTS[case.meta.agent].tool_specs() if case.meta else {}
-    decided = case.meta is not None and case.meta.approval is not None
-
-    from ..core.call_policy import waits_for_approval
-
-    waiting = waits_for_approval((t.calls for t in case.turns), specs)
-    pauses = [not decided and any(w) for w in waiting]
-    answered = [t for t, paused in zip(case.turns, pauses, strict=True) if not paused]
-    if any(judge(t.reference, "", vocab).applicable for t in answered):
+    if any(judge(t.reference, "", vocab).applicable for t in answered_turns(case)):
         return None
     return "no turn the agent answers has a reference with a checkable claim"
 

@@ -118,17 +118,11 @@ def _applies(case: Case, plan: Plan) -> str | None:
     claim. A scenario always applies; its answers decide (n/a when they claim nothing)."""
     if case.scenario is not None:
         return None
-    from ..core.agents import AGENTS
-    from ..core.call_policy import waits_for_approval
+    from ..core.call_policy import answered_turns
 
     vocab = Vocabulary.of(plan.seed, plan.negatives)
-    specs = AGENTS[case.meta.agent].tool_specs() if case.meta else {}
-    decided = case.meta is not None and case.meta.approval is not None
-    waiting = waits_for_approval((t.calls for t in case.turns), specs)
-    for turn, waits in zip(case.turns, waiting, strict=True):
-        if (decided or not any(waits)) and any(
-            _Evidence.checked(c) for c in extract(turn.reference, vocab)
-        ):
+    for turn in answered_turns(case):
+        if any(_Evidence.checked(c) for c in extract(turn.reference, vocab)):
             return None
     return "no reference of a turn the agent answers claims what a tool result grounds"
 
