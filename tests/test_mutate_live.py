@@ -29,13 +29,18 @@ NEGATIVE, OTHER = "unknown-incident-inc-999", "service-status-inventory"
 
 class RuleReadingOracle(OracleLlm):
     """Scripted: the oracle, except that when its instruction lacks RULE it answers the
-    negative case's prompt with a made-up status instead of the reference."""
+    negative case's prompt with a made-up status instead of the reference -- or, with `crash`,
+    fails the call (the trial errors, as a model rambling into a timeout does)."""
+
+    crash: bool = False
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         obeys = RULE in str(llm_request.config.system_instruction or "")
         asked = "".join(p.text or "" for p in llm_request.contents[0].parts or [])
+        if self.crash and not obeys and "INC-999" in asked:
+            raise RuntimeError("scripted: the model went away")
         async for response in super().generate_content_async(llm_request, stream):
             answers = any(p.text for p in response.content.parts or [])
             if not obeys and answers and "INC-999" in asked:
@@ -46,9 +51,12 @@ class RuleReadingOracle(OracleLlm):
             yield response
 
 
-def _run(tmp_path, names: list[str], cases: list[str], repeats: int) -> dict[str, Any]:
+def _run(
+    tmp_path, names: list[str], cases: list[str], repeats: int, crash: bool = False
+) -> dict[str, Any]:
     cases_all = read_evalset(OPS).cases
     model = RuleReadingOracle.from_cases(cases_all)
+    model.crash = crash
     mutants = instruction_mutants()
     config, _ = read_gate_config(REPO / "evals" / "gate.yaml")
     options = RunOptions(set_path=OPS, cases=cases, repeats=repeats)
@@ -113,6 +121,16 @@ def test_a_drop_the_interval_does_not_confirm_is_inconclusive_not_killed(tmp_pat
     verdict = verdicts["drop-if-a-tool-says"]
     assert verdict.status == "inconclusive"
     assert verdict.comparison.drop == pytest.approx(0.5) and verdict.comparison.high >= 0
+
+
+def test_a_mutant_whose_trials_error_counts_them_as_failing_and_is_killed(tmp_path, capsys):
+    """The gate leaves errored trials out of its comparison; here they would make the mutant
+    look as good as the agent (nothing left to compare on that case)."""
+    verdicts = _run(tmp_path, ["drop-if-a-tool-says"], [NEGATIVE, OTHER], 3, crash=True)
+    verdict = verdicts["drop-if-a-tool-says"]
+    assert verdict.status == "killed"  # 6/6 -> 3/6, the 3 errored trials as failing
+    assert (verdict.comparison.candidate.k, verdict.comparison.candidate.n) == (3, 6)
+    assert verdict.comparison.candidate.errors == 3 and verdict.comparison.high < 0
 
 
 @pytest.mark.parametrize(

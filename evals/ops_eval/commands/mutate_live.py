@@ -49,10 +49,9 @@ def mutate_live(
 
 
 def _rate(tally: Any) -> str:
-    """`9/14 (64%) +1 err`: an errored trial (a timeout, say) has no verdict, so the gate's
-    comparison leaves it out; it is shown, not hidden."""
+    """`9/15 (60%) 1 err`: errored trials (a timeout, say) are among the n, as failing."""
     rate = f"{tally.k}/{tally.n}" + (f" ({tally.rate:.0%})" if tally.n else "")
-    return rate + (f" +{tally.errors} err" if tally.errors else "")
+    return rate + (f" {tally.errors} err" if tally.errors else "")
 
 
 def print_live(verdicts: Sequence[LiveVerdict], eval_set: str, folder: Path) -> None:
