@@ -52,13 +52,19 @@ class RuleReadingOracle(OracleLlm):
 
 
 def _run(
-    tmp_path, names: list[str], cases: list[str], repeats: int, crash: bool = False
+    tmp_path,
+    names: list[str],
+    cases: list[str],
+    repeats: int,
+    crash: bool = False,
+    categories: str = "report",
 ) -> dict[str, Any]:
     cases_all = read_evalset(OPS).cases
     model = RuleReadingOracle.from_cases(cases_all)
     model.crash = crash
     mutants = instruction_mutants()
     config, _ = read_gate_config(REPO / "evals" / "gate.yaml")
+    config = config.model_copy(update={"categories": categories})
     options = RunOptions(set_path=OPS, cases=cases, repeats=repeats)
     chooser = fixed_model(model, "rule-reading-oracle", "scripted: reads its instruction")
     verdicts = mutate_live(options, [mutants[n] for n in names], config, tmp_path, chooser)
@@ -131,6 +137,21 @@ def test_a_mutant_whose_trials_error_counts_them_as_failing_and_is_killed(tmp_pa
     assert verdict.status == "killed"  # 6/6 -> 3/6, the 3 errored trials as failing
     assert (verdict.comparison.candidate.k, verdict.comparison.candidate.n) == (3, 6)
     assert verdict.comparison.candidate.errors == 3 and verdict.comparison.high < 0
+
+
+@pytest.mark.parametrize(("categories", "status"), [("report", "inconclusive"), ("gate", "killed")])
+def test_a_category_regression_kills_only_where_the_gate_gates_on_categories(
+    tmp_path, categories, status
+):
+    """15/15 -> 12/15 over the set is inconclusive (the interval reaches zero); the negative
+    category's 3/3 -> 0/3 is a regression, which kills under `categories: gate` only."""
+    happy = ["service-status-inventory", "incident-detail-inc-002", "cascade-root-cause-inc-009",
+             "diagnose-checkout-with-logs"]  # fmt: skip
+    verdicts = _run(tmp_path, ["drop-if-a-tool-says"], [NEGATIVE, *happy], 3, categories=categories)
+    verdict = verdicts["drop-if-a-tool-says"]
+    assert verdict.comparison.verdict == "inconclusive_noise" and verdict.status == status
+    negative = next(c for c in verdict.categories if c.name == "negative")
+    assert (negative.baseline.k, negative.candidate.k, negative.verdict) == (3, 0, "regressed")
 
 
 @pytest.mark.parametrize(

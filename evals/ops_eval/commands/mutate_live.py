@@ -66,6 +66,13 @@ def print_live(verdicts: Sequence[LiveVerdict], eval_set: str, folder: Path) -> 
             f"{v.mutant.name:<{width}}{_rate(c.baseline):<22}{_rate(c.candidate):<22}"
             f"{diff:<30}{v.status}"
         )
+        for cat in v.categories:
+            if cat.verdict in ("regressed", "inconclusive_noise"):
+                said = f"{cat.estimate:+.1%} [{cat.low:+.1%}, {cat.high:+.1%}]"
+                print(
+                    f"{'':<{width}}  category {cat.name}: {_rate(cat.baseline)} -> "
+                    f"{_rate(cat.candidate)}, {said} {cat.verdict}"
+                )
         for flip in v.flips:
             print(
                 f"{'':<{width}}  {flip.case_id}: {flip.direction} ({flip.baseline} -> "

@@ -24,14 +24,13 @@ from typing import Literal
 
 from ..base.stats import newcombe_paired
 from ..playing.mutants import Mutant
-from ..results.records import RunRecord
+from ..results.records import RunRecord, TrialRecord
 from ..validation.gate_config import GateConfig
 from .gate.compare import Comparison, decide, evaluate
 from .gate.flips import Flip
 from .gate.outcomes import Tally, judgeable, trial_verdict
 
 LiveStatus = Literal["killed", "inconclusive", "survived"]
-_STATUS: dict[str, LiveStatus] = {"regressed": "killed", "inconclusive_noise": "inconclusive"}
 
 
 @dataclass(frozen=True)
@@ -45,53 +44,76 @@ class LiveVerdict:
     run_id: str
     model: str
     """The model both runs played on, as the records name it."""
+    categories: list[Comparison]
+    """Each category's comparison: shown, and killing only under `categories: gate`."""
 
 
 def live_verdict(
     mutant: Mutant, unmutated: RunRecord, mutated: RunRecord, config: GateConfig
 ) -> LiveVerdict:
-    """The mutant's verdict from its run and the unmutated one, paired by (case, repeat).
-    OpsEvalError when a side has no trial with a verdict at all: every trial errored, which
-    says the model or the machine failed, not which instruction is better."""
+    """The mutant's verdict from its run and the unmutated one, paired by (case, repeat), over
+    the set and per category; a category's regression kills it only when `gate.yaml` gates on
+    categories (`categories: gate`), as the gate decides. OpsEvalError when a side has no trial
+    with a verdict at all: every trial errored, which says the model or the machine failed, not
+    which instruction is better."""
     scorers = config.gating_scorers
     judgeable(unmutated, scorers, "unmutated")
     judgeable(mutated, scorers, mutant.name)
-    before, after = _verdicts(unmutated, scorers), _verdicts(mutated, scorers)
-    pairs = [(before[k], after[k]) for k in before if k in after]
-    pairs = [(b, a) for b, a in pairs if b is not None and a is not None]
-    both = sum(b and a for b, a in pairs)
-    only_after = sum(a and not b for b, a in pairs)
-    only_before = sum(b and not a for b, a in pairs)
+    whole = _compare("all", unmutated.trials, mutated.trials, scorers, config)
+    names = dict.fromkeys(t.category for t in unmutated.trials + mutated.trials)
+    categories = [
+        _compare(
+            name,
+            [t for t in unmutated.trials if t.category == name],
+            [t for t in mutated.trials if t.category == name],
+            scorers,
+            config,
+        )
+        for name in names
+    ]
+    flagged = [whole] + ([c for c in categories] if config.categories == "gate" else [])
+    verdicts = {c.verdict for c in flagged}
+    status: LiveStatus = (
+        "killed" if "regressed" in verdicts
+        else "inconclusive" if whole.verdict == "inconclusive_noise" else "survived"
+    )  # fmt: skip
+    flips = evaluate(mutated, unmutated, config).flips
+    return LiveVerdict(mutant, status, whole, flips, mutated.run_id, mutated.model.name, categories)
+
+
+def _compare(
+    name: str,
+    before: list[TrialRecord],
+    after: list[TrialRecord],
+    scorers: list[str],
+    config: GateConfig,
+) -> Comparison:
+    """The paired difference (after - before) of one scope, errored trials as failing."""
+    b, a = _verdicts(before, scorers), _verdicts(after, scorers)
+    pairs = [(b[k], a[k]) for k in b if k in a and b[k] is not None and a[k] is not None]
+    both = sum(x and y for x, y in pairs)
+    only_after = sum(y and not x for x, y in pairs)
+    only_before = sum(x and not y for x, y in pairs)
     estimate, low, high = newcombe_paired(
         both, only_after, only_before, len(pairs) - both - only_after - only_before
     )
-    comparison = Comparison(
-        "all",
-        _tally(unmutated, scorers),
-        _tally(mutated, scorers),
-        len(pairs),
-        estimate,
-        low,
-        high,
-        decide(estimate, low, high, config.regression_threshold),
-    )
-    status = _STATUS.get(comparison.verdict, "survived")
-    flips = evaluate(mutated, unmutated, config).flips
-    return LiveVerdict(mutant, status, comparison, flips, mutated.run_id, mutated.model.name)
+    verdict = decide(estimate, low, high, config.regression_threshold)
+    tallies = _tally(before, scorers), _tally(after, scorers)
+    return Comparison(name, *tallies, len(pairs), estimate, low, high, verdict)
 
 
-def _verdicts(record: RunRecord, scorers: list[str]) -> dict[tuple[str, int], bool | None]:
+def _verdicts(trials: list[TrialRecord], scorers: list[str]) -> dict[tuple[str, int], bool | None]:
     """(case, repeat) -> pass, fail (an errored trial too), or None (no gating scorer counted)."""
     return {
         (t.case_id, t.repeat): False if t.status == "error" else trial_verdict(t, scorers)
-        for t in record.trials
+        for t in trials
     }
 
 
-def _tally(record: RunRecord, scorers: list[str]) -> Tally:
+def _tally(trials: list[TrialRecord], scorers: list[str]) -> Tally:
     """k passing of n with a verdict, errored trials among the n (as failing)."""
-    found = [v for v in _verdicts(record, scorers).values() if v is not None]
-    errors = sum(t.status == "error" for t in record.trials)
+    found = [v for v in _verdicts(trials, scorers).values() if v is not None]
+    errors = sum(t.status == "error" for t in trials)
     return Tally(k=sum(found), n=len(found), errors=errors)
 
 
