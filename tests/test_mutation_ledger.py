@@ -92,3 +92,19 @@ def test_mlflow_gets_the_score_as_metrics_and_the_entry_as_an_artifact(store, ca
     assert run.data.metrics["mutation_score_tool"] == 0.5
     assert run.data.params["mode"] == "oracle" and run.data.params["complete"] == "False"
     assert f"mlflow: run {run.info.run_id}" in out
+
+
+def test_a_score_with_the_red_team_or_live_says_so_and_the_report_takes_no_live_one(runs):
+    from ops_eval.results.mutation_ledger import append, entry_of, latest_for
+
+    verdicts = [("a", "tool", "killed"), ("b", "guard", "killed"), ("c", "tool", "equivalent")]
+    offline = entry_of("evals/x.json", "f" * 64, "oracle+redteam", "oracle", verdicts, True)
+    assert offline.text() == "2/2 (100%) with the red team; tool 1/1, guard 1/1"
+    assert offline.equivalent == ["c"] and offline.survived == []
+    live = entry_of(
+        "evals/x.json", "f" * 64, "live", "qwen", [("d", "instruction", "inconclusive")], True
+    )
+    assert live.text() == "0/1 (0%) on qwen; instruction 0/1" and live.survived == ["d"]
+    append(offline, runs)
+    append(live, runs)
+    assert latest_for(runs, "f" * 64) == offline  # a live score is not the set's score
