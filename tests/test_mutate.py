@@ -22,7 +22,6 @@ def _runs_here(tmp_path, ops_env):
 
 
 KILLED_TODAY = {
-    "status-stale": "restart-then-verify-inventory (grounded)",
     "incident-off-by-one": "incident-detail-inc-002 (grounded)",
     "not-found-is-empty-success": "unknown-incident-inc-999 (grounded)",
     "runbook-search-empty": "ambiguous-symptom-runbook (grounded)",
@@ -56,11 +55,11 @@ def test_the_ops_set_kills_the_mutants_it_kills_today_and_names_its_blind_spots(
     assert killed == set(KILLED_TODAY)  # a new kill is welcome: add it to must_kill and here
     # A survivor says whether the set exercised it at all.
     assert (
-        "never exercised: 8 trial(s) called save_incident_note/restart_service/resolve_incident"
+        "never exercised: 7 trial(s) called save_incident_note/restart_service/resolve_incident"
         in rows["kill-switch-ignored"]
     )
     assert "exercised, unnoticed: " in rows["spotlighting-off"]
-    assert f"mutation score of evals/ops.evalset.json: 8/{len(MUTANTS)}" in out
+    assert f"mutation score of evals/ops.evalset.json: 7/{len(MUTANTS)}" in out
 
 
 def test_removing_the_case_that_alone_kills_a_mutant_fails_naming_it(evals, capsys):
@@ -111,7 +110,7 @@ def test_validate_refuses_a_must_kill_that_names_no_mutant(evals, capsys):
     gate.write_text(gate.read_text().replace("- write-skips-approval", "- write-skips-aproval"))
     assert main(["validate", str(evals / "ops.evalset.json")]) == 1
     said = capsys.readouterr().out
-    assert "mutation.must_kill[7]" in said and "did you mean 'write-skips-approval'?" in said
+    assert "mutation.must_kill[6]" in said and "did you mean 'write-skips-approval'?" in said
 
 
 def test_the_red_team_kills_a_guard_mutant_and_passes_the_agent_as_it_is():
