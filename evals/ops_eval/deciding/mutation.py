@@ -26,8 +26,8 @@ from ..base.stats import newcombe_paired
 from ..playing.mutants import Mutant
 from ..results.records import RunRecord, TrialRecord
 from ..validation.gate_config import GateConfig
-from .gate.compare import Comparison, decide, evaluate
-from .gate.flips import Flip
+from .gate.compare import Comparison, decide
+from .gate.flips import Flip, case_flips
 from .gate.outcomes import Tally, judgeable, trial_verdict
 
 LiveStatus = Literal["killed", "inconclusive", "survived"]
@@ -77,7 +77,7 @@ def live_verdict(
         "killed" if "regressed" in verdicts
         else "inconclusive" if whole.verdict == "inconclusive_noise" else "survived"
     )  # fmt: skip
-    flips = evaluate(mutated, unmutated, config).flips
+    flips = case_flips(unmutated, mutated, scorers)[0]
     return LiveVerdict(mutant, status, whole, flips, mutated.run_id, mutated.model.name, categories)
 
 

@@ -70,8 +70,10 @@ class _Evidence:
         self.absent: set[str] = set()
         self.names: set[str] = set()
         self.from_user: set[Claim] = set()
+        self.facts: dict[tuple[str, str], tuple[str, str]] = {}
 
     def add_turn(self, prompt: str, calls: list[ToolCall]) -> None:
+        from ops_copilot.answer_guard import seed_facts
         from ops_copilot.provenance import Read
 
         self.from_user |= set(extract(prompt, self.vocab))
@@ -80,11 +82,10 @@ class _Evidence:
             if (missing := _missing(call)) is not None:
                 self.absent.add(missing)
             self.names |= {s.strip().lower() for s in _strings(call.result)}
+        self.facts = seed_facts(self.reads, self.plan.seed)  # once per turn, the latest winning
 
     def problem(self, claim: Claim) -> str | None:
         """Why `claim` is not grounded, or None when it is (or is not a claim read here)."""
-        from ops_copilot.answer_guard import seed_facts
-
         if claim.attribute == "exists":
             if claim.negated and claim.entity not in self.absent:
                 return f"says {claim.entity} does not exist; no tool answered not_found for it"
@@ -95,7 +96,7 @@ class _Evidence:
             return None
         if claim.attribute not in _FIELDS:
             return None
-        known = seed_facts(self.reads, self.plan.seed).get((claim.entity, claim.attribute))
+        known = self.facts.get((claim.entity, claim.attribute))
         if known is not None:
             value, where = known
             if (claim.value.casefold() == value.casefold()) == claim.negated:
