@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -20,6 +21,7 @@ from .definition import tool_specs  # noqa: E402
 from .output_guard import guard_links  # noqa: E402
 from .prompt import INSTRUCTION  # noqa: E402
 from .registry import ToolSpec  # noqa: E402
+from .residue import drop_residue  # noqa: E402
 from .workspace import workspace_for  # noqa: E402
 from .writes import precheck_write, read_untrusted_text, write_provenance  # noqa: E402
 
@@ -101,8 +103,33 @@ def generation_config() -> types.GenerateContentConfig | None:
     return None if value is None else types.GenerateContentConfig(temperature=value)
 
 
+class ResidueFree(LlmAgent):
+    """An LlmAgent whose model responses lose their tool-call residue (`drop_residue`) before
+    anything else sees them: then the agent's own `after_model_callback`s run, in ADK's way
+    (the first that returns a response wins), on the cleaned response."""
+
+    @property
+    def canonical_after_model_callbacks(self) -> list[Any]:
+        callbacks = list(super().canonical_after_model_callbacks)
+
+        async def residue_first(*, callback_context: Any, llm_response: LlmResponse) -> Any:
+            cleaned = drop_residue(llm_response)
+            for callback in callbacks:
+                result = callback(
+                    callback_context=callback_context, llm_response=cleaned or llm_response
+                )
+                if inspect.isawaitable(result):
+                    result = await result
+                if result:
+                    return result
+            return cleaned
+
+        return [residue_first]
+
+
 def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) -> LlmAgent:
-    """The agent with `model` (default: from OPS_AGENT_MODEL and friends)."""
+    """The agent with `model` (default: from OPS_AGENT_MODEL and friends). Its model responses
+    lose their tool-call residue first (`ResidueFree`), whatever callbacks it is given."""
     if model is None:
         from .model import build_model
 
@@ -119,7 +146,7 @@ def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) 
         generate_content_config=generation_config(),
     )
     settings.update(overrides)
-    return LlmAgent(**settings)
+    return ResidueFree(**settings)
 
 
 def __getattr__(name: str) -> Any:

@@ -13,7 +13,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from google.adk.agents import LlmAgent  # noqa: E402
 
-from ops_copilot.agent import build_tools, generation_config  # noqa: E402
+from ops_copilot.agent import ResidueFree, build_tools, generation_config  # noqa: E402
 
 from .definition import INSTRUCTION, tool_specs  # noqa: E402
 from .schema import TriageReport  # noqa: E402
@@ -24,7 +24,7 @@ def build_agent(model: Any = None) -> LlmAgent:
         from ops_copilot.model import build_model
 
         model = build_model()
-    return LlmAgent(
+    return ResidueFree(  # the ops copilot's: tool-call residue dropped from model responses
         name="triage_report",
         model=model,
         description="Structured triage report for one incident.",

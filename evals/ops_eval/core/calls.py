@@ -30,11 +30,16 @@ _TAG = re.compile(r"<\|[\w|]*\|>|</?[a-z][a-z0-9_]*(?:\s[^<>]*)?/?>|&#?\w+;")
 
 
 def has_content(text: str) -> bool:
-    """Whether an answer says anything: a letter, a digit or a symbol (`✅`) outside code
-    fences, tool calls written as text and markup (Markdown's own -- `#`, `*`, `-`, `>`, `|`,
-    brackets -- is none of these). Whitespace, an empty fence (```` ```json ```` then
-    ```` ``` ````, what a model that fenced its tool call leaves once the call is taken out),
-    a `<tool_call>` block or tags alone say nothing."""
+    """Whether an answer says anything. Nothing, when the agent's own definition of tool-call
+    residue holds (`ops_copilot.residue.content_free`: whitespace, empty fences, empty markup);
+    nor when, outside code fences, tool calls written as text and markup, no letter, digit or
+    symbol (`✅`) is left (Markdown's own -- `#`, `*`, `-`, `>`, `|`, brackets -- is none of
+    these): an empty fence (what a model that fenced its tool call leaves once the call is taken
+    out), a `<tool_call>` block or tags alone say nothing."""
+    from ops_copilot.residue import content_free
+
+    if content_free(text):
+        return False
     bare = _TAG.sub(" ", _CALL.sub(" ", _FENCE.sub(" ", text)))
     return any(ch.isalnum() or unicodedata.category(ch) == "So" for ch in bare)
 
