@@ -170,6 +170,8 @@ class ModelUser:
     case: Case
     model: Any
     name: str = "model"
+    refused: bool = False
+    """Its last reply was an approval the tools refused (sent as words instead)."""
 
     def prompt(self, turns: list[Turn], pending: list[PendingWrite]) -> str:
         from google.adk.evaluation.simulation import llm_backed_user_simulator_prompts as adk
@@ -212,15 +214,35 @@ class ModelUser:
                 failed = failed or str(code)
         if failed:  # a cut-off answer (MAX_TOKENS) is still the user's words
             raise UserFailed(f"the user's model failed ({failed})")
-        return self.read(said, pending)
+        move = self.read(said, pending)
+        earlier = [" ".join(t.prompt.split()).casefold() for t in turns[-2:]]
+        if (
+            move.kind == "say"
+            and len(earlier) == 2
+            and set(earlier) == {" ".join(move.text.split()).casefold()}
+        ):  # the protocol ends a conversation the agent failed twice; a loop is the user's
+            raise UserFailed(
+                f"the user's model sent the same message a third time ({move.text[:60]!r})"
+            )
+        return move
 
     def read(self, said: str, pending: list[PendingWrite]) -> Move:
-        """The move the model's words make."""
-        text = said.strip()
-        if STOP_SIGNAL.casefold() in text.casefold():
-            return Move("stop", why="the user's model said it is finished")
+        """The move the model's words make, read as a person would (`user_reply`): an end in
+        any form stops, protocol labels never reach the agent, and a reply that is nothing but
+        protocol -- or a second approval in a row that the tools refuse -- is no usable move."""
+        from .user_reply import read_reply
+
+        reply = read_reply(said)
+        if reply.ends is not None:
+            return Move("stop", why=f"the user's model ended the conversation ({reply.ends!r})")
+        text = reply.words
         if not text:
-            raise UserFailed("the user's model returned nothing")
+            raise UserFailed(
+                "the user's model returned nothing"
+                if not said.strip()
+                else f"the user's model returned only protocol text ({said.strip()[:60]!r})"
+            )
+        refused, self.refused = self.refused, False
         if pending and (m := _APPROVE.match(text)):
             rationale = m.group(1).strip() or text
             approver = self.case.scenario.approver if self.case.scenario else "oncall"
@@ -229,6 +251,12 @@ class ModelUser:
                     decision="approve", rationale=rationale, approver=approver
                 )
             except ValueError:
+                if refused:  # asked again, it approves again with nothing the tools accept
+                    raise UserFailed(
+                        "the user's model approved twice in a row without a rationale the "
+                        f"tools accept ({text[:60]!r})"
+                    ) from None
+                self.refused = True
                 return Move(
                     "say", text=text, why="an approval the tools would refuse, sent as words"
                 )
