@@ -32,20 +32,21 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
-
-from google.adk.models.llm_response import LlmResponse
+from typing import TYPE_CHECKING, Any
 
 from .claims import ANSWER, claim_holds, extract, seed_vocabulary
+from .guard_text import WARNING
 from .provenance import QUOTE_WORDS, Read, grams, session_reads, words
 from .seed import Seed
 from .spotlight import REMOVED_TEXT
 from .workspace import Workspace, workspace_for
 
+if TYPE_CHECKING:
+    from google.adk.models.llm_response import LlmResponse
+
 logger = logging.getLogger(__name__)
 
 ANSWER_FLAGS = "ops_copilot_answer_flags"
-WARNING = "Check before relying on this answer (ops-copilot answer guard):"
 _CHECKED = {"status", "severity", "owner"}
 _INCIDENT = re.compile(r"INC-\d{3}")
 

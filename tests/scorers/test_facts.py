@@ -217,3 +217,17 @@ def test_an_answer_nested_past_the_json_parser_is_read_as_text_not_a_crash(vocab
     """A model answer of 100,000 nested brackets made the triage-report reader raise
     RecursionError in the middle of scoring; it is prose to the claim reader, with no claim."""
     assert extract("[" * 100_000 + "]" * 100_000, vocab) == []
+
+
+def test_the_answer_guards_warning_is_never_read_as_the_models_words(trial, plan):
+    """The guard quotes each flagged claim ("inventory status down"); a scorer reading the
+    warning as the answer failed a right answer with the guard's own quote."""
+    from ops_copilot.guard_text import WARNING
+    from ops_eval.scorers.grounded import grounded
+
+    said = "Inventory is down. It is owned by the fulfilment team; INC-002 is unresolved."
+    warned = f'{said}\n\n{WARNING}\n- "inventory status operational": contradicts a tool result'
+    view = trial("service-status-inventory", responses=[warned], results=True)
+    assert view.turns[0].answer == said
+    assert facts(view, plan).passed
+    assert grounded(view, plan).outcome != "fail"

@@ -126,6 +126,15 @@ class Turn(Strict):
     None: not routed (one server, or a record written before servers were named) -- and then
     not written, so such a record reads as it always did."""
 
+    @property
+    def answer(self) -> str:
+        """What the model itself said last: `response` without the warning the agent's answer
+        guard appended (the guard's words, which quote the flagged claims: never scored as the
+        model's)."""
+        from ops_copilot.guard_text import own_words
+
+        return own_words(self.response)
+
     @model_validator(mode="after")
     def _a_server_per_model_call(self) -> Turn:
         """Per-server counts add up to the model calls, or a report would misstate them."""

@@ -32,16 +32,20 @@ def tool_schema_digest() -> str:
     return sha256(json.dumps(schema, sort_keys=True))
 
 
-def scorers_digest() -> str:
-    """The scorer set: each scorer's name, needs, gate and the source of its module."""
-    import inspect
-    import sys
+def scorer_digest(name: str) -> str:
+    """One scorer's identity: its name, needs and gate, and every definition of the project it
+    can reach -- the readers it calls included (`base.code_digest`)."""
+    from ..base.code_digest import digest
 
-    found = {
-        name: [sorted(s.needs), s.gate, inspect.getsource(sys.modules[s.func.__module__])]
-        for name, s in registered().items()
-    }
-    return sha256(json.dumps(found, sort_keys=True))
+    found = registered()[name]
+    return sha256(
+        json.dumps([name, sorted(found.needs), found.gate, digest(found.func.__module__)])
+    )
+
+
+def scorers_digest() -> str:
+    """The scorer set: every scorer's identity (`scorer_digest`)."""
+    return sha256(json.dumps({name: scorer_digest(name) for name in registered()}, sort_keys=True))
 
 
 def git_state(where: Path) -> tuple[str | None, bool | None]:

@@ -87,7 +87,7 @@ def answer_at(trial: TrialView, turn_index: int) -> tuple[Turn | None, str]:
         return None, f"the trial never reached turn {turn_index}"
     if turn.response_synthesized:
         return None, "the harness wrote the response at the approval pause; the agent gave none"
-    if not turn.response.strip():
+    if not turn.answer.strip():
         return None, "the agent's answer is empty"
     return turn, ""
 
@@ -107,7 +107,7 @@ def score_checks(trial: TrialView, kind: str, check_holds: Holds) -> Score:
         index = turn_of(case, check)
         turn, why = answer_at(trial, index)
         if turn is not None:
-            why = check_holds(check, turn.response) or ""
+            why = check_holds(check, turn.answer) or ""
         if why:
             failing.append(f"turn {index}: response[{position}] {check.show()}: {why}")
     if invalid:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     "fence or markup alone (the approval pause counts)",
 )
 def complete(trial: TrialView, plan: Plan) -> Score:
-    responses = [t.response for t in trial.turns]
+    responses = [t.answer for t in trial.turns]
     expected = len(trial.case.turns)
     if len(responses) != expected:
         return Score.of(False, f"{len(responses)} responses for {expected} turns")

@@ -53,7 +53,7 @@ def facts(trial: TrialView, plan: Plan) -> Score:
         if turn.response_synthesized:
             skipped.append(f"turn {turn.index}: the harness wrote the response at the pause")
             continue
-        verdict = judge(turn.reference, turn.response, vocab)
+        verdict = judge(turn.reference, turn.answer, vocab)
         if not verdict.applicable:
             skipped.append(f"turn {turn.index}: the reference makes no checkable claim")
             continue
@@ -69,7 +69,7 @@ def _goal_claims(trial: TrialView, vocab: Vocabulary) -> Score:
     """A scenario's claims: each asserted by some answer of the agent, and contradicted by no
     later one (an answer may be overtaken: "down" before a restart, "up" after it)."""
     assert trial.case.scenario is not None
-    answers = [(t.index, t.response) for t in trial.turns if not t.response_synthesized]
+    answers = [(t.index, t.answer) for t in trial.turns if not t.response_synthesized]
     bad = []
     for claim in trial.case.scenario.goal.claims:
         verdicts = [(index, judge(claim, answer, vocab)) for index, answer in answers]

@@ -118,7 +118,7 @@ def _problems(
         about = _entities(hit, spec)
         invented = [
             c.show()
-            for c in extract(turn.response, vocab)
+            for c in extract(turn.answer, vocab)
             if not c.negated
             and c.attribute != "exists"
             and (not about or c.entity.lower() in about)

@@ -145,7 +145,7 @@ def grounded(trial: TrialView, plan: Plan) -> Score:
         evidence.add_turn(turn.prompt, list(turn.calls))
         if turn.response_synthesized:
             continue
-        for claim in extract(turn.response, vocab):
+        for claim in extract(turn.answer, vocab):
             if not evidence.checked(claim):
                 continue
             checked += 1

@@ -64,7 +64,7 @@ def llm_judge(trial: TrialView, plan: Plan) -> Score:
             index = turn_of(case, check)
             turn, why = answer_at(trial, index)
             label = f"turn {index}"
-            graded = (turn.prompt, turn.response, turn.reference or None) if turn else why
+            graded = (turn.prompt, turn.answer, turn.reference or None) if turn else why
         if isinstance(graded, str):
             failing.append(f"{label}: {where}: {graded}")
             continue
@@ -97,9 +97,9 @@ def conversation_graded(trial: TrialView) -> tuple[str, str, None] | str:
     start = trial.case.start
     assert start is not None
     said = [
-        f"Answer to message {t.index}: {t.response}"
+        f"Answer to message {t.index}: {t.answer}"
         for t in trial.turns
-        if not t.response_synthesized and has_content(t.response)
+        if not t.response_synthesized and has_content(t.answer)
     ]
     if not said:
         return "the agent gave no answer of its own in the conversation"

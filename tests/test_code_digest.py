@@ -1,0 +1,98 @@
+"""A scorer's identity covers what it reads (`base.code_digest`): a change to the claims reader
+changes `facts`' digest (it was hashed from the scorer's own module alone, so the gate said
+"scorers unchanged" while verdicts moved), not `trajectory`'s; rewording a docstring,
+reformatting, or moving a definition to another module changes nothing.
+
+Each variant is a copy of both packages in a temporary folder, hashed in a child process."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from support import REPO
+
+PROBE = """
+import json, sys
+from ops_eval.base.code_digest import digest, reach
+names = ["ops_eval.scorers.facts", "ops_eval.scorers.trajectory", "ops_eval.scorers.complete"]
+print(json.dumps({n: digest(n) for n in names} | {"reach": sorted(reach(names[0]))}))
+"""
+
+
+def digests(root) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        env={"PYTHONPATH": f"{root / 'evals'}:{root / 'agents'}", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+    )
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    """make(edit) -> the digests of a copy of the packages after `edit(root)`."""
+
+    def make(edit=None):
+        root = tmp_path_factory.mktemp("tree")
+        for part in ("evals/ops_eval", "agents/ops_copilot"):
+            shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+        if edit is not None:
+            edit(root)
+        return digests(root)
+
+    return make
+
+
+def _replace(path, old, new):
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new))
+
+
+def test_the_digest_covers_the_readers_a_scorer_calls(copies):
+    base = copies()
+    assert "ops_copilot.claims.wording" in base["reach"]  # facts reads with the claims reader
+    assert not any(m.startswith("ops_eval.commands") for m in base["reach"])
+
+    def reader_changed(root):
+        _replace(
+            root / "agents/ops_copilot/claims/wording.py",
+            'WORDING = {"investigating": ("under investigation", "being investigated")}',
+            'WORDING = {"investigating": ("under investigation",)}',
+        )
+
+    changed = copies(reader_changed)
+    assert changed["ops_eval.scorers.facts"] != base["ops_eval.scorers.facts"]
+    assert changed["ops_eval.scorers.trajectory"] == base["ops_eval.scorers.trajectory"]
+
+
+def test_docstrings_formatting_and_moves_change_nothing(copies):
+    base = copies()
+
+    def cosmetic(root):
+        reading = root / "agents/ops_copilot/claims/reading.py"
+        _replace(reading, '"""Every claim `text` makes plainly', '"""All the claims `text` makes')
+        _replace(
+            reading, "    chosen = [before[-1]]\n", "    chosen = [\n        before[-1]\n    ]\n"
+        )
+        # `_in_parens` moves to wording.py, and reading.py imports it from there
+        text = reading.read_text()
+        start = text.index("def _in_parens")
+        moved = text[start:]
+        reading.write_text(
+            text[:start].replace(
+                "from .wording import DEFLECT,", "from .wording import _in_parens, DEFLECT,"
+            )
+        )
+        wording = root / "agents/ops_copilot/claims/wording.py"
+        wording.write_text(wording.read_text() + "\n\n" + moved)
+
+    assert copies(cosmetic) == base
