@@ -39,6 +39,7 @@ COMMANDS = (
     "baseline",
     "history",
     "calibrate",
+    "readers",
     "ab",
     "merge",
     "distill",

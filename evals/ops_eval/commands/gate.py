@@ -66,6 +66,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
     from ..deciding.gate.compare import evaluate
     from ..deciding.gate.judge_check import check_judges
     from ..deciding.gate.outcomes import judgeable
+    from ..deciding.gate.reader_check import reader_warnings
     from ..deciding.gate.render import Decision
     from ..deciding.ledger.chain import default_ledger
     from ..deciding.ledger.entries import OverrideEntry, VerdictEntry, find_override
@@ -91,6 +92,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
         )
     judgeable(candidate, config.gating_scorers, "candidate")
     judges = check_judges(candidate, config)  # a calibration log it cannot trust: exit 2
+    judges.warnings += reader_warnings(candidate, config)  # warnings only: the exit is the same
     chosen, skipped = choose_baseline(
         candidate,
         cand_path,

@@ -42,7 +42,9 @@ _HOLDS: dict[str, Holds] = {}
 _FENCED = re.compile(r"```(?:json)?[ \t]*\n(.*)\n[ \t]*```", re.DOTALL | re.IGNORECASE)
 
 
-def response_scorer(*, kind: str, passes_when: str) -> Callable[[Holds], Holds]:
+def response_scorer(
+    *, kind: str, passes_when: str, reads_answers: bool = False
+) -> Callable[[Holds], Holds]:
     """Register the scorer of response checks of `kind`, applying `holds` to each;
     `passes_when` says when one check holds (the docs' line says the rest alike)."""
 
@@ -55,7 +57,13 @@ def response_scorer(*, kind: str, passes_when: str) -> Callable[[Holds], Holds]:
             f"every `{kind}` check the case declares: {passes_when}; a turn without an answer "
             "of the agent's own fails; an invalid check is an error; n/a when none is declared"
         )
-        scorer(name=kind, needs=("turns",), passes_when=line, applies=checks_of(kind))(score)
+        scorer(
+            name=kind,
+            needs=("turns",),
+            passes_when=line,
+            applies=checks_of(kind),
+            reads_answers=reads_answers,
+        )(score)
         _HOLDS[kind] = holds
         return holds
 

@@ -118,6 +118,10 @@ class Scorer:
     """Why it does not apply to a case (None: it applies to every case). A trial that looped
     fails the scorers that apply to its case and leaves the others n/a."""
     cases: Cases = "all"
+    reads_answers: bool = False
+    """It judges the agent's answers in words, so it is measured against real answers labelled
+    by hand (`ops-eval readers`); the gate warns while that measurement misses its target or
+    has lapsed."""
 
     def other_kind(self, case: Case) -> str | None:
         """Why this scorer never reads `case` -- a scenario, a scripted case -- or None."""
@@ -148,6 +152,7 @@ def scorer(
     uses_judge: bool = False,
     applies: Applies | None = None,
     cases: Cases = "all",
+    reads_answers: bool = False,
 ) -> Callable[[ScoreFn], ScoreFn]:
     """Register a scorer function under `name`; `applies` says why it does not apply to a case
     (the scorer says n/a with the same reason when it scores one)."""
@@ -156,7 +161,15 @@ def scorer(
         if name in _REGISTRY:
             raise TypeError(f"scorer {name!r} declared twice")
         _REGISTRY[name] = Scorer(
-            name, func, frozenset(needs), passes_when, gate, uses_judge, applies, cases
+            name,
+            func,
+            frozenset(needs),
+            passes_when,
+            gate,
+            uses_judge,
+            applies,
+            cases,
+            reads_answers,
         )
         return func
 

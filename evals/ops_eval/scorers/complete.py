@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     cases="scripted",
     name="complete",
     needs=("turns",),
+    reads_answers=True,
     passes_when="one terminal response with content per turn -- not empty, blank, an empty code "
     "fence or markup alone (the approval pause counts)",
 )

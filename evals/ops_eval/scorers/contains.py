@@ -20,6 +20,7 @@ def occurs(text: str, answer: str, ignore_case: bool) -> int:
 
 @response_scorer(
     kind="contains",
+    reads_answers=True,
     passes_when="its text occurs in its turn's answer (case-folded with `ignore_case`)",
 )
 def contains(check: ContainsCheck, answer: str) -> str | None:

@@ -38,6 +38,7 @@ def _applies(case: Case, plan: Plan) -> str | None:
     name="facts",
     applies=_applies,
     needs=("turns",),
+    reads_answers=True,
     passes_when="every claim of the reference (statuses, severities, owners, root cause, "
     "approval state, runbooks and skills named, negatives that do not exist) is asserted and "
     "none contradicted; n/a when no turn has a checkable claim or an agent's own answer",

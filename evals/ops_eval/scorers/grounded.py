@@ -132,6 +132,7 @@ def _applies(case: Case, plan: Plan) -> str | None:
     name="grounded",
     applies=_applies,
     needs=("turns",),
+    reads_answers=True,
     passes_when="every status, severity and owner the answers claim agrees with what this "
     "trial's tools returned (or the user said), every 'does not exist' rests on a not_found, "
     "every runbook or skill named was returned by a tool; n/a when no answer makes such a claim",

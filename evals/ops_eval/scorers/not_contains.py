@@ -17,6 +17,7 @@ _AROUND = 30  # characters of the answer shown either side of the occurrence
 
 @response_scorer(
     kind="not_contains",
+    reads_answers=True,
     passes_when="its text does not occur in its turn's answer (case-folded with `ignore_case`)",
 )
 def not_contains(check: NotContainsCheck, answer: str) -> str | None:

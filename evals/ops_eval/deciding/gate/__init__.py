@@ -9,10 +9,12 @@ One module per part, none calling back up (the policy file is read by
     changes    what differs between two run records (eval set, seed, criteria, scorers, model...)
     compare    the verdict per set and category, the flips, McNemar's p
     judge_check  whether a gating scorer's judge is calibrated (`calibration.standing`)
+    reader_check  a WARNING for a gating reader of answers not measured to hold (`readers`)
     overrides  who accepted a failed verdict, and why
     pins       named baselines, kept as checked copies
     baseline   which run is the baseline: explicit, pinned, or the latest comparable one
     render     the text, JSON and GitHub formats
 
-May import: the layers below `deciding`, and `deciding.ledger` and `deciding.calibration`.
+May import: the layers below `deciding`, and `deciding.ledger`, `deciding.calibration` and
+`deciding.readers`.
 """

@@ -1,0 +1,16 @@
+"""Measuring the readers of answers -- every scorer that judges an answer in words (`facts`,
+`grounded`, `complete`, `contains`, `not_contains`: `reads_answers` in the registry) and the
+agent's answer guard -- against real models' answers labelled by hand, as the judge is measured
+(`calibration`).
+
+- `items`: the labelled set (`evals/calibration/answers.jsonl` for the trials as played,
+  `answers.yaml` for the labels, its header the labelling rules and the split by case);
+- `collect`: trials of live run records added to the set, for labelling;
+- `rescore`: each labelled trial scored again, offline, by the readers as they are now;
+- `metrics`: false fails and false passes (the guard: false flags) with their denominators and
+  intervals, "not measured" under 40 items per class;
+- `reports`: the append-only measurement log and `standing`, what the gate warns on.
+
+The command is `ops-eval readers` (`commands.readers`).
+May import: the layers below `deciding`, and `deciding.ledger` (the log's chain).
+"""
