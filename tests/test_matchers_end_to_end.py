@@ -13,10 +13,7 @@ from ops_eval.scorers.trajectory import WITH_MATCHERS
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
-STATUS_ANSWER = (
-    "The inventory service is down. It is owned by the fulfilment team and has one unresolved "
-    "incident, INC-002."
-)
+STATUS_ANSWER = "The inventory service is down; its unresolved incident is INC-002."
 NOTE_WORDED_DIFFERENTLY = "INC-002: OOMKilled pods, 512Mi limit, since config v42."
 
 

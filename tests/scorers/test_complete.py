@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ops_eval.core.calls import has_content
@@ -79,3 +81,28 @@ def test_a_missing_turn_fails(trial, plan):
     view.turns = view.turns[:1]
     score = complete(view, plan)
     assert score.outcome == "fail" and score.detail == "1 responses for 2 turns"
+
+
+def test_an_answer_that_only_echoes_a_tool_result_fails(trial, plan):
+    """Qwen2.5-Coder-1.5B answered with the tool's own reply: in the chat template's markup, or
+    as the JSON the tool returned. That is no answer, however much it holds."""
+    view = trial("list-skills", results=True)
+    (call,) = view.turns[0].calls
+    as_returned = json.dumps(call.result)
+    for echoed in (
+        f"<tool_response>\n{as_returned}\n</tool_response>",
+        '<tool_response>\n{"error": "This tool call is rejected."}\n</tool_response>',
+        as_returned,
+        f"```json\n{json.dumps(call.result['skills'])}\n```",
+    ):
+        score = complete(trial("list-skills", responses=[echoed], results=True), plan)
+        assert score.outcome == "fail" and "only echoes a tool result" in score.detail, echoed
+
+
+def test_an_answer_of_its_own_around_or_beside_tool_text_passes(trial, plan):
+    for said in (
+        "Two skills: incident-triage and remediation.",
+        '```json\n{"skills": ["incident-triage", "remediation"]}\n```',  # not what a tool returned
+        "The runbook reboot-everything does not exist.\n<tool_response>{}</tool_response>",
+    ):
+        assert complete(trial("list-skills", responses=[said], results=True), plan).passed, said

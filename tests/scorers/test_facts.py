@@ -117,6 +117,26 @@ def test_claims_are_asserted_and_not_contradicted(vocab, reference, response, ve
          ' "runbook": "service-down"}', True),
         # naming a skill means naming it as a skill
         ("load-remediation-skill", "Use remediation carefully.", False),
+        # a key-value list or table under the line or heading that names its entity
+        ("incident-detail-inc-002", "Here is INC-002:\n\n- **Severity**: SEV1\n- **State**: "
+         "open\n- **Runbook**: service-down", True),
+        ("incident-detail-inc-002", "### INC-002\n| Field | Value |\n|---|---|\n| Severity | "
+         "SEV1 |\n| Status | open |\n| Runbook | service-down |", True),
+        ("incident-detail-inc-002", "INC-002 is being looked at.\nWe checked other things too."
+         "\n- Severity: SEV1\n- Status: open\nRunbook: service-down", False),  # prose between
+        ("holdout-checkout-incidents", "| Incident | Severity | Status |\n|---|---|---|\n| "
+         "INC-001 | SEV3 | resolved |\n| INC-009 | SEV2 | open |", True),
+        # an enumeration after the value it shares
+        ("open-incidents", "Incidents with status open right now are INC-002 and INC-009.", True),
+        ("open-incidents", "Currently open: INC-002, INC-009.", True),
+        # a name in quotes is the name
+        ("unknown-runbook-reboot-everything", "The runbook 'reboot-everything' does not exist.",
+         True),
+        ("unknown-runbook-reboot-everything", 'No runbook named "reboot-everything" was found.',
+         True),
+        # a past state, however worded, is not the current one
+        ("approve-restart-inventory", "The restart of inventory was approved. It was formerly in "
+         "the 'down' state and is operational now.", True),
     ],
 )  # fmt: skip
 def test_answers_found_in_review(references, vocab, case, response, verdict):
@@ -168,9 +188,11 @@ def test_the_scorer_passes_the_reference_and_fails_a_weakened_answer(trial, plan
     score = facts(trial("service-status-inventory", responses=weakened), plan)
     assert score.outcome == "fail"
     assert score.detail == (
-        "turn 1: contradicts inventory status down (said: inventory status operational); "
-        "does not say inventory owner fulfilment"
+        "turn 1: contradicts inventory status down (said: inventory status operational)"
     )
+    silent = ["The inventory service is owned by the fulfilment team."]
+    score = facts(trial("service-status-inventory", responses=silent), plan)
+    assert score.detail == "turn 1: does not say inventory status down"
 
 
 def test_a_relevance_case_is_not_applicable_not_a_pass(trial, plan):

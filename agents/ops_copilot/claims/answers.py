@@ -15,6 +15,7 @@ from .wording import (
     APPROVED,
     CONDITIONAL,
     PENDING,
+    QUOTES,
     REJECTED,
     negated,
     word,
@@ -26,7 +27,7 @@ def existence(body: str, vocab: Vocabulary) -> list[Claim]:
     found = []
     for neg in vocab.negatives:
         for m in re.finditer(word(neg), body, re.I):
-            before, after = body[: m.start()], body[m.end() :]
+            before, after = body[: m.start()].rstrip(QUOTES), body[m.end() :].lstrip(QUOTES)
             if ABSENT_BEFORE.search(before) or ABSENT_AFTER.search(after):
                 found.append(Claim(neg, "exists", "yes", negated=True))
     return found
@@ -42,7 +43,8 @@ def answer_claims(sentence: str, vocab: Vocabulary) -> list[Claim]:
             found.append(Claim(ANSWER, "approval", value, negated(sentence, m.start())))
     found += root_causes(sentence, vocab)
     for slug in vocab.runbooks - vocab.negatives:  # a negative's only claim is that it is not
-        pattern = rf"{word(slug)}\s+runbook|runbook(?:\s+named|:)?\s+{word(slug)}"
+        # "the service-down runbook", "runbook: service-down", "| Runbook | service-down |"
+        pattern = rf"{word(slug)}\s+runbook|runbook(?:\s+named|\s*[:|])?\s+{word(slug)}"
         for m in re.finditer(pattern, sentence, re.I):
             found.append(Claim(ANSWER, "runbook", slug, negated(sentence, m.start())))
     if re.search(r"\bskills?\b", sentence, re.I):

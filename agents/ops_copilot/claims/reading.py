@@ -40,7 +40,7 @@ def _mentions(text: str, vocab: Vocabulary) -> list[_Mention]:
         if any(a < end and start < b for a, b in taken):
             return  # a longer or earlier reading of these words won
         taken.append((start, end))
-        past = PAST.search(text[max(0, start - 20) : start])
+        past = PAST.search(text[max(0, start - 40) : start])
         if past and kind in ("status-s", "status-i") and canon != "resolved":
             return  # a past state ("was down", "from down to"); "was resolved" is a result
         if kind in _ENTITY_OF and OPEN.search(text[max(0, start - 60) : start]):
@@ -120,6 +120,8 @@ def extract(text: str, vocab: Vocabulary) -> list[Claim]:
             same = [e for e in entities if e.kind == kind]
             listed = [e for e in bullets if e.kind == kind]
             targets = _targets(text, s, v, same, listed, subject, kind)
+            if targets is None and _KEY_VALUE.match(text[s.start : s.end]):
+                targets = _block_subject(text, sentences[:index], kind)
             if targets is None and v.negated:
                 rest = text[v.end : s.end].lower()
                 if re.match(rf"\s+{kind}s?\b", rest):  # "no open incidents"
@@ -141,6 +143,28 @@ def _settled(claims: list[Claim]) -> list[Claim]:
                   for c in claims)  # fmt: skip
     return [c for c in claims if not (outcome and c.attribute == "approval" and
                                       c.value == "pending" and not c.negated)]  # fmt: skip
+
+
+# A line of a key-value list or table ("- **Severity**: SEV1", "| Status | open |"), and a
+# Markdown heading: the entity they are about is the block's.
+_KEY_VALUE = re.compile(r"^\s*(?:[-•+]|\d+[.)])?\s*\|?\s*[A-Za-z][\w /()-]{0,30}?\s*[:|]\s*\S")
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+
+
+def _block_subject(text: str, earlier: list[_Sentence], kind: str) -> list[str] | None:
+    """The one entity of `kind` that a key-value line's block is about: named by an earlier
+    line of the list or table, by the heading over it, or by the sentence that introduces it
+    ("INC-002 has the following details:") -- the nearest; None when prose without it comes
+    first, or the nearest line names two."""
+    for s in reversed(earlier):
+        named = {m.text for m in s.mentions if m.kind == kind}
+        if named:
+            return list(named) if len(named) == 1 else None
+        line = text[s.start : s.end]
+        rule = not any(ch.isalnum() for ch in line)  # a table's |---|---| row
+        if not (rule or _KEY_VALUE.match(line) or _HEADING.match(line)):
+            return None
+    return None
 
 
 def _bullet_entities(text: str, following: list[_Sentence]) -> list[_Mention]:
@@ -176,8 +200,8 @@ def _targets(
     if before and not DEFLECT.search(text[before[-1].end : value.start]):
         return [e.text for e in _coordinated(text, before)]
     after = [e for e in inside if e.start >= value.end]
-    if after and not DEFLECT.search(text[a : value.start]):
-        return [after[0].text]
+    if after and not DEFLECT.search(text[a : value.start]):  # "... open are INC-002 and INC-009"
+        return [e.text for e in _listed_after(text, after)]
     if text[value.end : b].strip().startswith(":") or text[a:b].rstrip().endswith(":"):
         listed = [e.text for e in same_kind if e.start >= b and not _in_parens(text, e.start, b)]
         if listed or bullets:  # "Two incidents are open: INC-002 ... and INC-009 ..."
@@ -202,6 +226,17 @@ def _coordinated(text: str, before: list[_Mention]) -> list[_Mention]:
         if not re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", between):
             break
         chosen.insert(0, earlier)
+    return chosen
+
+
+def _listed_after(text: str, after: list[_Mention]) -> list[_Mention]:
+    """The first entity after a value, with those joined to it by commas or 'and'."""
+    chosen = [after[0]]
+    for later in after[1:]:
+        between = re.sub(r"\([^)]*\)", "", text[chosen[-1].end : later.start])
+        if not re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", between):
+            break
+        chosen.append(later)
     return chosen
 
 

@@ -32,7 +32,15 @@ ABSENT_AFTER = re.compile(
     r"isn't (?:an? |in |known|listed)|is unknown|does ?n[o']t appear)",
     re.I,
 )
-PAST = re.compile(r"\b(?:was|were|had been|used to be|previously|from)\s+$", re.I)
+# "was down", "from down to", "was previously in the "down" state": a past state, read in the
+# few words before the value (a present verb between them ends the past: "was reported: is down").
+PAST = re.compile(
+    r"\b(?:was|were|had been|used to be|previously|formerly|from)"
+    r"(?:\s+(?:previously|in|at|the|a|an|being|marked|as|listed))*\s*[\"'“‘]?$",
+    re.I,
+)
+# Quote marks a model puts around a name ("the runbook 'reboot-everything' does not exist").
+QUOTES = "\"'`‘’“”«»"
 # "whether payments is down", "if inventory is degraded": an open question or a condition, not
 # a state the answer asserts.
 OPEN = re.compile(r"\b(?:whether|if)\b[^.;:!?]{0,40}$", re.I)

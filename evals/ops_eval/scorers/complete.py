@@ -1,21 +1,58 @@
 """A complete conversation: one terminal response with content per expected turn (a turn that
-ended at an approval pause counts, with its synthesised 'waiting for approval' response).
+ended at an approval pause counts, with its synthesised 'waiting for approval' response), and
+none of them a tool result echoed back.
 
-A response has content when it says something in words or numbers (`calls.has_content`):
-whitespace, an empty code fence, HTML tags or entities and Markdown markup with no text in them
-say nothing, and a turn that ends on one is not answered.
+A response has content when it says something in words or numbers (`calls.has_content`, which
+starts from the agent's own definition of tool-call residue): whitespace, an empty code fence,
+HTML tags or entities and Markdown markup with no text in them say nothing, and a turn that ends
+on one is not answered. Nor is a turn whose answer only echoes what a tool returned -- a small
+model's habit (Qwen2.5-Coder-1.5B answered with `<tool_response>{"error": "This tool call is
+rejected."}</tool_response>`, with a not-found JSON, with the raw skill list): the chat
+template's tool-response blocks taken out, nothing of the agent's own is left, or what is left
+is JSON equal to a result (or a part of one) the trial's tools returned.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..core.calls import has_content
 from .base import Score, scorer
 
 if TYPE_CHECKING:
+    from ..core.calls import Turn
     from ..core.plan import Plan
     from ..core.trial import TrialView
+
+_TOOL_BLOCK = re.compile(r"<tool_response>.*?(?:</tool_response>|$)", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"^\s*```[\w-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+
+
+def _parts(value: Any) -> Iterator[Any]:
+    """A result and every dict or list inside it."""
+    if isinstance(value, dict | list):
+        yield value
+        for inner in value.values() if isinstance(value, dict) else value:
+            yield from _parts(inner)
+
+
+def echo(answer: str, results: list[Any]) -> str | None:
+    """How `answer` only echoes a tool result, or None when it says something of its own."""
+    if _TOOL_BLOCK.search(answer) and not has_content(_TOOL_BLOCK.sub(" ", answer)):
+        return "a tool result in the chat template's <tool_response> markup"
+    bare = _FENCE.sub(r"\1", answer).strip()
+    if not bare.startswith(("{", "[")):
+        return None
+    try:
+        said = json.loads(bare)
+    except (ValueError, RecursionError):
+        return None
+    if any(said == part for result in results for part in _parts(result)):
+        return "a tool result's JSON, as returned"
+    return None
 
 
 @scorer(
@@ -24,15 +61,24 @@ if TYPE_CHECKING:
     needs=("turns",),
     reads_answers=True,
     passes_when="one terminal response with content per turn -- not empty, blank, an empty code "
-    "fence or markup alone (the approval pause counts)",
+    "fence, markup alone or a tool result echoed back (the approval pause counts)",
 )
 def complete(trial: TrialView, plan: Plan) -> Score:
-    responses = [t.answer for t in trial.turns]
+    turns: list[Turn] = list(trial.turns)
     expected = len(trial.case.turns)
-    if len(responses) != expected:
-        return Score.of(False, f"{len(responses)} responses for {expected} turns")
-    empty = [i for i, r in enumerate(responses, 1) if not has_content(r)]
+    if len(turns) != expected:
+        return Score.of(False, f"{len(turns)} responses for {expected} turns")
+    empty = [t for t in turns if not has_content(t.answer)]
     if empty:
-        shown = "; ".join(f"turn {i}: {responses[i - 1][:40]!r}" for i in empty)
+        shown = "; ".join(f"turn {t.index}: {t.answer[:40]!r}" for t in empty)
         return Score.of(False, f"no answer with content ({shown})")
+    results: list[Any] = []
+    echoes = []
+    for t in turns:
+        results += [c.result for c in t.calls if c.result is not None]
+        why = None if t.response_synthesized else echo(t.answer, results)
+        if why:
+            echoes.append(f"turn {t.index}: {why}")
+    if echoes:
+        return Score.of(False, "the answer only echoes a tool result (" + "; ".join(echoes) + ")")
     return Score.of(True)

@@ -8,8 +8,10 @@ Read with the claims reader (`ops_copilot.claims`) and the answer guard's readin
 results (`answer_guard.seed_facts`: the looked-up seed fields, the latest winning; an approved
 write's new status), turn by turn, the evidence of earlier turns carried over:
 
-- a **status, severity or owner** claim must agree with what a tool returned for that entity;
-  when no tool returned it, the claim is unsupported -- unless the user's own messages made it;
+- a **status, severity or owner** claim must agree with what a tool returned for that entity
+  (its looked-up field); when no tool looked it up, the claim must be made by the text of a
+  tool result (an incident summary saying "inventory is down") or by the user's own messages,
+  else it is unsupported;
 - "**X does not exist**" must rest on a tool's `not_found` for X;
 - a **runbook or skill** named must be one a tool result of the trial names.
 
@@ -70,6 +72,7 @@ class _Evidence:
         self.absent: set[str] = set()
         self.names: set[str] = set()
         self.from_user: set[Claim] = set()
+        self.in_results: set[Claim] = set()
         self.facts: dict[tuple[str, str], tuple[str, str]] = {}
 
     def add_turn(self, prompt: str, calls: list[ToolCall]) -> None:
@@ -81,7 +84,9 @@ class _Evidence:
             self.reads.append(Read(call.show(), call.name, dict(call.args), call.result, (), ()))
             if (missing := _missing(call)) is not None:
                 self.absent.add(missing)
-            self.names |= {s.strip().lower() for s in _strings(call.result)}
+            texts = list(_strings(call.result))
+            self.names |= {s.strip().lower() for s in texts}
+            self.in_results |= set(extract("\n".join(texts), self.vocab))
         self.facts = seed_facts(self.reads, self.plan.seed)  # once per turn, the latest winning
 
     def problem(self, claim: Claim) -> str | None:
@@ -102,8 +107,8 @@ class _Evidence:
             if (claim.value.casefold() == value.casefold()) == claim.negated:
                 return f"says {claim.show()}; {where} returned {claim.attribute} {value}"
             return None
-        if claim in self.from_user:
-            return None
+        if claim in self.from_user or claim in self.in_results:
+            return None  # the user said it, or a tool result's text does (an incident summary)
         return f"says {claim.show()}; no tool returned {claim.entity}'s {claim.attribute}"
 
     @staticmethod
