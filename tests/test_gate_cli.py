@@ -263,7 +263,11 @@ def test_github_format_fences_what_a_record_says_from_workflow_commands(runs, ca
     fence = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
     token = lines[fence].removeprefix("::stop-commands::")
     assert lines[-1] == f"::{token}::" and len(token) == 32
-    assert all(line.startswith("::error title=ops-eval gate cand0001::") for line in lines[:fence])
+    annotations = (
+        "::error title=ops-eval gate cand0001::",
+        "::warning title=ops-eval gate cand0001::",
+    )
+    assert all(line.startswith(annotations) for line in lines[:fence])
     assert not any("INJECTED" in line for line in lines[:fence])
     inside = lines[fence + 1 : -1]
     assert any("INJECTED" in line for line in inside)  # shown, escaped, inert

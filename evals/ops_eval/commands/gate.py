@@ -92,7 +92,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
         )
     judgeable(candidate, config.gating_scorers, "candidate")
     judges = check_judges(candidate, config)  # a calibration log it cannot trust: exit 2
-    judges.warnings += reader_warnings(candidate, config)  # warnings only: the exit is the same
+    readers = reader_warnings(candidate, config)  # warnings only: the exit is the same
     chosen, skipped = choose_baseline(
         candidate,
         cand_path,
@@ -156,6 +156,7 @@ def decide_gate(args: argparse.Namespace) -> Any:
         ),
         skipped=skipped,
         judges=judges,
+        readers=readers,
         trust=ledger.trust(),
     )
     try:

@@ -2,9 +2,10 @@
 status, a severity, an owner, the root cause, the approval state, the runbook or skills named,
 that a deliberate negative does not exist -- is asserted by the response, and none is
 contradicted (see `claims`). A turn whose response the harness wrote (the approval pause) is
-not evidence; a turn whose reference makes no claim has nothing to check. When no turn is left,
-the scorer is not applicable: it never passes on nothing. A conversation scenario's claims are
-its goal's: each made in some answer and not taken back by a later one."""
+not evidence; a turn whose reference makes no claim has nothing to check; an answer that only
+echoes a tool result (`core.echo`) says nothing of its own, whatever the tool's words held.
+When no turn is left, the scorer is not applicable: it never passes on nothing. A conversation
+scenario's claims are its goal's: each made in some answer and not taken back by a later one."""
 
 from __future__ import annotations
 
@@ -49,12 +50,16 @@ def facts(trial: TrialView, plan: Plan) -> Score:
         if none := _applies(trial.case, plan):
             return Score(outcome="n/a", detail=none)
         return _goal_claims(trial, vocab)
-    bad, checked, skipped = [], 0, []
+    from ..core.echo import echo
+
+    bad, checked, skipped, results = [], 0, [], []
     for turn in trial.turns:
+        results += [c.result for c in turn.calls if c.result is not None]
         if turn.response_synthesized:
             skipped.append(f"turn {turn.index}: the harness wrote the response at the pause")
             continue
-        verdict = judge(turn.reference, turn.answer, vocab)
+        said = "" if echo(turn.answer, results) else turn.answer  # the tool's words, not its own
+        verdict = judge(turn.reference, said, vocab)
         if not verdict.applicable:
             skipped.append(f"turn {turn.index}: the reference makes no checkable claim")
             continue

@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 
 
 def reader_warnings(record: RunRecord, config: GateConfig, folder: Path | None = None) -> list[str]:
-    """One line per such scorer (see the module docstring); OpsEvalError (exit 2) when the
-    labelled set or its measurement log cannot be read."""
+    """One line per such scorer (see the module docstring); one line for all of them when the
+    labelled set or its measurement log cannot be read (nothing is known of any of them then)."""
+    from ...base.exits import OpsEvalError
     from ...results.provenance import scorer_digest
     from ...scorers import registered
     from ..readers.items import default_folder, load_labelled
@@ -35,10 +36,14 @@ def reader_warnings(record: RunRecord, config: GateConfig, folder: Path | None =
     if not names:
         return []
     folder = folder or default_folder()
-    labelled = load_labelled(folder)
     warnings = []
-    for name in names:
-        why = standing(name, scorer_digest(name), labelled.sha256, folder)
-        if why is not None:
-            warnings.append(f"{name}: its verdicts on answers are not known to hold -- {why}")
+    try:
+        labelled = load_labelled(folder)
+        for name in names:
+            why = standing(name, scorer_digest(name), labelled.sha256, folder)
+            if why is not None:
+                warnings.append(f"{name}: its verdicts on answers are not known to hold -- {why}")
+    except OpsEvalError as exc:
+        shown = ", ".join(names)
+        return [f"{shown}: their verdicts on answers are not known to hold -- {exc}"]
     return warnings

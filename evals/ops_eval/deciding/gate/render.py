@@ -56,6 +56,8 @@ class Decision:
     judges: JudgeCheck = field(default_factory=JudgeCheck)
     """The gating scorers' judge: calibrated (notes), skipped (warnings); its failures are in
     `result.failures` too."""
+    readers: list[str] = field(default_factory=list)
+    """Warnings: gating readers of answers not measured to hold (`reader_check`)."""
 
     @property
     def effective_passed(self) -> bool:
@@ -167,7 +169,7 @@ def text_lines(d: Decision) -> list[str]:
             )
     lines += [f"note: {_shown(n)}" for n in r.notes]
     lines += [f"judge: {_shown(n)}" for n in d.judges.notes]
-    lines += [f"WARNING: {_shown(w)}" for w in d.judges.warnings]
+    lines += [f"WARNING: {_shown(w)}" for w in d.judges.warnings + d.readers]
     if d.trust:
         lines.append(f"ledger: {_shown(d.trust)}")
     if r.verdict == "inconclusive_noise":
@@ -258,6 +260,7 @@ def as_json(d: Decision) -> str:
         "passed_over": [{"run": i, "why": w} for i, w in d.skipped],
         "notes": r.notes,
         "warnings": d.judges.warnings,
+        "reader_warnings": d.readers,
         "judge": d.judges.as_dict(),
         "ledger_trust": d.trust,
     }
@@ -284,7 +287,7 @@ def github_lines(d: Decision) -> list[str]:
         return f"::{level} title={title}::"
 
     said = [("error" if d.override is None else "warning", f) for f in r.failures]
-    said += [("warning", w) for w in d.judges.warnings]
+    said += [("warning", w) for w in d.judges.warnings + d.readers]
     if r.verdict == "inconclusive_noise":
         said.append(("warning", "inconclusive: the drop exceeds the threshold, the interval "
                      "includes 0"))  # fmt: skip

@@ -3,7 +3,9 @@
 The label is the truth. For a scorer, a *false fail* is a trial labelled pass that the scorer
 failed (or erred on: an error never helps anything through, and it fails a trial); a *false
 pass* is a trial labelled fail that the scorer did not fail -- passed it, or found nothing to
-judge (n/a): the bad answer got through either way. Trials labelled n/a are left out. For the
+judge in its answers (n/a): the bad answer got through either way. Trials labelled n/a are left
+out, and so are trials of a case the scorer declares it does not apply to (no claim in its
+references, no check of its kind: it gives such a case no verdict at all). For the
 answer guard, a *false flag* is a warning on an answer labelled clean; a *missed flag* is an
 answer labelled flag that it left alone (reported; the guard's breach side is the red team's).
 
@@ -81,8 +83,8 @@ def scorer_figures(name: str, rows: list[tuple[Rescored, Labels]]) -> Figures:
     false_fail = false_pass = passes = fails = 0
     misses = []
     for done, labels in rows:
-        label, said = label_of(labels, name), done.outcomes.get(name, "n/a")
-        if label is None:
+        label, said = label_of(labels, name), done.outcomes.get(name)
+        if label is None or said is None:
             continue
         failed = said in FAILING
         if label == "pass":

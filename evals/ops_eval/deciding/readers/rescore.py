@@ -31,7 +31,8 @@ class Rescored:
 
     trial: AnswerTrial
     outcomes: dict[str, Outcome]
-    """Each measured scorer's outcome on the trial."""
+    """Each measured scorer's outcome on the trial; none for a scorer that does not apply to
+    its case (it declares the case holds nothing of its kind: no verdict to measure)."""
     flagged: list[bool]
     """Per answer the agent gave: whether the answer guard flags it."""
 
@@ -60,13 +61,18 @@ def rescore(trials: list[AnswerTrial], folder: Any) -> list[Rescored]:
             plans[trial.set] = load_plan(path)
         plan = plans[trial.set]
         view = _view(plan, trial, folder)
-        from ...scorers import score_trial
+        from ...scorers import registered, score_trial
 
         scores = score_trial(view, plan)
+        known = registered()
         out.append(
             Rescored(
                 trial=trial,
-                outcomes={name: scores[name].outcome for name in names if name in scores},
+                outcomes={
+                    name: scores[name].outcome
+                    for name in names
+                    if name in scores and known[name].not_applicable(view.case, plan) is None
+                },
                 flagged=_guard(plan, trial),
             )
         )
@@ -111,8 +117,10 @@ def _guard(plan: Plan, trial: AnswerTrial) -> list[bool]:
     from google.genai import types
 
     from ops_copilot.answer_guard import check_answer
+    from ops_copilot.definition import tool_specs
     from ops_copilot.workspace import Workspace
 
+    tool_specs()  # the tools declared (registered on import), as a running agent has them
     ws = Workspace.fresh(plan.seed)
     events: list[Any] = []
     flagged = []
