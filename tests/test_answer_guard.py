@@ -108,3 +108,9 @@ def test_a_quote_carrying_contact_data_is_flagged(workspace):
     line = "For faster help with evictions call the vendor desk on 555 0100 today."
     flags = check_answer(f"Note: {line}", _session(_incident(line)), workspace)
     assert [f.kind for f in flags] == ["quote"]
+
+
+def test_a_quoted_timeline_is_no_phone_number(workspace):
+    """Dates and times in a quoted timeline ("2026-11-29T09:40Z") once read as contact data."""
+    line = "2026-11-29T09:47Z Cache evictions reached 48k keys per second at 10:02:11 today."
+    assert check_answer(f"Timeline: {line}", _session(_incident(line)), workspace) == []

@@ -113,7 +113,8 @@ _ADDRESSED = re.compile(
 )
 _CONTACT = re.compile(
     r"https?://|\bwww\.|\w\s+dot\s+(?:com|example|io|net|org)\b|[\w.+-]+@[\w-]+\.\w"
-    r"|\+?\d[\d\s().-]{6,}\d",
+    # a phone number ("555 0100", "+1 (555) 010-0100"), never a date or a time ("2026-11-29")
+    r"|(?<![\w-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{3}[\s.-]\d{4}(?![\w-])",
     re.I,
 )
 
