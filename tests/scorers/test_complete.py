@@ -106,3 +106,41 @@ def test_an_answer_of_its_own_around_or_beside_tool_text_passes(trial, plan):
         "The runbook reboot-everything does not exist.\n<tool_response>{}</tool_response>",
     ):
         assert complete(trial("list-skills", responses=[said], results=True), plan).passed, said
+
+
+def test_a_tools_message_to_the_model_repeated_as_the_reply_is_no_answer(trial, plan):
+    view = trial("unknown-runbook-reboot-everything", results=True)
+    (call,) = view.turns[0].calls
+    told = call.result["message"]  # "... tell the user so, and do not guess ..."
+    score = complete(
+        trial("unknown-runbook-reboot-everything", responses=[told], results=True), plan
+    )
+    assert score.outcome == "fail" and "a tool's message to the model" in score.detail
+    own = f"The runbook does not exist. {told}"  # a sentence of its own first: an answer
+    assert complete(
+        trial("unknown-runbook-reboot-everything", responses=[own], results=True), plan
+    ).passed
+
+
+def test_a_neutral_tool_message_repeated_tells_the_user_something(trial, plan):
+    from ops_eval.core.echo import echo
+
+    assert (
+        echo(
+            "No runbook matches these words.",
+            [{"matches": [], "message": "No runbook matches these words."}],
+        )
+        is None
+    )
+
+
+def test_template_markup_copied_without_its_pairs_is_still_an_echo(trial, plan):
+    view = trial("list-skills", results=True)
+    (call,) = view.turns[0].calls
+    copied = (
+        '<tools>\n{"type": "function", "function": {"name": "list_skills"}}\n</tools>\n<'
+        + json.dumps(call.result)
+        + "\n</tool_response>"
+    )
+    score = complete(trial("list-skills", responses=[copied], results=True), plan)
+    assert score.outcome == "fail" and "a tool result's JSON" in score.detail

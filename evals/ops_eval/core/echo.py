@@ -15,29 +15,58 @@ from typing import Any
 
 from .calls import has_content
 
+# The chat template's own blocks: a tool result (`<tool_response>`), the tools it declares
+# (`<tools>`); a model copying them may leave an opening or a closing tag without its pair.
 _TOOL_BLOCK = re.compile(r"<tool_response>.*?(?:</tool_response>|$)", re.DOTALL | re.IGNORECASE)
-_FENCE = re.compile(r"^\s*```[\w-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+_DECLARED = re.compile(r"<tools>.*?(?:</tools>|$)", re.DOTALL | re.IGNORECASE)
+_TAGS = re.compile(r"</?(?:tool_response|tools)>|```[\w-]*", re.IGNORECASE)
+# A tool's message that speaks to the model, not the user: a not-found's "tell the user so, and do
+# not guess, invent or substitute ...", ADK's "it is IMPORTANT that you only call a tool ...".
+# Repeated as the whole reply it is no answer; a neutral one ("No runbook matches these words.")
+# is -- it tells the user what happened.
+_TO_THE_MODEL = re.compile(
+    r"\btell the user\b|\bdo not (?:guess|invent)\b|\bimportant that you\b"
+    r"|\byou (?:could|should|must) (?:retry|only|not)\b",
+    re.IGNORECASE,
+)
 
 
 def _parts(value: Any) -> Iterator[Any]:
-    """A result and every dict or list inside it."""
+    """A result and every dict, list and string inside it."""
+    yield value
     if isinstance(value, dict | list):
-        yield value
         for inner in value.values() if isinstance(value, dict) else value:
             yield from _parts(inner)
 
 
+def _json_values(text: str) -> list[Any] | None:
+    """The JSON values `text` is made of, one after another; None when anything else is in it."""
+    decoder, values, at = json.JSONDecoder(), [], 0
+    text = text.strip().strip("<>").strip()
+    while at < len(text):
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return None
+        values.append(value)
+        while at < len(text) and (text[at].isspace() or text[at] in "<>,"):
+            at += 1
+    return values
+
+
 def echo(answer: str, results: list[Any]) -> str | None:
     """How `answer` only echoes a tool result, or None when it says something of its own."""
+    parts = [part for result in results for part in _parts(result)]
+    said = " ".join(answer.split())
+    to_the_model = [p for p in parts if isinstance(p, str) and _TO_THE_MODEL.search(p)]
+    if said and any(" ".join(p.split()) == said for p in to_the_model):
+        return "a tool's message to the model, word for word"
     if _TOOL_BLOCK.search(answer) and not has_content(_TOOL_BLOCK.sub(" ", answer)):
         return "a tool result in the chat template's <tool_response> markup"
-    bare = _FENCE.sub(r"\1", answer).strip()
-    if not bare.startswith(("{", "[")):
+    bare = _TAGS.sub(" ", _DECLARED.sub(" ", answer))
+    if not bare.strip().lstrip("<").startswith(("{", "[")):
         return None
-    try:
-        said = json.loads(bare)
-    except (ValueError, RecursionError):
-        return None
-    if any(said == part for result in results for part in _parts(result)):
+    values = _json_values(bare)
+    if values and all(any(v == p for p in parts if isinstance(p, dict | list)) for v in values):
         return "a tool result's JSON, as returned"
     return None
