@@ -143,7 +143,9 @@ def test_collect_keeps_each_answer_once(tmp_path, labelled, capsys):
     (first,) = read_trials(labelled / "answers.jsonl")[:1]
     real = record.model_copy(
         update={
-            "model": record.model.model_copy(update={"name": first.source.model}),
+            "model": record.model.model_copy(
+                update={"name": first.source.model, "source": "OPS_AGENT_MODEL"}
+            ),
             "trials": [record.trials[0].model_copy(update={"turns": first.turns})],
         }
     )

@@ -2,9 +2,10 @@
 as they were played, for a person to label (`ops-eval readers collect RUN... --tag NAME`).
 
 Only what a model said can be labelled: a trial that errored before any answer, a trial of a
-minimal-data run (it keeps hashes, not words) and a run of a scripted stand-in are refused or
-left out, each said. A trial whose answers are those of a trial already in the set (a repeat at
-temperature 0) is left out too: identical answers count once.
+minimal-data run (it keeps hashes, not words) and a run of a scripted stand-in (a model the
+harness was handed, `stand_ins.fixed_model`) are refused or left out, each said. A replay of a
+recording is a real model's answers, and is taken. A trial whose answers are those of a trial
+already in the set (a repeat at temperature 0) is left out too: identical answers count once.
 """
 
 from __future__ import annotations
@@ -15,9 +16,6 @@ from pathlib import Path
 
 from ...base.inputs import bad_input
 from .items import TRIALS_FILE, AnswerTrial, Source, read_trials
-
-STAND_INS = ("scripted", "oracle", "replay", "saboteur", "attacker", "cautious", "fixed")
-"""Model names of the stand-ins (`models.stand_ins`): their words are ours, never a model's."""
 
 
 @dataclass
@@ -47,7 +45,7 @@ def collect(
         record = load(record_path)
         if record.minimal:
             raise bad_input(f"{record_path}: a minimal-data run keeps no answers to label")
-        if record.model.name.split(":")[0] in STAND_INS:
+        if record.model.source == "fixed":  # `stand_ins.fixed_model`: their words are ours
             raise bad_input(
                 f"{record_path}: played by {record.model.name}, a scripted stand-in: only a "
                 "real model's answers are labelled"
