@@ -144,3 +144,16 @@ def test_template_markup_copied_without_its_pairs_is_still_an_echo(trial, plan):
     )
     score = complete(trial("list-skills", responses=[copied], results=True), plan)
     assert score.outcome == "fail" and "a tool result's JSON" in score.detail
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "<tools>\n  <function>\n    <name>search_runbooks</name>\n    <arguments><query>leak"
+        "</query></arguments>\n  </function>\n</tools>",
+        '<tools>\n  <function name="get_runbook" arguments=\'{"slug": "memory-leak"}\'/>\n</tools>',
+    ],
+)
+def test_a_call_written_out_in_tools_markup_is_no_answer(trial, plan, written):
+    score = complete(trial("ambiguous-symptom-runbook", responses=[written]), plan)
+    assert score.outcome == "fail" and "<tools> markup" in score.detail

@@ -253,3 +253,23 @@ def test_the_answer_guards_warning_is_never_read_as_the_models_words(trial, plan
     assert view.turns[0].answer == said
     assert facts(view, plan).passed
     assert grounded(view, plan).outcome != "fail"
+
+
+def test_a_pasted_json_record_is_read_field_by_field_never_as_prose(vocab):
+    """Read as prose, each `"key":` introduced a list, and INC-009 got INC-001's severity."""
+    pasted = (
+        'Here: {"incidents": [{"id": "INC-001", "severity": "SEV3", "status": "resolved"}, '
+        '{"id": "INC-009", "severity": "SEV2", "status": "open"}]} and inventory is down.'
+    )
+    assert sorted(c.show() for c in extract(pasted, vocab)) == [
+        "INC-001 severity SEV3",
+        "INC-001 status resolved",
+        "INC-009 severity SEV2",
+        "INC-009 status open",
+        "inventory status down",
+    ]
+    service = '{"service": {"name": "inventory", "status": "down", "team": "fulfilment"}}'
+    assert [c.show() for c in extract(service, vocab)] == [
+        "inventory status down",
+        "inventory owner fulfilment",
+    ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from .answers import answer_claims, existence, triage_report
 from .model import Claim, Vocabulary
+from .quoted import quoted_json
 from .wording import DEFLECT, OPEN, PAST, PRONOUN, WORDING, negated, word
 
 
@@ -104,8 +105,8 @@ def extract(text: str, vocab: Vocabulary) -> list[Claim]:
     report = triage_report(text)
     if report is not None:
         return report
+    claims, text = quoted_json(text, vocab)  # a pasted tool result, read as the record it is
     text = re.sub(r"[*`]", " ", text)  # markdown emphasis and code marks carry no claim
-    claims: list[Claim] = []
     sentences = _sentences(text)
     mentions = _mentions(text, vocab)
     for s in sentences:

@@ -1,4 +1,5 @@
-"""Whether an answer only echoes what a tool returned: no words of the agent's own.
+"""Whether an answer only echoes what a tool returned, or a call the model meant to make: no words
+of the agent's own.
 
 A small model's habit (Qwen2.5-Coder-1.5B answered with `<tool_response>{"error": "This tool
 call is rejected."}</tool_response>`, with a not-found JSON, with the raw skill list). Such a
@@ -63,6 +64,10 @@ def echo(answer: str, results: list[Any]) -> str | None:
         return "a tool's message to the model, word for word"
     if _TOOL_BLOCK.search(answer) and not has_content(_TOOL_BLOCK.sub(" ", answer)):
         return "a tool result in the chat template's <tool_response> markup"
+    if _DECLARED.search(answer) and not has_content(
+        _DECLARED.sub(" ", _TOOL_BLOCK.sub(" ", answer))
+    ):
+        return "a tool call or the tools' declarations written out in <tools> markup"
     bare = _TAGS.sub(" ", _DECLARED.sub(" ", answer))
     if not bare.strip().lstrip("<").startswith(("{", "[")):
         return None

@@ -16,7 +16,8 @@ write's new status), turn by turn, the evidence of earlier turns carried over:
 - a **runbook or skill** named must be one a tool result of the trial names.
 
 Not grounded here: approval and root-cause claims (they rest on a whole result, not a field),
-and turns whose text the harness wrote (the approval pause). A case whose references make no
+turns whose text the harness wrote (the approval pause), and answers that only echo a tool
+result (`core.echo`: the tool's words, grounded by being them). A case whose references make no
 such claim is `n/a` (`_applies`), and so is a trial whose answers make none: it never passes on
 nothing.
 """
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ops_copilot.claims import ANSWER, Claim, Vocabulary, extract
 
+from ..core.echo import echo
 from .base import Score, scorer
 
 if TYPE_CHECKING:
@@ -147,10 +149,12 @@ def grounded(trial: TrialView, plan: Plan) -> Score:
     evidence = _Evidence(plan, vocab)
     bad: list[str] = []
     checked = 0
+    results: list[Any] = []
     for turn in trial.turns:
         evidence.add_turn(turn.prompt, list(turn.calls))
-        if turn.response_synthesized:
-            continue
+        results += [c.result for c in turn.calls if c.result is not None]
+        if turn.response_synthesized or echo(turn.answer, results):
+            continue  # the harness's pause text; a tool's own words echoed back
         for claim in extract(turn.answer, vocab):
             if not evidence.checked(claim):
                 continue
