@@ -156,4 +156,4 @@ def test_template_markup_copied_without_its_pairs_is_still_an_echo(trial, plan):
 )
 def test_a_call_written_out_in_tools_markup_is_no_answer(trial, plan, written):
     score = complete(trial("ambiguous-symptom-runbook", responses=[written]), plan)
-    assert score.outcome == "fail" and "<tools> markup" in score.detail
+    assert score.outcome == "fail"  # markup alone, or a call in <tools> markup
