@@ -130,3 +130,21 @@ def test_an_end_in_any_form_ends(said):
 def test_labels_and_marks_are_taken_out_and_words_kept(said, words):
     reply = read_reply(said)
     assert reply.ends is None and reply.words == words
+
+
+def test_a_decision_in_protocol_form_is_the_decision_and_template_copies_are_no_words():
+    """Seen from Qwen2.5-Coder-1.5B as the user: `PROTOCOL: DENY` three times over (sent as
+    words, it looped), and the agent's placeholder result copied in <tool_response> markup."""
+    (case,) = [c for c in scenario_cases() if c.eval_id == CASE]
+    user = ModelUser(case, model=None)
+    waiting = [PendingWrite("c1", ToolCall("restart_service", {"name": "inventory"}))]
+    assert user.read("**PROTOCOL: DENY**", waiting).kind == "deny"
+    approved = user.read(
+        "PROTOCOL: APPROVE: the config is rolled back and the risk is known", waiting
+    )
+    assert approved.kind == "approve"
+    with pytest.raises(UserFailed, match="only protocol text"):
+        user.read(
+            '<tool_response> {"error": "This tool call requires confirmation."} </tool_response>',
+            waiting,
+        )

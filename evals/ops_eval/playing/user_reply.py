@@ -12,7 +12,9 @@ So a reply is read for its move first, whatever the markup (bold, code marks, he
 - an **end** in any form ends the conversation at once: the stop signal as any tag
   (`<finished>`, `</ FINISHED >`), the END action, a line that is only `END`, or a sentence
   saying the conversation is over;
-- the **action labels** (`PROTOCOL: ADVANCE`, a leading `INTERVENE:`) are taken out;
+- the **action labels** (`PROTOCOL: ADVANCE`, a leading `INTERVENE:`) are taken out, and
+  `PROTOCOL: DENY` / `PROTOCOL: APPROVE` read as `DENY` / `APPROVE` (seen from the 1.5B model);
+- a copy of the chat template's blocks (`<tool_response>...</tool_response>`) is no words;
 - what is left is what the user says (or approves with); nothing left is no usable move.
 """
 
@@ -23,6 +25,13 @@ from dataclasses import dataclass
 
 ACTIONS = ("ANSWER", "ADVANCE", "INTERVENE", "CORRECT", "END")
 _ACTION = "|".join(ACTIONS)
+# Ours, at an approval request: `PROTOCOL: DENY` is the move DENY, as `DENY:` is.
+_DECISION = re.compile(r"\[?\bPROTOCOL\b\s*[:\-]?\s*(?=(?:APPROVE|DENY)\b)", re.I)
+# The chat template's blocks: a tool result or call the user's model copied is no move of its own.
+_TEMPLATE = re.compile(
+    r"<(tool_response|tool_call|tools)>.*?(?:</\1>|$)|</?(?:tool_response|tool_call|tools)>",
+    re.I | re.DOTALL,
+)
 _MARKS = re.compile(r"\*+|`+|^[ \t]*(?:#+|>+)[ \t]*", re.M)
 _END_TAG = re.compile(r"<\s*/?\s*finished\s*/?\s*>|\{\{\s*stop_signal\s*\}\}", re.I)
 _PROTOCOL = re.compile(rf"\[?\bPROTOCOL\b\s*[:\-]?\s*({_ACTION})\b\]?\s*:?", re.I)
@@ -60,6 +69,7 @@ def read_reply(said: str) -> Reply:
     ]
     if signs:
         return Reply(ends=signs[0], words="")
-    words = _LABEL.sub("", _PROTOCOL.sub("", _END_TAG.sub("", plain)))
+    words = _LABEL.sub("", _PROTOCOL.sub("", _DECISION.sub("", _END_TAG.sub("", plain))))
+    words = _TEMPLATE.sub("", words)
     lines = [" ".join(line.split()) for line in words.splitlines()]
     return Reply(ends=None, words="\n".join(line for line in lines if line).strip())
