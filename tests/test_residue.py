@@ -98,3 +98,19 @@ def test_an_answer_without_a_call_is_never_touched():
     `complete` fails it)."""
     response = LlmResponse(content=types.Content(role="model", parts=[types.Part(text=FENCE)]))
     assert content_free(FENCE) and drop_residue(response) is None
+
+
+def test_each_agent_is_read_as_its_own_packages_by_adks_runner(caplog):
+    """ADK names an agent's app after its class's module: the triage agent, built on the ops
+    copilot's residue-free class, once logged 'App name mismatch' on every trial."""
+    from google.adk.runners import InMemoryRunner
+
+    from triage_report.agent import build_agent as build_triage
+
+    for app, agent in (
+        ("ops_copilot", build_agent(ScriptedLlm(script=[]))),
+        ("triage_report", build_triage(ScriptedLlm(script=[]))),
+    ):
+        caplog.clear()
+        InMemoryRunner(agent=agent, app_name=app)
+        assert "App name mismatch" not in caplog.text, app

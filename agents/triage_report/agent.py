@@ -19,12 +19,17 @@ from .definition import INSTRUCTION, tool_specs  # noqa: E402
 from .schema import TriageReport  # noqa: E402
 
 
+class TriageAgent(ResidueFree):
+    """The ops copilot's agent class (tool-call residue dropped), declared here so ADK's Runner
+    reads this package as the agent's origin (it names an app after the class's module)."""
+
+
 def build_agent(model: Any = None) -> LlmAgent:
     if model is None:
         from ops_copilot.model import build_model
 
         model = build_model()
-    return ResidueFree(  # the ops copilot's: tool-call residue dropped from model responses
+    return TriageAgent(
         name="triage_report",
         model=model,
         description="Structured triage report for one incident.",
