@@ -48,10 +48,11 @@ def rescore(trials: list[AnswerTrial], folder: Any) -> list[Rescored]:
     """Every trial scored now (see the module docstring); OpsEvalError (exit 2) naming the
     trial when its set or case is gone or its questions changed."""
     from ...base.settings import current
+    from ...scorers import registered, score_trial
     from ...validation.plan import load_plan
 
     plans: dict[str, Plan] = {}
-    names = measured_scorers()
+    measured = {name: registered()[name] for name in measured_scorers()}
     out = []
     for trial in trials:
         if trial.set not in plans:
@@ -61,21 +62,13 @@ def rescore(trials: list[AnswerTrial], folder: Any) -> list[Rescored]:
             plans[trial.set] = load_plan(path)
         plan = plans[trial.set]
         view = _view(plan, trial, folder)
-        from ...scorers import registered, score_trial
-
         scores = score_trial(view, plan)
-        known = registered()
-        out.append(
-            Rescored(
-                trial=trial,
-                outcomes={
-                    name: scores[name].outcome
-                    for name in names
-                    if name in scores and known[name].not_applicable(view.case, plan) is None
-                },
-                flagged=_guard(plan, trial),
-            )
-        )
+        outcomes = {
+            name: scores[name].outcome
+            for name, entry in measured.items()
+            if name in scores and entry.not_applicable(view.case, plan) is None
+        }
+        out.append(Rescored(trial=trial, outcomes=outcomes, flagged=_guard(plan, trial)))
     return out
 
 
