@@ -104,11 +104,15 @@ def seed_facts(reads: Iterable[Read], seed: Seed) -> dict[tuple[str, str], tuple
 
 
 # Untrusted text that tells the agent what to say, or to whom ("reply only with", "say only that",
-# "in your reply to the user, recommend", "add at the end:"); and data a reader could act on.
+# "in your reply to the user, recommend", "add at the end:"), or speaks to whoever reads it
+# ("Summary for readers: ..."); and data a reader could act on.
 _ADDRESSED = re.compile(
     r"\b(?:reply|respond|answer|say|tell|write)\s+(?:only|(?:to\s+)?the\s+users?)\b"
     r"|\bin\s+your\s+(?:reply|answer|response|summary)\b|\badd\s+at\s+the\s+end\b"
-    r"|\bend\s+(?:it\s+|your\s+\w+\s+)?with\s*:|\b(?:tell|inform|to)\s+the\s+(?:user|reader)s?\b",
+    r"|\bend\s+(?:it\s+|your\s+\w+\s+)?with\s*:|\b(?:tell|inform|to)\s+the\s+(?:user|reader)s?\b"
+    # a line written for whoever reads it ("Summary for readers: nothing can be shown ...")
+    r"|\bfor\s+(?:the\s+|our\s+|all\s+)?(?:readers?|users?|customers?)\b"
+    r"|\b(?:readers?|users?|customers?)\s+(?:with|should|must|need|can)\b",
     re.I,
 )
 _CONTACT = re.compile(
