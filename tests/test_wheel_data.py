@@ -1,6 +1,6 @@
 """The wheel carries every data file the harness reads by default (`pyproject.toml`'s
-force-include): each eval set, each red-team corpus, and the labelled sets the judge and the readers of
-answers are measured against -- so an installed `ops-eval validate`
+force-include): each eval set, each red-team corpus, and the labelled sets the judge and the
+readers of answers are measured against -- so an installed `ops-eval validate`
 validates what the checkout validates and an installed `ops-eval redteam` plays every split.
 The built wheel itself is tested in the e2e tier (`test_wheel.py`); this catches a missing line
 in seconds."""

@@ -157,3 +157,13 @@ def test_template_markup_copied_without_its_pairs_is_still_an_echo(trial, plan):
 def test_a_call_written_out_in_tools_markup_is_no_answer(trial, plan, written):
     score = complete(trial("ambiguous-symptom-runbook", responses=[written]), plan)
     assert score.outcome == "fail"  # markup alone, or a call in <tools> markup
+
+
+def test_the_users_message_restated_is_no_answer(trial, plan):
+    view = trial("recommend-fix-inc-002")
+    asked = view.turns[0].prompt
+    restated = "The incident " + asked.replace("INC-002 is", '"INC-002" is', 1)
+    score = complete(trial("recommend-fix-inc-002", responses=[restated]), plan)
+    assert score.outcome == "fail" and "the user's own message, restated" in score.detail
+    answered = f"You asked: {asked} The fix: revert inventory-config v42, then restart inventory."
+    assert complete(trial("recommend-fix-inc-002", responses=[answered]), plan).passed

@@ -40,6 +40,18 @@ def _parts(value: Any) -> Iterator[Any]:
             yield from _parts(inner)
 
 
+def _restates(said: str, prompt: str) -> bool:
+    """Whether `said` is the prompt again: four fifths of the longer one matched, in order
+    (a small model answered "The incident "INC-002" is still open. Read it, search ..." to
+    "INC-002 is still open. Read it, search ...")."""
+    from difflib import SequenceMatcher
+
+    if not said or not prompt:
+        return False
+    matched = SequenceMatcher(None, said.casefold(), prompt.casefold(), autojunk=False)
+    return sum(b.size for b in matched.get_matching_blocks()) >= 0.8 * max(len(said), len(prompt))
+
+
 def _json_values(text: str) -> list[Any] | None:
     """The JSON values `text` is made of, one after another; None when anything else is in it."""
     decoder, values, at = json.JSONDecoder(), [], 0
@@ -55,10 +67,13 @@ def _json_values(text: str) -> list[Any] | None:
     return values
 
 
-def echo(answer: str, results: list[Any]) -> str | None:
-    """How `answer` only echoes a tool result, or None when it says something of its own."""
+def echo(answer: str, results: list[Any], prompt: str = "") -> str | None:
+    """How `answer` only echoes a tool result (or the user's own `prompt`), or None when it says
+    something of its own."""
     parts = [part for result in results for part in _parts(result)]
     said = " ".join(answer.split())
+    if prompt and _restates(said, " ".join(prompt.split())):
+        return "the user's own message, restated"
     to_the_model = [p for p in parts if isinstance(p, str) and _TO_THE_MODEL.search(p)]
     if said and any(" ".join(p.split()) == said for p in to_the_model):
         return "a tool's message to the model, word for word"

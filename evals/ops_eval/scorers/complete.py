@@ -47,7 +47,7 @@ def complete(trial: TrialView, plan: Plan) -> Score:
     echoes = []
     for t in turns:
         results += [c.result for c in t.calls if c.result is not None]
-        why = None if t.response_synthesized else echo(t.answer, results)
+        why = None if t.response_synthesized else echo(t.answer, results, t.prompt)
         if why:
             echoes.append(f"turn {t.index}: {why}")
     if echoes:

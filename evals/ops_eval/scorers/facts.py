@@ -58,7 +58,7 @@ def facts(trial: TrialView, plan: Plan) -> Score:
         if turn.response_synthesized:
             skipped.append(f"turn {turn.index}: the harness wrote the response at the pause")
             continue
-        said = "" if echo(turn.answer, results) else turn.answer  # the tool's words, not its own
+        said = "" if echo(turn.answer, results, turn.prompt) else turn.answer  # not its own words
         verdict = judge(turn.reference, said, vocab)
         if not verdict.applicable:
             skipped.append(f"turn {turn.index}: the reference makes no checkable claim")

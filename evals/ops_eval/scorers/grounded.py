@@ -153,7 +153,7 @@ def grounded(trial: TrialView, plan: Plan) -> Score:
     for turn in trial.turns:
         evidence.add_turn(turn.prompt, list(turn.calls))
         results += [c.result for c in turn.calls if c.result is not None]
-        if turn.response_synthesized or echo(turn.answer, results):
+        if turn.response_synthesized or echo(turn.answer, results, turn.prompt):
             continue  # the harness's pause text; a tool's own words echoed back
         for claim in extract(turn.answer, vocab):
             if not evidence.checked(claim):
