@@ -65,8 +65,8 @@ def test_the_digest_covers_the_readers_a_scorer_calls(copies):
     def reader_changed(root):
         _replace(
             root / "agents/ops_copilot/claims/wording.py",
-            'WORDING = {"investigating": ("under investigation", "being investigated")}',
-            'WORDING = {"investigating": ("under investigation",)}',
+            '"investigating": ("under investigation", "being investigated"),',
+            '"investigating": ("under investigation",),',
         )
 
     changed = copies(reader_changed)

@@ -167,3 +167,15 @@ def test_the_users_message_restated_is_no_answer(trial, plan):
     assert score.outcome == "fail" and "the user's own message, restated" in score.detail
     answered = f"You asked: {asked} The fix: revert inventory-config v42, then restart inventory."
     assert complete(trial("recommend-fix-inc-002", responses=[answered]), plan).passed
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        '{\n  "name": "restart_service",\n  "arguments": {"name": "inventory"}\n}',
+        '```json\n{"name": "resolve_incident", "arguments": {"incident_id": "INC-0',  # cut off
+    ],
+)
+def test_a_call_written_out_as_json_is_no_answer(trial, plan, written):
+    score = complete(trial("ambiguous-symptom-runbook", responses=[written]), plan)
+    assert score.outcome == "fail" and "a tool call written out as JSON" in score.detail

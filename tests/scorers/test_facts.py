@@ -273,3 +273,10 @@ def test_a_pasted_json_record_is_read_field_by_field_never_as_prose(vocab):
         "inventory status down",
         "inventory owner fulfilment",
     ]
+
+
+def test_healthy_is_how_operational_is_often_said(vocab):
+    assert [c.show() for c in extract("Checkout is not healthy; it is degraded.", vocab)] == [
+        "checkout status not operational",
+        "checkout status degraded",
+    ]

@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 
 # How statuses may be worded, beyond the value itself (which always counts).
-WORDING = {"investigating": ("under investigation", "being investigated")}
+WORDING = {
+    "investigating": ("under investigation", "being investigated"),
+    "operational": ("healthy",),  # "checkout is not healthy": not operational
+}
 NEGATION = re.compile(
     r"\b(?:not|no|never|nor|neither|no longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
     r"hasn't|haven't|cannot|can't)\b",

@@ -40,6 +40,13 @@ def _parts(value: Any) -> Iterator[Any]:
             yield from _parts(inner)
 
 
+# A call written out as JSON instead of made (`{"name": "restart_service", "arguments": {...`),
+# whole or cut off.
+_CALL_AS_JSON = re.compile(
+    r'^\s*(?:```[\w-]*\s*)?\{\s*"name"\s*:\s*"[\w.-]+"\s*,\s*"(?:arguments|parameters)"\s*:'
+)
+
+
 def _restates(said: str, prompt: str) -> bool:
     """Whether `said` is the prompt again: four fifths of the longer one matched, in order
     (a small model answered "The incident "INC-002" is still open. Read it, search ..." to
@@ -74,6 +81,8 @@ def echo(answer: str, results: list[Any], prompt: str = "") -> str | None:
     said = " ".join(answer.split())
     if prompt and _restates(said, " ".join(prompt.split())):
         return "the user's own message, restated"
+    if _CALL_AS_JSON.match(answer):
+        return "a tool call written out as JSON, not made"
     to_the_model = [p for p in parts if isinstance(p, str) and _TO_THE_MODEL.search(p)]
     if said and any(" ".join(p.split()) == said for p in to_the_model):
         return "a tool's message to the model, word for word"
