@@ -41,10 +41,11 @@ def slow_answer(request: dict) -> dict:
 
 
 def interrupted_run(
-    tmp_path: Path, signum: int, after: int, *options: str, times: int = 1
+    tmp_path: Path, signum: int, after: int, *options: str, times: int = 1, prelude: str = ""
 ) -> tuple[int, str, Path]:
     """Run the CLI, send `signum` (`times` times) once `after` trials have finished; (exit code,
-    its output, the record's path, under the runs folder)."""
+    its output, the record's path, under the runs folder). `prelude`: Python the process runs
+    before the CLI (when given, the CLI is started through `python -c`)."""
     out = tmp_path / "runs" / "interrupted.json"
     with fake_openai(slow_answer) as (base, _):
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPS_")}
@@ -55,8 +56,12 @@ def interrupted_run(
             LITELLM_LOCAL_MODEL_COST_MAP="True",
         )
         argv = ["run", "--cases", ",".join(CASES), "--output", str(out), *options]
+        cli = [str(Path(sys.executable).with_name("ops-eval"))]
+        if prelude:
+            run_cli = "import sys\nfrom ops_eval.cli import main\nsys.exit(main(sys.argv[1:]))"
+            cli = [sys.executable, "-c", f"{prelude}\n{run_cli}"]
         proc = subprocess.Popen(
-            [str(Path(sys.executable).with_name("ops-eval")), *argv],
+            [*cli, *argv],
             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         err_lines = []
@@ -89,6 +94,39 @@ def test_a_run_stopped_after_n_trials_keeps_them_marked_interrupted(tmp_path, si
     assert not record.gate_passed and record.exit_code == 3
     assert "interrupted (Ctrl-C or SIGTERM) after 2 of 6 trials" in output
     assert "nothing was recorded" not in output
+
+
+# CPython 3.11's ast conversion can fail once a signal landed mid-run ("AST constructor recursion
+# depth mismatch", gh-106905); it failed a CI run when the scorers' digest parsed their source
+# while the record of an interrupted run was built. Here any parse after the signal fails so.
+PARSE_FAILS_AFTER_SIGNAL = """
+import ast, signal
+from ops_eval.base import exits
+
+signalled, parse, interrupt = [], ast.parse, exits._interrupt
+
+def _interrupt(signum, frame):
+    signalled.append(signum)
+    interrupt(signum, frame)
+
+def _parse(*args, **kwargs):
+    if signalled:
+        raise SystemError("AST constructor recursion depth mismatch (before=60, after=110)")
+    return parse(*args, **kwargs)
+
+exits._interrupt, ast.parse = _interrupt, _parse
+"""
+
+
+def test_the_record_of_a_stopped_run_needs_no_source_parsed_after_the_signal(tmp_path):
+    """What the run was of (the scorers' code digest among it) is read before it plays."""
+    code, output, path = interrupted_run(
+        tmp_path, signal.SIGTERM, 2, prelude=PARSE_FAILS_AFTER_SIGNAL
+    )
+    assert code == 3, output
+    record = load_record(path)
+    assert record.interrupted is not None and len(record.trials) == 2
+    assert record.scorers_sha256
 
 
 def test_the_gate_report_and_history_never_take_an_interrupted_run_for_a_whole_one(

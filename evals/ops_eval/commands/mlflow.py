@@ -247,7 +247,6 @@ def _live(
     from ..results.records import write_record
     from ..running.judge import judged
     from ..running.options import data_policy, record_path
-    from ..running.record import provenance_fields
     from ..validation.plan import load_plan
 
     options = live_options(args)
@@ -305,7 +304,7 @@ def _live(
                     evaluation = evaluate_or_exit(
                         target,
                         lineage=of_fields(
-                            provenance_fields(plan),
+                            play.provenance,
                             choice.name,
                             run_id,
                             [c.eval_id for c in plan.cases],

@@ -125,7 +125,7 @@ def execute(
         planned_trials,
         record_path,
     )
-    from ..running.record import build_record
+    from ..running.record import build_record, provenance_fields
     from ..running.trials import in_plan_order, play_trials
     from ..validation.plan import load_plan
 
@@ -148,6 +148,7 @@ def execute(
     if minimal is None:
         check_writable(spans_path(path), "--output (its spans file)")
     settings = current()
+    provenance = provenance_fields(plan)  # before anything plays (see its docstring)
     release: Callable[[], None] | None = None  # set once a stopped run holds further signals
     try:
         with (
@@ -228,6 +229,7 @@ def execute(
                 plan,
                 trials,
                 options,
+                provenance,
                 interrupted,
                 run_id=uuid.uuid4().hex[:12],
                 started_at=started.isoformat(timespec="seconds"),

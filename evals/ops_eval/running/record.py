@@ -16,7 +16,9 @@ from .options import RunOptions, planned_trials
 
 def provenance_fields(plan: Plan) -> dict[str, Any]:
     """What a run was of, by hash: the eval set, seed, instructions, tool schema, scorers and
-    git commit (the run record's fields, and an MLflow logged model's)."""
+    git commit (the run record's fields, and an MLflow logged model's). Read before the run
+    plays: the code it was of is the code it started with, and no source is parsed after a
+    signal landed (CPython 3.11's `ast.parse` can then fail, SystemError, gh-106905)."""
     from ..core.agents import AGENTS
     from ..results.provenance import git_state, scorers_digest, sha256, tool_schema_digest
 
@@ -39,10 +41,12 @@ def build_record(
     plan: Plan,
     trials: list[TrialRecord],
     options: RunOptions,
+    provenance: dict[str, Any],
     interrupted: str | None = None,
     **run: Any,
 ) -> RunRecord:
-    """The run record of `trials`, aggregated; `run` gives run_id, started_at, seconds, model.
+    """The run record of `trials`, aggregated; `provenance` is `provenance_fields(plan)`, read
+    before the run played; `run` gives run_id, started_at, seconds, model.
     `interrupted`: what stopped the run before its end -- the record then holds the trials
     that finished, has no verdict (exit 3), and says so."""
     cases = [(c.eval_id, c.meta.category if c.meta else "?") for c in plan.cases]
@@ -71,7 +75,7 @@ def build_record(
         ]
     return RunRecord(
         **run,
-        **provenance_fields(plan),
+        **provenance,
         criteria={"threshold": plan.criteria.threshold, "match_type": plan.criteria.match_type},
         repeats=options.repeats,
         concurrency=options.concurrency,

@@ -56,6 +56,12 @@ class LivePlay:
     started: datetime
     book: Book = field(default_factory=Book)
     loop: LoopThread = field(default_factory=LoopThread)
+    provenance: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        from ...running.record import provenance_fields
+
+        self.provenance = provenance_fields(self.plan)  # before anything plays
 
     @property
     def keys(self) -> list[tuple[str, int]]:
@@ -100,6 +106,7 @@ class LivePlay:
             self.plan,
             trials,  # type: ignore[arg-type]
             replace(self.options, concurrency=workers),
+            self.provenance,
             run_id=run_id,
             started_at=self.started.isoformat(timespec="seconds"),
             seconds=(datetime.now(UTC) - self.started).total_seconds(),
