@@ -5,6 +5,7 @@ place -- never shown -- and exit 1; a clean record passes; bad input is exit 2."
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -66,7 +67,7 @@ EDITS = {
         "trials[0].state_after.services[0]: kept beside the hash",
     ),
     "a label longer than declared": (
-        lambda d: d["trials"][0]["scores"]["trajectory"].update(detail="x" * 161),
+        lambda d: d["trials"][0]["scores"]["trajectory"].update(detail="passed " * 23),
         "trials[0].scores.trajectory.detail: a label of 161 characters (limit 160)",
     ),
     "an e-mail address in a label": (
@@ -76,6 +77,21 @@ EDITS = {
     "a scorer's detail kept beside its label": (
         lambda d: d["trials"][0]["scores"]["facts"].update(detail_hmac="says inventory is down"),
         "trials[0].scores.facts.detail_hmac: holds a value where a keyed hash belongs",
+    ),
+    "a copy of the trial's text in a detail": (  # no --planted: nothing names the value
+        lambda d: d["trials"][0]["scores"]["not_contains"].update(
+            detail="answer holds 'Marguerite Okonkwo' at 12"
+        ),
+        "trials[0].scores.not_contains.detail: 1 run(s) of 18+ characters outside the "
+        "harness's vocabulary",
+    ),
+    "a copy of the trial's text, escaped, in an error": (
+        lambda d: d["trials"][1].update(error="call 1: note='ZEBRA\\tQUASAR' is not 'x'"),
+        "trials[1].error: 1 run(s) of 13+ characters outside the harness's vocabulary",
+    ),
+    "a label of several lines": (
+        lambda d: d["trials"][0]["scores"]["trajectory"].update(detail="passed\nfailed"),
+        "trials[0].scores.trajectory.detail: a label of 2 lines (one)",
     ),
     "an IP address in a note": (
         lambda d: d["notes"].append("served from 10.9.8.7"),
@@ -91,7 +107,7 @@ def test_each_kind_of_leak_in_a_record_is_found_and_named(clean, capsys, kind):
     assert code == 1
     assert f"LEAK record min.json {where}" in said
     assert "1 leak(s)" in said
-    for shown in ("Inventory is down", "fulfilment", SECRET, "10.9.8.7"):
+    for shown in ("Inventory is down", "fulfilment", SECRET, "10.9.8.7", "Okonkwo", "QUASAR"):
         assert shown not in said  # named by place, never shown
 
 
@@ -130,12 +146,16 @@ def test_a_full_record_fails_the_audit(tmp_path, ops_env, capsys):
     [
         (["--planted", "EMPTY"], "no value in it"),
         (["--also", "MISSING"], "no such file or folder"),
+        (["--also", "/dev/null"], "--also /dev/null: a character device, not a file or folder"),
+        (["--also", "FIFO"], "a named pipe (FIFO), not a file or folder"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(clean, capsys, tmp_path, extra, message):
     empty = tmp_path / "empty.txt"
     empty.write_text("\n\n")
-    extra = [{"EMPTY": str(empty), "MISSING": str(tmp_path / "nope")}.get(e, e) for e in extra]
+    os.mkfifo(tmp_path / "fifo")
+    names = {"EMPTY": str(empty), "MISSING": str(tmp_path / "nope"), "FIFO": str(tmp_path / "fifo")}
+    extra = [names.get(e, e) for e in extra]
     capsys.readouterr()
     assert main(["audit-run", str(clean[0]), *extra]) == 2
     assert message in capsys.readouterr().err

@@ -6,7 +6,9 @@ lies beside it; each `--also` file or folder (the run's console log, a report, a
 export) for rule matches; with `--mlflow`, what every MLflow run that logged the record wrote
 (params, tags, traces, text artifacts). With `--planted FILE` (one value a line: the secrets
 and personal data planted in the seed copy, the prompts and the answers), each of those values
-is searched byte for byte in all of it -- in the MLflow store's own files too.
+is searched byte for byte in all of it -- in the MLflow store's own files too. Without it, a
+label the harness wrote about a trial is still held to the harness's vocabulary
+(`results.vocabulary`): a copy of the trial's text in it is found with no value named.
 
 A leak is named by artefact and place, never shown: the audit's output is a log as well.
 
@@ -76,8 +78,27 @@ def _files(paths: list[str]) -> list[Path]:
         elif path.is_file():
             found.append(path)
         else:
-            raise OpsEvalError(EXIT_BAD_INPUT, f"--also {given}: no such file or folder")
+            raise OpsEvalError(EXIT_BAD_INPUT, f"--also {given}: {_not_a_file(path)}")
     return found
+
+
+def _not_a_file(path: Path) -> str:
+    """What `path` is, when it is neither a file nor a folder (reading a device or a pipe
+    would never end, or read nothing the run wrote)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "no such file or folder"
+    kinds = {
+        stat.S_ISCHR: "a character device",
+        stat.S_ISBLK: "a block device",
+        stat.S_ISFIFO: "a named pipe (FIFO)",
+        stat.S_ISSOCK: "a socket",
+    }
+    kind = next((name for test, name in kinds.items() if test(mode)), "not a regular file")
+    return f"{kind}, not a file or folder"
 
 
 def audit(args: argparse.Namespace) -> tuple[int, list[str]]:

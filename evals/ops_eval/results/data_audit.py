@@ -9,7 +9,11 @@ own output must not leak what it found):
 - anywhere, text a scrubber rule matches (`base.scrub`: tokens, keys, e-mail and IP addresses,
   URLs with credentials or a query, phone numbers);
 - anywhere, byte for byte, a value the user planted and names (`--planted FILE`, one value a
-  line): what no rule can know, such as a name or a hostname from the seed.
+  line): what no rule can know, such as a name or a hostname from the seed;
+- in the record, with no planted value to go by, a label of several lines, or a label the
+  harness wrote about a trial (a scorer's detail, an error, why it looped or ended) holding a
+  run of 8 or more characters its vocabulary does not build (`results.vocabulary`): a copy of
+  the trial's text, cut, escaped or case-changed, that no whole-value mask caught.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 from ..base.scrub import findings
 from .minimal import HASH
+from .vocabulary import Vocabulary
 
 _TURN = r"trials\[\d+\]\.turns\[\d+\]\."
 _CALL = r"(?:expected|calls|paused|pending)\[\d+\]\."
@@ -31,8 +36,12 @@ HASHED = re.compile(
     r"|conversation\.approvals\[\d+\]\.(?:args\..+|rationale|approver)))$"
 )
 """Every place a minimal record keeps a hash."""
-MAY_BE_EMPTY = re.compile(rf"^{_TURN}(?:prompt|reference|response)$")
-"""Hashed places left empty when there was nothing (a turn without a reference)."""
+MAY_BE_EMPTY = re.compile(
+    rf"^(?:{_TURN}(?:prompt|reference|response)"
+    r"|trials\[\d+\]\.conversation\.approvals\[\d+\]\.(?:rationale|approver))$"
+)
+"""Hashed places left empty when there was nothing (a turn without a reference, an approval
+answered without a rationale)."""
 KEPT_BESIDE = re.compile(rf"^{_TURN}{_CALL}result\.status$")
 """The one thing kept beside a hash: a tool result's status word."""
 HASH_ONLY = re.compile(rf"^(?:{_TURN}{_CALL}result|trials\[\d+\]\.state_after)\.")
@@ -42,6 +51,10 @@ LABELS = re.compile(
     r"|conversation\.(?:user|reason)))$"
 )
 """Every place a minimal record keeps a label."""
+ABOUT_TRIAL = re.compile(
+    r"^trials\[\d+\]\.(?:error|looped|scores\.[^.]+\.detail|conversation\.reason)$"
+)
+"""The labels the harness wrote about a trial: built from its vocabulary alone."""
 
 
 @dataclass(frozen=True)
@@ -73,10 +86,11 @@ def record_leaks(data: dict[str, Any], name: str) -> list[Leak]:
     if not isinstance(kept, dict):
         leaks.append(Leak(name, "data", "a full-data run: it keeps every prompt and answer"))
     limit = kept.get("label_chars") if isinstance(kept, dict) else None
+    vocabulary = _vocabulary(data)
     for path, value in _leaves(data):
         if HASHED.match(path):
-            empty = value == "" and MAY_BE_EMPTY.match(path)
-            if not (isinstance(value, str) and (HASH.match(value) or empty)):
+            empty = value in ("", None) and MAY_BE_EMPTY.match(path)
+            if not (empty or (isinstance(value, str) and HASH.match(value))):
                 leaks.append(Leak(name, path, "holds a value where a keyed hash belongs"))
             continue
         if HASH_ONLY.match(path) and not KEPT_BESIDE.match(path):
@@ -86,8 +100,27 @@ def record_leaks(data: dict[str, Any], name: str) -> list[Leak]:
             continue
         if LABELS.match(path) and isinstance(limit, int) and len(value) > limit:
             leaks.append(Leak(name, path, f"a label of {len(value)} characters (limit {limit})"))
+        if LABELS.match(path) and len(value.splitlines()) > 1:
+            leaks.append(Leak(name, path, f"a label of {len(value.splitlines())} lines (one)"))
+        if ABOUT_TRIAL.match(path) and (runs := vocabulary.foreign(value)):
+            leaks.append(
+                Leak(name, path, f"{len(runs)} run(s) of {max(runs)}+ characters outside the "
+                     "harness's vocabulary (a copy of the trial's text)")
+            )  # fmt: skip
         leaks += [Leak(name, path, f"{f.rule}") for f in findings(value)]
     return leaks
+
+
+def _vocabulary(data: dict[str, Any]) -> Vocabulary:
+    """The harness's vocabulary with the record's own case ids and categories."""
+    trials = data.get("trials")
+    names = [
+        str(t.get(key, ""))
+        for t in (trials if isinstance(trials, list) else [])
+        if isinstance(t, dict)
+        for key in ("case_id", "category")
+    ]
+    return Vocabulary.of(names)
 
 
 def text_leaks(name: str, text: str) -> list[Leak]:

@@ -3,10 +3,15 @@ argument value, prompt, reference, answer and tool result, each scorer's verdict
 and labels (`base.scrub.label`) where free text was -- never the text.
 
 Scoring happens before this, in memory, on the whole trial (`running.trials.scored_trial`);
-what leaves the process is `Minimal.trial(...)`. The hash is HMAC-SHA256 under a key the user
-holds (`OPS_EVAL_DATA_KEY`), cut to 128 bits: equal values under one key hash alike, so two
-runs' answers can be compared (`compare`) without either being readable, and a run hashed under
-another key compares with nothing (`NotComparable`). No key, no minimal run.
+what leaves the process is `Minimal.trial(...)`. The texts the harness wrote about the trial --
+a scorer's detail, the trial's error, why it looped, why its conversation ended -- are built
+from the harness's vocabulary alone (`results.vocabulary`): whatever else they quote of the
+trial, cut, escaped or case-changed, becomes a `#` token of its keyed hash.
+
+The hash is HMAC-SHA256 under a key the user holds (`OPS_EVAL_DATA_KEY`), cut to 128 bits:
+equal values under one key hash alike, so two runs' answers can be compared (`compare`) without
+either being readable, and a run hashed under another key compares with nothing
+(`NotComparable`). No key, no minimal run.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import hmac
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ops_copilot.spotlight import strings
@@ -27,6 +32,7 @@ from ..core.calls import InjectedFault, ToolCall, Turn
 from ..core.trial import Approval, Conversation
 from ..scorers.base import Score
 from .record_parts import DataKept, ModelInfo, TrialRecord
+from .vocabulary import Vocabulary
 
 KEY_ENV = "OPS_EVAL_DATA_KEY"
 MIN_KEY_CHARS = 16
@@ -74,10 +80,12 @@ def data_key(secret: str | None) -> DataKey:
 
 @dataclass(frozen=True)
 class Minimal:
-    """How a minimal-data run writes: under `key`, labels of at most `label_chars`."""
+    """How a minimal-data run writes: under `key`, labels of at most `label_chars`; what the
+    harness wrote about a trial, in `vocabulary`'s words (read once, as the run is set up)."""
 
     key: DataKey
     label_chars: int = LABEL_CHARS
+    vocabulary: Vocabulary = field(default_factory=Vocabulary.of)
 
     def kept(self) -> DataKept:
         return DataKept(
@@ -91,11 +99,24 @@ class Minimal:
         """`text` as a label: each of the trial's own values in it (`said`, longest first)
         replaced by `#` and the first 8 hex digits of its hash, then scrubbed and clamped."""
         for value in said:
-            text = text.replace(value, "#" + self.key.digest(value)[len(PREFIX) :][:8])
+            text = text.replace(value, self._token(value))
         return label(text, self.label_chars)
 
-    def _label_or_none(self, text: str | None, said: Sequence[str] = ()) -> str | None:
-        return None if text is None else self.label(text, said)
+    def about(self, text: str, said: Sequence[str], heard: Sequence[str] = ()) -> str:
+        """What the harness wrote about the trial, as a label: the trial's values (`said`)
+        replaced whole by their `#` tokens, then every run outside the vocabulary by its own
+        (the numbers of `said` and of the tool results, `heard`, are values, not counts)."""
+        for value in said:
+            if not self.vocabulary.builds(value):  # `open`, `inventory`: nothing to hide
+                text = text.replace(value, self._token(value))
+        hashed = lambda run: self._token(run)[1:]  # noqa: E731
+        return self.label(self.vocabulary.kept(text, hashed, [*said, *heard]))
+
+    def _token(self, value: str) -> str:
+        return "#" + self.key.digest(value)[len(PREFIX) :][:8]
+
+    def _about_or_none(self, text: str | None, said: Sequence[str], heard: Sequence[str]):
+        return None if text is None else self.about(text, said, heard)
 
     def _hash(self, text: str) -> str:
         return self.key.digest(text) if text else ""
@@ -139,16 +160,18 @@ class Minimal:
             }
         )
 
-    def score(self, score: Score, said: Sequence[str] = ()) -> Score:
+    def score(self, score: Score, said: Sequence[str] = (), heard: Sequence[str] = ()) -> Score:
         """The verdict and figures as they are; the detail as its label, and its hash."""
         return score.model_copy(
             update={
-                "detail": self.label(score.detail, said),
+                "detail": self.about(score.detail, said, heard),
                 "detail_hmac": self.key.digest(score.detail) if score.detail else None,
             }
         )
 
-    def _conversation(self, c: Conversation | None, said: Sequence[str]) -> Conversation | None:
+    def _conversation(
+        self, c: Conversation | None, said: Sequence[str], heard: Sequence[str]
+    ) -> Conversation | None:
         if c is None:
             return None
         approvals = [
@@ -165,7 +188,7 @@ class Minimal:
         return c.model_copy(
             update={
                 "user": self.label(c.user),
-                "reason": self.label(c.reason, said),
+                "reason": self.about(c.reason, said, heard),
                 "approvals": approvals,
             }
         )
@@ -173,17 +196,17 @@ class Minimal:
     def trial(self, trial: TrialRecord) -> TrialRecord:
         """`trial` as a minimal-data run writes it: verdicts, names and figures as they are,
         every text hashed or labelled -- and a label never quotes what the trial said."""
-        said = said_in(trial)
+        said, heard = said_in(trial), results_in(trial)
         return trial.model_copy(
             update={
-                "error": self._label_or_none(trial.error, said),
-                "looped": self._label_or_none(trial.looped, said),
+                "error": self._about_or_none(trial.error, said, heard),
+                "looped": self._about_or_none(trial.looped, said, heard),
                 "turns": [self.turn(t) for t in trial.turns],
-                "scores": {name: self.score(s, said) for name, s in trial.scores.items()},
+                "scores": {name: self.score(s, said, heard) for name, s in trial.scores.items()},
                 "state_after": (
                     {"hmac": self.key.digest(trial.state_after)} if trial.state_after else {}
                 ),
-                "conversation": self._conversation(trial.conversation, said),
+                "conversation": self._conversation(trial.conversation, said, heard),
             }
         )
 
@@ -194,8 +217,8 @@ class Minimal:
             name=self.label(info.name),
             source=self.label(info.source),
             reason=self.label(info.reason),
-            caveat=self._label_or_none(info.caveat),
-            endpoint=self._label_or_none(info.endpoint),
+            caveat=None if info.caveat is None else self.label(info.caveat),
+            endpoint=None if info.endpoint is None else self.label(info.endpoint),
         )
 
 
@@ -222,8 +245,9 @@ words); a value of the trial that short tells nothing."""
 def said_in(trial: TrialRecord) -> list[str]:
     """What the trial's conversation said -- the user's prompts, the agent's answers and texts,
     every call's arguments, the approvals' rationale and approver -- longest first: what a
-    scorer's detail may quote, and a label may not. (Tool results and the store are the seed's:
-    the scrubber's rules keep their secrets out.)"""
+    scorer's detail may quote, and a label may not. (Tool results are the seed's words, such as
+    `open` or `down`: masked whole they would mask the harness's own; what a detail quotes of
+    them outside the vocabulary is hashed by it, and their numbers are values, `results_in`.)"""
     found: set[str] = set()
     for turn in trial.turns:
         found.update((turn.prompt, turn.reference, turn.response, *turn.texts))
@@ -234,6 +258,12 @@ def said_in(trial: TrialRecord) -> list[str]:
             found.update(strings(approval.args))
             found.update(s for s in (approval.rationale, approval.approver) if s)
     return sorted((s for s in found if len(s) >= MIN_SAID), key=lambda s: (-len(s), s))
+
+
+def results_in(trial: TrialRecord) -> list[str]:
+    """Every string of every tool result the trial's calls returned."""
+    calls = [c for t in trial.turns for c in (*t.calls, *t.paused, *t.pending)]
+    return [s for c in calls if c.result is not None for s in strings(c.result)]
 
 
 def incomparable(a: Any, b: Any) -> str | None:

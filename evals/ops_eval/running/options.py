@@ -117,8 +117,12 @@ def data_policy(options: RunOptions, plan: Plan) -> Minimal | None:
             EXIT_BAD_INPUT,
             "--verbose: refused under minimal data (a full traceback quotes the model's text)",
         )
+    from ..results.vocabulary import Vocabulary
+
     secret = current().data_key
-    return Minimal(data_key(secret.get_secret_value() if secret else None), label_chars)
+    key = data_key(secret.get_secret_value() if secret else None)
+    names = [n for c in plan.cases for n in (c.eval_id, c.meta.category if c.meta else "")]
+    return Minimal(key, label_chars, Vocabulary.of(names))
 
 
 def record_path(options: RunOptions, plan: Plan, started: datetime) -> Path:
