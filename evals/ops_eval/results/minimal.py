@@ -110,7 +110,13 @@ class Minimal:
             if not self.vocabulary.builds(value):  # `open`, `inventory`: nothing to hide
                 text = text.replace(value, self._token(value))
         hashed = lambda run: self._token(run)[1:]  # noqa: E731
-        return self.label(self.vocabulary.kept(text, hashed, [*said, *heard]))
+        kept = " ".join(self.vocabulary.kept(text, hashed, [*said, *heard]).split())
+        if len(kept) > self.label_chars:  # cut between words: half a word is no word of ours
+            cut = kept[: self.label_chars - 1]
+            if kept[len(cut)].isalnum():
+                cut = re.sub(r"#?[^\W_]+$", "", cut)
+            kept = cut.rstrip() + "…"
+        return self.label(kept)
 
     def _token(self, value: str) -> str:
         return "#" + self.key.digest(value)[len(PREFIX) :][:8]
