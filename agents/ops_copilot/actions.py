@@ -14,12 +14,14 @@ from .approval import Refusal, read_approval
 from .registry import declare
 from .results import Result, invalid
 from .seed import normalise
+from .store import StoreError
 from .workspace import call_ids, workspace_for
 from .writes import (
     already_applied,
     guarded_write,
     precheck_write,
     read_untrusted_text,
+    store_refused,
     write_provenance,
 )
 
@@ -62,7 +64,12 @@ def save_incident_note(incident_id: str, note: str, tool_context: ToolContext) -
         args = {"incident_id": incident_id, "note": note}
         provenance = write_provenance("save_incident_note", args, tool_context).as_json()
     session_id, invocation_id, _ = call_ids(tool_context)
-    saved = ws.store.add_note(key, note.strip(), session_id, invocation_id, approval_id, provenance)
+    try:
+        saved = ws.store.add_note(
+            key, note.strip(), session_id, invocation_id, approval_id, provenance
+        )
+    except StoreError as exc:
+        return store_refused("save_incident_note", key, exc)
     if saved is None:
         return already_applied("save_incident_note", key)
     return {"status": "ok", "incident_id": key, "saved_at": saved.created_at}

@@ -21,10 +21,8 @@ transaction. `verify` reports the first break of one of these kinds:
 
 Every value read is type-checked first (SQLite keeps a blob in any column, whatever its declared
 type): a wrong type, a missing or unknown `meta` key, is `altered`, `deleted` or `inserted` at
-that row or key, never a crash. SQLite's own statistics tables (`ANALYZE`) are not tampering:
-exactly the tables `sqlite_stat1`-`sqlite_stat4`, each with the schema SQLite gives it. Anything
-else the store did not create is, whatever its name (SQLite's `LIKE` ignores case, so a name
-pattern would also pass a trigger called `SQLITE_STATX`).
+that row or key, never a crash. Which schema objects a store is made of is defined once, in
+`schema_objects` (SQLite's statistics tables are not tampering); every write checks the same.
 
 From the file alone, a truncation of the newest rows that moves head, clock and statuses back
 together -- or a forger who re-implements the store -- cannot be told from a store that never
@@ -40,12 +38,12 @@ import json
 import re
 import sqlite3
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from typing import Any
 
 from .audit_statuses import statuses
 from .audit_verdict import Break, Kind, Verdict, kind_of
-from .schema import LEDGERS, META_KEYS, SCHEMA, TIME_COLUMN, head_key
+from .schema import LEDGERS, META_KEYS, TIME_COLUMN, head_key
+from .schema_objects import first_difference
 from .seed import Seed
 from .seed_models import CLOCK_FORMAT
 
@@ -149,41 +147,6 @@ def _dicts(conn: sqlite3.Connection, sql: str) -> list[dict[str, Any]]:
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
-@cache
-def _expected_schema() -> list[tuple[str, str, str, str]]:
-    conn = sqlite3.connect(":memory:")
-    conn.executescript(SCHEMA)
-    try:
-        return _objects(conn)
-    finally:
-        conn.close()
-
-
-# SQLite's statistics tables as `ANALYZE` creates them (sqlite3.c, `openStatTable` and the
-# legacy STAT2/STAT3 formats): the only objects in a store that it did not create itself.
-_STATISTICS = {
-    "sqlite_stat1": "CREATE TABLE sqlite_stat1(tbl,idx,stat)",
-    "sqlite_stat2": "CREATE TABLE sqlite_stat2(tbl,idx,sampleno,sample)",
-    "sqlite_stat3": "CREATE TABLE sqlite_stat3(tbl,idx,neq,nlt,ndlt,sample)",
-    "sqlite_stat4": "CREATE TABLE sqlite_stat4(tbl,idx,neq,nlt,ndlt,sample)",
-}
-
-
-def _text(sql: object) -> str:
-    """An object's SQL as text; anything else (a blob written with `writable_schema`) as its
-    repr, which no expected SQL equals."""
-    return sql if isinstance(sql, str) else "" if sql is None else repr(sql)
-
-
-def _objects(conn: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
-    """(name, type, table, SQL with whitespace collapsed) of every table, trigger, index and
-    view, in schema order, but SQLite's own statistics tables: `ANALYZE` adds them, and they
-    hold no data of the store. Only a table of exactly such a name and schema is left out."""
-    rows = conn.execute("SELECT name, type, tbl_name, sql FROM sqlite_master ORDER BY rowid")
-    objects = [(r[0], r[1], r[2], " ".join(_text(r[3]).split())) for r in rows]
-    return [o for o in objects if o[1:] != ("table", o[0], _STATISTICS.get(o[0]))]
-
-
 def _meta(conn: sqlite3.Connection) -> tuple[dict[str, str], Break | None]:
     """`meta` as text, or the first key that is unknown, missing or not of the store's form."""
     rows = conn.execute("SELECT key, value FROM meta ORDER BY rowid").fetchall()
@@ -224,7 +187,7 @@ def _schema(conn: sqlite3.Connection) -> Break | None:
     """The first object added, dropped or changed -- or, with every object as expected, a file
     SQLite itself finds inconsistent: an index pointed at another b-tree through
     `writable_schema` answers lookups with rows the table does not hold."""
-    broken = _objects_differ(conn)
+    broken = first_difference(conn)
     if broken is not None:
         return broken
     found = conn.execute("PRAGMA integrity_check(1)").fetchone()
@@ -232,21 +195,6 @@ def _schema(conn: sqlite3.Connection) -> Break | None:
         said = " ".join(str(found and found[0]).split())  # its report spans lines
         detail = f"SQLite's integrity check fails: {said[:200]}"
         return Break(kind="schema", table="sqlite_master", detail=detail)
-    return None
-
-
-def _objects_differ(conn: sqlite3.Connection) -> Break | None:
-    expected = {name: rest for name, *rest in _expected_schema()}
-    actual: dict[str, list[str]] = {}
-    for name, kind, table, sql in _objects(conn):
-        if name in actual or name not in expected:  # a second object of one name is added too
-            return Break(kind="schema", table=str(table), target=str(name), detail=f"{kind} added")
-        actual[name] = [kind, table, sql]
-    for name, (kind, table, sql) in expected.items():
-        if name not in actual:
-            return Break(kind="schema", table=table, target=name, detail=f"{kind} dropped")
-        if actual[name] != [kind, table, sql]:
-            return Break(kind="schema", table=table, target=name, detail=f"{kind} changed")
     return None
 
 

@@ -77,6 +77,9 @@ EFFECTS: dict[str, tuple[str, str, str]] = {
     "restart_service": ("services", "name", "operational"),
     "resolve_incident": ("incidents", "id", "resolved"),
 }
+# The guarded actions with nothing to do on a target that already has the status they set: a
+# resolved incident is not resolved again (a restart restarts a running service all the same).
+DONE_ONCE = frozenset({"resolve_incident"})
 
 _TABLES = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,77 +1,39 @@
 """The per-session state store: what the agent can change, in SQLite, created from the seed.
 
 Service and incident statuses start as the seed says; notes and the audit log start empty. A
-guarded write changes state and appends its audit row in one transaction, and the audit row is
+guarded write checks what it needs (the target's status, that its approval is unused) and
+changes state and appends its audit row in one transaction that holds the file's write lock
+from its start, so two sessions sharing a file cannot both act on one check; the audit row is
 unique per (invocation, action, target), so a replayed approval cannot act twice. Every ledger
 row keeps the approval it used, unique: an approval that arrives several times at once (the
 tool then runs once per copy, in parallel) writes once, the others find it used. The audit log
 and the notes are append-only ledgers (`schema`): triggers refuse edits even from code that
 bypasses this module, and a hash chain (`audit_chain`) shows any edit made after dropping them.
+Every write first checks the store's schema objects (`schema_objects`, as `audit verify` does):
+an object added or dropped outside the store -- a trigger that would run on the write -- refuses
+it before anything is read or written.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from . import store_file
 from .audit_chain import Verdict, head_key, row_hash, tick, verify
-from .schema import EFFECTS
+from .audit_verdict import Break
+from .schema import DONE_ONCE, EFFECTS
+from .schema_objects import first_difference
 from .seed import Seed
 from .store_file import StoreError
+from .store_records import AuditRow, Note, Snapshot, WriteOutcome
 
 WriteAction = Literal["restart_service", "resolve_incident"]
 __all__ = ["EFFECTS", "AuditRow", "Note", "Snapshot", "StateStore", "StoreError", "WriteOutcome"]
-
-
-class Note(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    incident_id: str
-    text: str
-    session_id: str
-    invocation_id: str
-    created_at: str
-    approval_id: str = ""
-    provenance: str = ""
-
-
-class AuditRow(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    approver: str
-    rationale: str
-    session_id: str
-    invocation_id: str
-    action: str
-    target: str
-    before_status: str
-    after_status: str
-    at: str
-    approval_id: str = ""
-    provenance: str = ""
-    """Where the write's arguments came from, as its approval request showed it (JSON)."""
-
-
-class WriteOutcome(BaseModel):
-    """What a guarded write did: applied, or why not (already done by this approval)."""
-
-    applied: bool
-    before_status: str
-    after_status: str
-    duplicate: bool = False
-
-
-class Snapshot(BaseModel):
-    """Everything an attack or an eval could change, comparable with ==."""
-
-    model_config = ConfigDict(frozen=True)
-    services: dict[str, str]
-    incidents: dict[str, str]
-    notes: int
-    audit: int
 
 
 class StateStore:
@@ -129,6 +91,14 @@ class StateStore:
     def incident_status(self, incident_id: str) -> str:
         return self._status("incidents", "id", incident_id)
 
+    def already_done(self, action: str, target: str) -> bool:
+        """Whether `action` has nothing to do on `target` now (`DONE_ONCE`), to refuse it before
+        anyone is asked; the write itself decides again, in its transaction."""
+        if action not in DONE_ONCE:
+            return False
+        table, key, new_status = EFFECTS[action]
+        return self._status(table, key, target) == new_status
+
     def service_statuses(self) -> dict[str, str]:
         return dict(self._rows("SELECT name, status FROM services ORDER BY name"))
 
@@ -175,6 +145,36 @@ class StateStore:
     def _changed_outside(self, table: str) -> StoreError:
         return StoreError(
             f"{self.path}: {table} was changed outside the store; nothing was written"
+            " (check it with `ops-eval audit verify`)"
+        )
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, holding the file's write lock from its start, so what the
+        write checks still holds when it writes; committed at the end unless the body rolled
+        it back, rolled back on any error. Refused first when the store's schema objects are
+        not this version's: an added trigger would run on the write."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                broken = first_difference(conn)
+                if broken is not None:
+                    raise self._schema_changed(broken)
+                yield conn
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def _schema_changed(self, broken: Break) -> StoreError:
+        kind, _, change = (broken.detail or "").partition(" ")
+        where = f" on {broken.table}" if broken.table != broken.target else ""
+        return StoreError(
+            f"{self.path}: its schema is not the one this version creates ({kind}"
+            f" {broken.target}{where} {change}); nothing was written"
             " (check it with `ops-eval audit verify`)"
         )
 
@@ -232,28 +232,21 @@ class StateStore:
         provenance: str = "",
     ) -> Note | None:
         """Append a note; None, writing nothing, when its approval already wrote one."""
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                if self._approval_used("notes", approval_id):
-                    self._conn.execute("ROLLBACK")
-                    return None
-                at = self._advance_clock()
-                self._append(
-                    "notes",
-                    incident_id=incident_id,
-                    text=text,
-                    session_id=session_id,
-                    invocation_id=invocation_id,
-                    created_at=at,
-                    approval_id=approval_id,
-                    provenance=provenance,
-                )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
+        with self._writing() as conn:
+            if self._approval_used("notes", approval_id):
+                conn.execute("ROLLBACK")
+                return None
+            at = self._advance_clock()
+            self._append(
+                "notes",
+                incident_id=incident_id,
+                text=text,
+                session_id=session_id,
+                invocation_id=invocation_id,
+                created_at=at,
+                approval_id=approval_id,
+                provenance=provenance,
+            )
         return Note(
             incident_id=incident_id,
             text=text,
@@ -277,51 +270,48 @@ class StateStore:
         provenance: str = "",
     ) -> WriteOutcome:
         """Change the target's status and append the audit row, atomically and at most once: not
-        again in the same invocation, nor under an approval already used."""
+        again in the same invocation, nor under an approval already used, nor (`DONE_ONCE`) on
+        a target that already has the status -- each decided inside the write's transaction."""
         table, key, new_status = EFFECTS[action]
-        with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                found = conn.execute(
-                    f"SELECT status FROM {table} WHERE {key} = ?", (target,)
-                ).fetchone()
-                if found is None:
-                    raise self._changed_outside(table)
-                before = found[0]
-                done = conn.execute(
-                    "SELECT before_status, after_status FROM audit_log"
-                    " WHERE (invocation_id = ? AND action = ? AND target = ?)"
-                    " OR (? != '' AND approval_id = ?)",
-                    (invocation_id, action, target, approval_id, approval_id),
-                ).fetchone()
-                if done:
-                    conn.execute("ROLLBACK")
-                    return WriteOutcome(
-                        applied=False, before_status=done[0], after_status=done[1], duplicate=True
-                    )
-                at = self._advance_clock()
-                self._append(
-                    "audit_log",
-                    approver=approver,
-                    rationale=rationale,
-                    session_id=session_id,
-                    invocation_id=invocation_id,
-                    action=action,
-                    target=target,
-                    before_status=before,
-                    after_status=new_status,
-                    at=at,
-                    approval_id=approval_id,
-                    provenance=provenance,
+        with self._writing() as conn:
+            found = conn.execute(
+                f"SELECT status FROM {table} WHERE {key} = ?", (target,)
+            ).fetchone()
+            if found is None:
+                raise self._changed_outside(table)
+            before = found[0]
+            done = conn.execute(
+                "SELECT before_status, after_status FROM audit_log"
+                " WHERE (invocation_id = ? AND action = ? AND target = ?)"
+                " OR (? != '' AND approval_id = ?)",
+                (invocation_id, action, target, approval_id, approval_id),
+            ).fetchone()
+            if done or (action in DONE_ONCE and before == new_status):
+                conn.execute("ROLLBACK")
+                return WriteOutcome(
+                    applied=False,
+                    before_status=done[0] if done else before,
+                    after_status=done[1] if done else before,
+                    duplicate=bool(done),
+                    already_done=not done,
                 )
-                conn.execute(
-                    f"UPDATE {table} SET status = ?, updated_at = ? WHERE {key} = ?",
-                    (new_status, at, target),
-                )
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+            at = self._advance_clock()
+            self._append(
+                "audit_log",
+                approver=approver,
+                rationale=rationale,
+                session_id=session_id,
+                invocation_id=invocation_id,
+                action=action,
+                target=target,
+                before_status=before,
+                after_status=new_status,
+                at=at,
+                approval_id=approval_id,
+                provenance=provenance,
+            )
+            conn.execute(
+                f"UPDATE {table} SET status = ?, updated_at = ? WHERE {key} = ?",
+                (new_status, at, target),
+            )
         return WriteOutcome(applied=True, before_status=before, after_status=new_status)

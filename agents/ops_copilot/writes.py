@@ -4,7 +4,10 @@ how an approved write runs.
 `precheck_write` answers a write that cannot run whatever a human says -- unknown target, writes
 switched off, nothing to do -- so nobody is asked to approve it; it runs again inside the tool
 when an approval arrives. `guarded_write` then applies an approved restart or resolution, with
-its audit row, at most once per approval.
+its audit row, at most once per approval. What the state depends on (nothing to do, approval
+used) the store decides again inside the write's own transaction: a session sharing the store
+file may have written between the check and the write. A write the store refuses (changed
+outside it: `audit verify` says how) is a refusal the model sees, not a crash.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from .approval import NOTHING_CHANGED, Refusal, read_approval
 from .provenance import Provenance, session_events, trace
 from .registry import TOOLS
 from .results import Result, resolve
+from .schema import EFFECTS
 from .seed import normalise
+from .store import StoreError
 from .workspace import Workspace, call_ids, workspace_for
 
 
@@ -57,17 +62,30 @@ def precheck_write(tool_name: str, args: dict[str, Any], ws: Workspace) -> Resul
     key = resolve(kind, arg, args.get(arg), ws.seed)
     if isinstance(key, dict):
         return key
-    refusal = None
     if ws.writes_refused():
-        refusal = Refusal(
+        return Refusal(
             reason="writes_disabled",
             message="Writes are disabled (OPS_WRITES_DISABLED). " + NOTHING_CHANGED,
-        )
-    elif tool_name == "resolve_incident" and ws.store.incident_status(key) == "resolved":
-        refusal = Refusal(
-            reason="already_resolved", message=f"{key} is already resolved. " + NOTHING_CHANGED
-        )
-    return refusal.result(action=tool_name, target=key) if refusal else None
+        ).result(action=tool_name, target=key)
+    try:
+        return nothing_to_do(tool_name, key) if ws.store.already_done(tool_name, key) else None
+    except StoreError as exc:
+        return store_refused(tool_name, key, exc)
+
+
+def nothing_to_do(tool_name: str, key: str) -> Result:
+    """What a write gets when its target already has the status it sets (`DONE_ONCE`): a
+    resolved incident is not resolved again."""
+    status = EFFECTS[tool_name][2]
+    return Refusal(
+        reason=f"already_{status}", message=f"{key} is already {status}. " + NOTHING_CHANGED
+    ).result(action=tool_name, target=key)
+
+
+def store_refused(tool_name: str, key: str, exc: StoreError) -> Result:
+    """What a write gets when the state store refuses it: the store was changed outside it, and
+    the message says where, that nothing was written, and to run `audit verify`."""
+    return Refusal(reason="store_refused", message=str(exc)).result(action=tool_name, target=key)
 
 
 def already_applied(tool_name: str, key: str) -> Result:
@@ -91,18 +109,23 @@ def guarded_write(tool_name: str, args: dict[str, Any], tool_context: Any) -> Re
     if isinstance(approval, Refusal):
         return approval.result(action=tool_name, target=key)
     session_id, invocation_id, _ = call_ids(tool_context)
-    outcome = ws.store.apply_write(
-        tool_name,  # type: ignore[arg-type]
-        key,
-        approver=approval.approver,
-        rationale=approval.rationale,
-        session_id=session_id,
-        invocation_id=invocation_id,
-        approval_id=approval.request_id,
-        provenance=write_provenance(tool_name, args, tool_context).as_json(),
-    )
+    try:
+        outcome = ws.store.apply_write(
+            tool_name,  # type: ignore[arg-type]
+            key,
+            approver=approval.approver,
+            rationale=approval.rationale,
+            session_id=session_id,
+            invocation_id=invocation_id,
+            approval_id=approval.request_id,
+            provenance=write_provenance(tool_name, args, tool_context).as_json(),
+        )
+    except StoreError as exc:
+        return store_refused(tool_name, key, exc)
     if outcome.duplicate:
         return already_applied(tool_name, key)
+    if outcome.already_done:
+        return nothing_to_do(tool_name, key)
     return {
         "status": "ok",
         "applied": True,
