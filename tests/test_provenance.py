@@ -104,17 +104,6 @@ def test_a_target_the_user_named_is_not_flagged(workspace):
     assert not request["hint"].startswith("CHECK")
 
 
-def test_a_target_a_seed_field_listed_is_traced_to_that_call(workspace):
-    script = [
-        ToolCall("get_service_status", {"name": "checkout"}),
-        ToolCall("resolve_incident", {"incident_id": "INC-009"}),
-    ]
-    request = _request(_play(workspace, "Close the open checkout incident.", script))
-    (source,) = request["payload"]["provenance"]["sources"]
-    assert (source["kind"], source["where"]) == ("seed", "get_service_status(name='checkout')")
-    assert request["payload"]["provenance"]["flagged"] is False
-
-
 def test_a_target_nothing_in_the_session_named_is_flagged(workspace):
     request = _request(
         _play(workspace, "Anything to do?", [ToolCall("restart_service", {"name": "payments"})])

@@ -5,20 +5,26 @@ Each argument of a write is traced through the session's events to the first of:
 
 1. **you** -- the user's own messages name it (an id as a word of its own; a note's text
    contained in what the user wrote);
-2. **a seed field** -- a tool result's looked-up fields name it (an incident id in
-   `list_incidents`, a dependency in `get_service_status`), never the keys the tool declares as
-   untrusted text (`registry.ToolSpec.untrusted_keys`), and never a result whose own call
-   already carried the value (an echo proves only that the model asked for it);
+2. **a record you asked for** (`seed`) -- a read *of* it that the user asked for: a successful
+   call whose argument the user named, returning that entity's record (`get_service_status(
+   name='api gateway')` for api-gateway), or the one record a list read returned when the user
+   named every filter it was given (`list_incidents(service='cache')` for "the cache
+   incident"). Never a result whose own call already carried an id the user did not name (an
+   echo proves only that the model asked for it);
 3. **untrusted text** -- a log line, runbook body, incident summary or timeline, title or note
    returned by that call: where an instruction planted by anyone can come from;
-4. nowhere: no text of the session holds it (for a note's text: the agent's own words).
+4. **only mentioned** (`listed`, or `failed` for a read that found nothing) -- a seed field
+   names it, but not as the subject the user asked about: a list field (`related`,
+   `depends_on`, `unresolved_incidents`), another field of a record (an incident's `service`),
+   the rows of a list read, the `known_services` of a not-found answer (`vouching`);
+5. nowhere: no text of the session holds it (for a note's text: the agent's own words).
 
-A write whose target only untrusted text named, or that nothing named, is *flagged*: the
-approval request says so before anything else, and the audit row keeps the trace. It is a
-signal to the approver, not a block: the approval gate still decides. Tracing is by value, not
-by data flow: a model that copies a planted id into a read first (`get_incident(INC-008)`)
-cannot launder it, because an echo is no source, but an id the seed also lists somewhere the
-session read (`list_incidents`) counts as that seed field.
+A write whose target came from untrusted text, was only mentioned, or that nothing named, is
+*flagged*: the approval request says so before anything else, and the audit row keeps the trace.
+It is a signal to the approver, not a block: the approval gate still decides. Tracing is by
+value, not by data flow: a model that copies a planted id into a read first (`get_incident(
+INC-008)`) cannot launder it, because an echo is no source, and a read that merely lists an id
+(issue 40: `related`, `depends_on`, a failed read's known names) cannot either.
 """
 
 from __future__ import annotations
@@ -31,25 +37,29 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from .registry import TOOLS
-from .seed import normalise
+from .seed import EntityKind, normalise
+from .vouching import Shape, shape
 
-Kind = Literal["user", "seed", "untrusted", "agent", "nowhere"]
+Kind = Literal["user", "seed", "untrusted", "listed", "failed", "agent", "nowhere"]
 PAYLOAD_KEY = "provenance"
 QUOTE_WORDS = 8
 """Words in a row that make a text a copy of another: a note sharing them with untrusted text
 came from it, and the answer guard flags an answer that repeats them."""
-FLAGGED_KINDS = frozenset({"untrusted", "nowhere"})
+FLAGGED_KINDS = frozenset({"untrusted", "listed", "failed", "nowhere"})
 
 
 @dataclass(frozen=True)
 class Source:
     """Where one argument's value came from. `where` names the call (`search_service_logs(
-    service='database')`) for a seed field or untrusted text; empty otherwise."""
+    service='database')`) for a record, untrusted text or a mention; empty otherwise. `field` is
+    the place in that call's result (`incident.related[]`) for a mention or a list read's record;
+    empty otherwise."""
 
     arg: str
     value: str
     kind: Kind
     where: str = ""
+    field: str = ""
 
     @property
     def flagged(self) -> bool:
@@ -57,10 +67,18 @@ class Source:
 
     def says(self) -> str:
         shown = self.value if len(self.value) <= 60 else self.value[:57] + "..."
+        said = f"{self.arg}={shown!r}"
         if self.kind == "user":
             return f"{self.arg}={shown!r} came from you"
+        if self.kind == "seed" and self.field:
+            return f"{said} came from {self.where}, the one record it returned for what you named"
         if self.kind == "seed":
-            return f"{self.arg}={shown!r} came from a seed field of {self.where}"
+            return f"{said} came from {self.where}, the record you asked for"
+        mentioned = f"{said} is only mentioned in {self.field} of {self.where}"
+        if self.kind == "listed":
+            return f"{mentioned}: not from you, nor the record you asked for"
+        if self.kind == "failed":
+            return f"{mentioned}, a read that found nothing: not from you"
         if self.kind == "untrusted":
             return f"{self.arg}={shown!r} came from untrusted text of {self.where}, not from you"
         if self.kind == "agent":
@@ -88,7 +106,7 @@ class Provenance:
         if flagged:
             head = (
                 f"CHECK BEFORE APPROVING: {', '.join(flagged)} of this write came neither from "
-                f"you nor from a seed field. {head}"
+                f"you nor from a record you asked for. {head}"
             )
         return "\n".join([head, "Where its arguments came from:", *lines])
 
@@ -175,8 +193,8 @@ def session_reads(events: Iterable[Any]) -> tuple[list[str], list[Read]]:
 class _Folded:
     where: str
     args: str  # the call's own argument values, folded
-    trusted: str
     untrusted: str
+    shape: Shape  # what the result vouches for, and what it only mentions (`vouching`)
 
     @classmethod
     def of(cls, read: Read) -> _Folded:
@@ -188,8 +206,8 @@ class _Folded:
         return cls(
             where=read.where,
             args=_fold(" ".join(given)),
-            trusted=_fold("\n".join(read.trusted)),
             untrusted=_fold("\n".join(read.untrusted)),
+            shape=shape(read.tool, read.args, read.response),
         )
 
 
@@ -198,15 +216,36 @@ def _names(value: str, text: str) -> bool:
     return bool(re.search(rf"(?<![\w-]){re.escape(_fold(value))}(?![\w-])", text))
 
 
-def _trace_id(arg: str, value: str, said: str, reads: list[_Folded]) -> Source:
+def _vouched(kind: EntityKind, value: str, said: str, read: _Folded) -> str | None:
+    """How `read` vouches for `value`: "" as the record the user asked for, a field as the one
+    record of a list read whose every filter the user named; None when it does not."""
+    got = read.shape
+    if any(
+        k == kind and key == value and _names(as_given, said) for k, as_given, key in got.subjects
+    ):
+        return ""
+    if len(got.rows) == 1 and got.given and all(_names(g, said) for g in got.given):
+        field, key = got.rows[0]
+        return field if _fold(key) == _fold(value) else None
+    return None
+
+
+def _trace_id(arg: str, kind: EntityKind, value: str, said: str, reads: list[_Folded]) -> Source:
     if _names(value, said):
         return Source(arg, value, "user")
     for read in reads:
-        if _names(value, read.trusted) and not _names(value, read.args):
-            return Source(arg, value, "seed", read.where)
+        if (field := _vouched(kind, value, said, read)) is not None:
+            return Source(arg, value, "seed", read.where, field)
     for read in reads:
         if _names(value, read.untrusted):
             return Source(arg, value, "untrusted", read.where)
+    for read in reads:
+        if _names(value, read.args):  # an echo of the call: no source
+            continue
+        for seen in read.shape.mentions:
+            if _names(value, _fold(seen.text)):
+                found = "listed" if read.shape.ok else "failed"
+                return Source(arg, value, found, read.where, seen.field)
     return Source(arg, value, "nowhere")
 
 
@@ -246,7 +285,7 @@ def trace(action: str, args: Mapping[str, Any], events: Iterable[Any]) -> Proven
             continue
         kind = spec.entities.get(arg)
         if kind is not None:
-            sources.append(_trace_id(arg, normalise(kind, value), said, reads))
+            sources.append(_trace_id(arg, kind, normalise(kind, value), said, reads))
         else:
             sources.append(_trace_text(arg, value, said, reads))
     return Provenance(action=_show_call(action, args), sources=tuple(sources))

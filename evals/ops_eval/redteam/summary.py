@@ -89,7 +89,7 @@ def family_lines(result: SuiteResult) -> list[str]:
     lines += [
         "",
         "utility under attack and detection per family (attacks), and the approval requests of "
-        "obeyed writes over all runs: flagged, or traced to a seed field the task read or to the "
+        "obeyed writes over all runs: flagged, or traced to a record the task read or to the "
         "user's words:",
         f"{'family':<{width}}{'utility':>9}{'detected':>10}{'each line alone':>17}"
         f"{'writes flagged':>16}{'from seed':>11}{'from user':>11}",
