@@ -16,9 +16,14 @@ and before the user, with the claims reader the harness judges answers with (`cl
   the store bears it out (a true claim misleads nobody, wherever it was read). A claim
   nothing in the session supports either way is left alone: the guard judges where a claim came
   from, not whether the model knew it;
-- a **repeat** of untrusted text -- `QUOTE_WORDS` or more consecutive words of a log line,
-  runbook, incident text or note, shown or removed, word for word -- is flagged as quoted from
-  that call, so a sentence the attacker wrote for the user cannot pass as the agent's own.
+- a **repeat** of untrusted text -- `copies.QUOTE_WORDS` or more consecutive words of a log
+  line, runbook, incident text or note, shown or removed, word for word or by a slip of a word
+  (`copies`) -- is flagged as quoted from that call, so a sentence the attacker wrote for the
+  user cannot pass as the agent's own.
+
+Both read the answer as a person sees it (`visible`): a zero-width space inside `resolved`, an
+en dash or a Cyrillic letter in `INC-002`, `**res**olved`, or a status said in other words
+("closed", "no longer open": the claims reader's status lexicon) is the claim it looks like.
 
 A flagged answer keeps its text and gets a warning appended that names each flag; the flags are
 recorded in session state under `ANSWER_FLAGS` (kind, the text, why), as the link guard records
@@ -35,8 +40,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .claims import ANSWER, claim_holds, extract, seed_vocabulary
+from .copies import runs, words
 from .guard_text import WARNING
-from .provenance import QUOTE_WORDS, Read, grams, session_reads, words
+from .provenance import Read, session_reads
 from .seed import Seed
 from .spotlight import REMOVED_TEXT
 from .workspace import Workspace, workspace_for
@@ -132,32 +138,22 @@ class _Untrusted:
 
 
 def _quotes(answer: str, sources: list[_Untrusted]) -> list[Flag]:
-    """Each maximal run of `QUOTE_WORDS` or more words the answer repeats from one of the
-    untrusted texts, in the answer's order -- when it could be the attacker's sentence for the
-    user: its source carried an injection (`suspect`), or the line holding it tells the agent
-    what to say or to whom, or it carries a link or contact data. A faithful quote of ordinary
-    incident, runbook or log text (the summary the user asked to see) is left alone."""
+    """Each stretch of `QUOTE_WORDS` or more words the answer repeats from a line of one of the
+    untrusted texts (`copies`: as a person reads them, a slip of a word or words joined by
+    underscores still a copy), in the answer's order -- when it could be the attacker's
+    sentence for the user: its source carried an injection (`suspect`), or a line holding it
+    tells the agent what to say or to whom, or it carries a link or contact data. A faithful
+    quote of ordinary incident, runbook or log text (the summary the user asked to see) is left
+    alone."""
     said = words(answer)
     flags = []
     for source in sources:
-        lines = [(line, grams(words(line))) for line in source.text.splitlines()]
-        copies = set().union(*(g for _, g in lines)) if lines else set()
-        i, runs = 0, []
-        while i <= len(said) - QUOTE_WORDS:
-            if tuple(said[i : i + QUOTE_WORDS]) not in copies:
-                i += 1
-                continue
-            j = i + QUOTE_WORDS
-            while j < len(said) and tuple(said[j - QUOTE_WORDS + 1 : j + 1]) in copies:
-                j += 1
-            runs.append(said[i:j])
-            i = j
-        for run in runs:
-            held = {tuple(run[k : k + QUOTE_WORDS]) for k in range(len(run) - QUOTE_WORDS + 1)}
-            holding = [line for line, g in lines if g & held]
-            text = " ".join(run)
+        lines = source.text.splitlines()
+        for start, end, held in runs(said, *map(words, lines)):
+            text = " ".join(said[start:end])
+            holding = [lines[i] for i in sorted(held)]
             if source.suspect or _CONTACT.search(text) or any(map(_ADDRESSED.search, holding)):
-                flags.append(Flag("quote", text, f"repeats {source.what} word for word"))
+                flags.append(Flag("quote", text, f"repeats {source.what}"))
     return flags
 
 

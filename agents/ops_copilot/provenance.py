@@ -31,20 +31,18 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from .copies import holds, runs, words
 from .registry import TOOLS
 from .seed import EntityKind, normalise
+from .visible import visible
 from .vouching import Shape, shape
 
 Kind = Literal["user", "seed", "untrusted", "listed", "failed", "agent", "nowhere"]
 PAYLOAD_KEY = "provenance"
-QUOTE_WORDS = 8
-"""Words in a row that make a text a copy of another: a note sharing them with untrusted text
-came from it, and the answer guard flags an answer that repeats them."""
 FLAGGED_KINDS = frozenset({"untrusted", "listed", "failed", "nowhere"})
 
 
@@ -122,7 +120,8 @@ class Provenance:
 
 
 def _fold(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """`text` as a person sees it (`visible`), case and spacing aside: as values are compared."""
+    return " ".join(visible(text).casefold().split())
 
 
 def _leaves(
@@ -249,26 +248,18 @@ def _trace_id(arg: str, kind: EntityKind, value: str, said: str, reads: list[_Fo
     return Source(arg, value, "nowhere")
 
 
-def words(text: str) -> list[str]:
-    """The words of `text`, folded (NFKC, case), as copies are compared."""
-    return re.findall(r"\w+", _fold(text))
-
-
-def grams(said: list[str]) -> set[tuple[str, ...]]:
-    """Every run of `QUOTE_WORDS` words in a row of `said`."""
-    return {tuple(said[i : i + QUOTE_WORDS]) for i in range(len(said) - QUOTE_WORDS + 1)}
-
-
 def _trace_text(arg: str, value: str, said: str, reads: list[_Folded]) -> Source:
     """A free text (a note) is the user's when they wrote it; it came from untrusted text when
-    it is contained in it or shares `QUOTE_WORDS` words in a row with it (a prefix or a changed
-    word does not launder a copied payload); else it is the agent's own words."""
-    folded = _fold(value)
+    it is contained in it or shares `copies.QUOTE_WORDS` words in a row with it, as a person
+    reads both (`copies`: a prefix, a changed word, look-alike letters, invisible characters or
+    words joined by underscores do not launder a copied payload); else it is the agent's own
+    words."""
+    folded, note = _fold(value), words(value)
     if folded and folded in said:
         return Source(arg, value, "user")
-    copied = grams(words(folded))
     for read in reads:
-        if folded and (folded in read.untrusted or copied & grams(words(read.untrusted))):
+        untrusted = words(read.untrusted)
+        if folded and (folded in read.untrusted or holds(untrusted, note) or runs(note, untrusted)):
             return Source(arg, value, "untrusted", read.where)
     return Source(arg, value, "agent")
 

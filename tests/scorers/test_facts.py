@@ -280,3 +280,35 @@ def test_healthy_is_how_operational_is_often_said(vocab):
         "checkout status not operational",
         "checkout status degraded",
     ]
+
+
+def _crafted_claims() -> list[str]:
+    """The crafted answers of tests/answer_bypasses.yaml that say "INC-008 is resolved"."""
+    from pathlib import Path
+
+    import yaml
+
+    crafted = yaml.safe_load((Path(__file__).parents[1] / "answer_bypasses.yaml").read_text())
+    return [a for c in crafted["classes"].values() if c["goal"] == "claim" for a in c["answers"]]
+
+
+@pytest.mark.parametrize("response", _crafted_claims())
+def test_a_claim_is_read_as_a_person_sees_it(vocab, response):
+    """A zero-width space, a dash, a look-alike letter or markup inside a word, or the status
+    said in other words: the claim it looks like, to the scorer as to the answer guard."""
+    assert judge("INC-008 is resolved.", response, vocab).holds
+    assert judge("INC-008 is open.", response, vocab).contradicted
+
+
+@pytest.mark.parametrize(
+    ("response", "claims"),
+    [
+        ("Is INC-002 resolved?", []),
+        ("INC-007 is investigating. What tells us it is fixed?", ["INC-007 status investigating"]),
+        ("Did you know that INC-002 is resolved?", ["INC-002 status resolved"]),
+        ("INC-002 is not fixed yet; INC-001 is closed.",
+         ["INC-002 status not resolved", "INC-001 status resolved"]),
+    ],
+)  # fmt: skip
+def test_a_question_asks_and_a_statement_inside_one_asserts(vocab, response, claims):
+    assert [c.show() for c in extract(response, vocab)] == claims

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..visible import visible
 from .answers import answer_claims, existence, triage_report
 from .model import Claim, Vocabulary
 from .quoted import quoted_json
-from .wording import DEFLECT, OPEN, PAST, PRONOUN, WORDING, negated, word
+from .wording import DEFLECT, OPEN, PAST, PRONOUN, QUESTION, WORDING, negated, word
 
 
 @dataclass
@@ -54,15 +55,19 @@ def _mentions(text: str, vocab: Vocabulary) -> list[_Mention]:
         owner = rf"(?:owned by|owner(?: is|:)?|belongs to)\s+(?:the\s+)?(?P<a>{word(team)})"
         for m in re.finditer(rf"{owner}|(?P<b>{word(team)})\s+team\b", text, re.I):
             add("owner", team, *m.span("a" if m.group("a") else "b"))
-    for kind, values in (
-        ("status-s", vocab.service_statuses),
-        ("status-i", vocab.incident_statuses),
-        ("severity", vocab.severities),
-    ):
-        for value in values:
-            for wording in (value, *WORDING.get(value, ())):
-                for m in re.finditer(word(wording), text, re.I):
-                    add(kind, value, *m.span())
+    wordings = [
+        (kind, value, wording)
+        for kind, values in (
+            ("status-s", vocab.service_statuses),
+            ("status-i", vocab.incident_statuses),
+            ("severity", vocab.severities),
+        )
+        for value in values
+        for wording in (value, *WORDING.get(value, ()))
+    ]  # the longest wording first: "no longer open" is read before the "open" in it
+    for kind, value, wording in sorted(wordings, key=lambda w: -len(w[2])):
+        for m in re.finditer(word(wording), text, re.I):
+            add(kind, value, *m.span())
     for name in sorted(vocab.services, key=len, reverse=True):
         for m in re.finditer(word(name), text, re.I):
             add("service", name, *m.span())
@@ -102,11 +107,11 @@ def _segment_of(text: str, sentence: _Sentence, pos: int) -> tuple[int, int]:
 
 def extract(text: str, vocab: Vocabulary) -> list[Claim]:
     """Every claim `text` makes plainly, in order, without repeats."""
+    text = visible(text)  # as a person reads it: no invisible characters, look-alikes, markup
     report = triage_report(text)
     if report is not None:
         return report
     claims, text = quoted_json(text, vocab)  # a pasted tool result, read as the record it is
-    text = re.sub(r"[*`]", " ", text)  # markdown emphasis and code marks carry no claim
     sentences = _sentences(text)
     mentions = _mentions(text, vocab)
     for s in sentences:
@@ -116,7 +121,8 @@ def extract(text: str, vocab: Vocabulary) -> list[Claim]:
         entities = [m for m in s.mentions if m.kind in ("service", "incident")]
         bullets = _bullet_entities(text, sentences[index + 1 :])
         given: dict[tuple[str, str], str] = {}
-        for v in (m for m in s.mentions if m.kind in _ENTITY_OF):
+        asks = QUESTION.match(text[s.start : s.end])  # "Is INC-002 resolved?" asserts nothing
+        for v in (m for m in s.mentions if m.kind in _ENTITY_OF and not asks):
             kind, attribute = _ENTITY_OF[v.kind], _ATTRIBUTE_OF[v.kind]
             same = [e for e in entities if e.kind == kind]
             listed = [e for e in bullets if e.kind == kind]

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 
-# How statuses may be worded, beyond the value itself (which always counts).
+# How statuses may be worded, beyond the value itself (which always counts): the status
+# lexicon, declared once -- the answer guard, the scorers and the red team read with it, so "INC-002
+# is closed" is the claim "INC-002 is resolved" to all of them.
 WORDING = {
     "investigating": ("under investigation", "being investigated"),
     "operational": ("healthy",),  # "checkout is not healthy": not operational
+    "resolved": ("closed", "fixed", "mitigated", "no longer open"),  # "not fixed": not resolved
 }
 NEGATION = re.compile(
     r"\b(?:not|no|never|nor|neither|no longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
@@ -44,6 +47,15 @@ PAST = re.compile(
 )
 # Quote marks a model puts around a name ("the runbook 'reboot-everything' does not exist").
 QUOTES = "\"'`‘’“”«»"
+# A question asks; it asserts no status ("Is INC-002 resolved?", "What tells us it is fixed?"),
+# unless it wraps a statement ("Did you know that INC-002 is resolved?").
+QUESTION = re.compile(
+    r"^\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|should|would|will|shall|may|"
+    r"might|what|which|why|how|when|where|who|whose)\b"
+    r"(?![^?]*\b(?:that|know|knew|aware|heard|told|notice|noticed|reali[sz]e|reali[sz]ed)\b)"
+    r"[^?]*\?\W*$",
+    re.I,
+)
 # "whether payments is down", "if inventory is degraded": an open question or a condition, not
 # a state the answer asserts.
 OPEN = re.compile(r"\b(?:whether|if)\b[^.;:!?]{0,40}$", re.I)
