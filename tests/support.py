@@ -69,3 +69,24 @@ def forge_ledger(path: Path, edit, key: bytes | None = None) -> None:
             fields["sig"] = signature(key, prev)
         lines.append(canonical(fields).decode())
     path.write_text("".join(f"{line}\n" for line in lines))
+
+
+def refigured(record):
+    """`record` (a RunRecord, or its JSON as a dict) with each trial's status and the figures
+    worked out again from its trials' scores, as a run that played those trials would have
+    written them: what a test that edits a record's trials writes, since a record that says
+    other than its trials make is refused."""
+    from ops_eval.results.follows import recomputed
+    from ops_eval.results.record_parts import trial_status
+    from ops_eval.results.records import RunRecord
+
+    if isinstance(record, dict):
+        return refigured(RunRecord.model_validate(record)).model_dump(mode="json")
+    trials = [
+        t if t.status == "error" else t.model_copy(update={"status": trial_status(t.scores)})
+        for t in record.trials
+    ]
+    record = record.model_copy(update={"trials": trials})
+    made = recomputed(record)
+    assert made is not None, "a record naming a scorer this code lacks"
+    return record.model_copy(update=made)

@@ -21,7 +21,7 @@ from ops_eval.models.judge.budget import Budget, call_bound
 from ops_eval.results.records import RunRecord, write_record
 from ops_eval.results.synthetic import synthetic_record
 from ops_eval.validation.gate_config import gate_budget
-from support import REPO
+from support import REPO, refigured
 
 SET = "evals/ops.evalset.json"
 GOOD = "GOOD: inventory is down, INC-002 is open."
@@ -401,7 +401,7 @@ def _judged(record: RunRecord, outcomes: list[str]) -> RunRecord:
     for i, (trial, outcome) in enumerate(zip(record.trials, outcomes, strict=True)):
         scores = {**trial.scores, "llm_judge": Score(outcome=outcome, detail="a judge said so")}
         record.trials[i] = trial.model_copy(update={"scores": scores})
-    return record
+    return refigured(record)
 
 
 def test_without_a_judge_no_scorer_that_uses_a_judge_decides(runs):
@@ -430,7 +430,7 @@ def test_without_a_judge_a_pair_with_no_gating_verdict_has_none(runs):
     trial = record.trials[0]
     silent = {name: s.model_copy(update={"outcome": "n/a"}) for name, s in trial.scores.items()}
     record.trials[0] = trial.model_copy(update={"scores": silent})
-    write_record(record, runs / "runa0001.json")
+    write_record(refigured(record), runs / "runa0001.json")
     _write(runs, "runb0001", {"case-00": [(False, MEH)], "case-01": [(False, MEH)]}, 2)
     code, out, _ = ab("runa0001", "runb0001")
     assert code == 0
@@ -444,7 +444,7 @@ def test_without_a_judge_a_run_lacking_a_gating_scorer_is_refused(runs):
     for i, trial in enumerate(record.trials):
         scores = {k: v for k, v in trial.scores.items() if k != "facts"}
         record.trials[i] = trial.model_copy(update={"scores": scores})
-    write_record(record, runs / "runb0001.json")
+    write_record(refigured(record), runs / "runb0001.json")
     code, out, err = ab("runa0001", "runb0001")
     assert (code, out) == (2, "")
     assert "error: run B runb0001: no trial carries the gating scorer(s) facts" in err

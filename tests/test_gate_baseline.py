@@ -24,6 +24,7 @@ from ops_eval.results.records import RunRecord, write_record
 from ops_eval.results.runs import file_sha256
 from ops_eval.results.synthetic import synthetic_record
 from ops_eval.scorers import Score
+from support import refigured
 
 ALL_ERRORED = [("c1", "lookup", [None, None]), ("c2", "lookup", [None, None])]
 
@@ -57,7 +58,7 @@ def without_scorer(record: RunRecord, name: str) -> RunRecord:
         t.model_copy(update={"scores": {k: v for k, v in t.scores.items() if k != name}})
         for t in record.trials
     ]
-    return record.model_copy(update={"trials": trials})
+    return refigured(record.model_copy(update={"trials": trials}))
 
 
 def all_not_applicable(record: RunRecord) -> RunRecord:
@@ -66,7 +67,7 @@ def all_not_applicable(record: RunRecord) -> RunRecord:
         t.model_copy(update={"scores": {k: Score(outcome="n/a") for k in t.scores}})
         for t in record.trials
     ]
-    return record.model_copy(update={"trials": trials})
+    return refigured(record.model_copy(update={"trials": trials}))
 
 
 def gated(ledger: Ledger, run_id: str, config=POLICY, **kwargs) -> None:
@@ -266,8 +267,10 @@ def test_a_never_gated_run_is_passed_over(runs):
 
 
 def _changed_criteria(record: RunRecord) -> RunRecord:
-    return record.model_copy(
-        update={"criteria": record.criteria.model_copy(update={"threshold": 0.5})}
+    return refigured(
+        record.model_copy(
+            update={"criteria": record.criteria.model_copy(update={"threshold": 0.5})}
+        )
     )
 
 

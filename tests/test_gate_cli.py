@@ -11,6 +11,7 @@ from gate_runs import ALL_PASS, DROPPED, write_run
 
 from ops_eval.cli import main
 from ops_eval.results.records import write_record
+from support import refigured
 
 
 @pytest.fixture
@@ -228,7 +229,7 @@ def test_a_run_where_no_gating_scorer_applied_is_refused(runs, capsys):
     record = load_record(path)
     na = {name: Score(outcome="n/a") for name in record.trials[0].scores}
     trials = [t.model_copy(update={"scores": na}) for t in record.trials]
-    write_record(record.model_copy(update={"trials": trials}), path)
+    write_record(refigured(record.model_copy(update={"trials": trials})), path)
     assert main(["gate", "cand0001"]) == 2
     assert "no gating scorer applied to any trial" in capsys.readouterr().err
 
@@ -257,7 +258,7 @@ def test_github_format_fences_what_a_record_says_from_workflow_commands(runs, ca
     hostile = "x\n::error title=x::INJECTED\n::stop-commands::tok"
     cases = [c.model_copy(update={"category": hostile}) for c in record.cases]
     trials = [t.model_copy(update={"category": hostile}) for t in record.trials]
-    write_record(record.model_copy(update={"cases": cases, "trials": trials}), path)
+    write_record(refigured(record.model_copy(update={"cases": cases, "trials": trials})), path)
     assert main(["gate", "cand0001", "--format", "github"]) == 1
     lines = capsys.readouterr().out.splitlines()
     fence = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))

@@ -22,7 +22,7 @@ from ops_eval.models.judge import GRADING, JudgeUse
 from ops_eval.results.records import write_record
 from ops_eval.results.synthetic import synthetic_record
 from ops_eval.scorers.base import Score
-from support import REPO
+from support import REPO, refigured
 
 PIN = "openai/judge-model@sha256:0123456789abcdef"
 VERSION = GRADING.version
@@ -92,7 +92,7 @@ def write_run(
     ]
     runs.mkdir(parents=True, exist_ok=True)
     path = runs / f"{run_id}.json"
-    write_record(record.model_copy(update={"trials": trials, "judge": judge}), path)
+    write_record(refigured(record.model_copy(update={"trials": trials, "judge": judge})), path)
     return path
 
 

@@ -113,8 +113,8 @@ def test_a_pin_needs_a_good_name_and_a_run_with_a_verdict(runs):
     errored = synthetic_record(
         [("c1", "lookup", [None, None])], run_id="errored00001", started_at=at(1)
     )
-    # by its trials, not its exit code: an exit code that claims success changes nothing
-    write_record(errored.model_copy(update={"exit_code": 0}), runs / "errored.json")
+    # by its trials (a record whose exit code they do not make does not load at all)
+    write_record(errored, runs / "errored.json")
     ledger = default_ledger()
     assert refused(pin, ledger, "errored00001", "main", None) == (
         "run errored00001: every trial errored; with no verdict it cannot be a baseline"
@@ -124,11 +124,11 @@ def test_a_pin_needs_a_good_name_and_a_run_with_a_verdict(runs):
     assert refused(pin, ledger, "pinme0000001", "main", " \u200b ").startswith("--by: names nobody")
     assert not ledger.path.exists()
 
-    # one trial with a verdict is enough, whatever the exit code says
+    # one trial with a verdict is enough
     partly = synthetic_record(
         [("c1", "lookup", [None, True])], run_id="partly000001", started_at=at(2)
     )
-    write_record(partly.model_copy(update={"exit_code": 3}), runs / "partly.json")
+    write_record(partly, runs / "partly.json")
     assert pin(ledger, "partly000001", "main", None).run == "partly000001"
 
 

@@ -11,7 +11,7 @@ from ops_eval import RunOptions, ToolCall, execute, read_evalset
 from ops_eval.cli import main
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
 from ops_eval.outputs.report import align
-from support import REPO
+from support import REPO, refigured
 
 CASES = read_evalset(REPO / "evals" / "ops.evalset.json").cases
 
@@ -96,7 +96,7 @@ def test_report_of_nothing_or_garbage_is_bad_input(tmp_path, capsys, monkeypatch
     garbage.write_text(json.dumps({"schema_version": 1}))
     assert main(["report", str(garbage)]) == 2
     err = capsys.readouterr().err
-    assert "schema_version 1 is not supported (supported: 2 to 4)" in err
+    assert "schema_version 1 is not supported (supported: 2 to 5)" in err
     assert "Traceback" not in err
 
 
@@ -166,7 +166,7 @@ def skipped_run(failing_run, tmp_path):
         trial["scores"]["llm_judge"] = {"outcome": "skipped", "detail": NO_JUDGE}
     data["trials"][0]["scores"]["facts"] = {"outcome": "skipped", "detail": "no claims | none"}
     path = tmp_path / "skipped.json"
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(refigured(data)))
     return path
 
 
@@ -203,7 +203,7 @@ def test_the_markdown_and_html_reports_show_skipped_scores(skipped_run, capsys):
     md = skipped_run.with_suffix(".md").read_text()
     assert "| scorer | pass rate (95% CI) | skipped |" in md
     assert f"| llm_judge | 0/0 (95% CI 0%–100%) | 2: {NO_JUDGE} |" in md
-    assert "| facts | 2/2 (95% CI 34%–100%) | 1: no claims \\| none |" in md
+    assert "| facts | 1/1 (95% CI 21%–100%) | 1: no claims \\| none |" in md  # of 2, 1 skipped
     assert "| regex | 0/0 (95% CI 0%–100%) |  |" in md
     page = skipped_run.with_suffix(".html").read_text()
     assert "<th>skipped</th>" in page

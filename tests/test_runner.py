@@ -64,7 +64,8 @@ def test_gate_passes_with_a_perfect_agent(tmp_path):
         "partial_credit",
     }
     assert record.seed_sha256 and record.tool_schema_sha256 and record.instruction_sha256
-    assert record.schema_version == 4 and record.git_commit
+    assert record.schema_version == 5 and record.git_commit
+    assert record.scoring and list(record.scoring) == [s.name for s in record.scorers]
 
 
 def test_every_defence_on_leaves_every_oracle_answer_of_the_ops_set_as_written(tmp_path):

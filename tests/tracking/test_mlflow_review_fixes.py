@@ -112,12 +112,15 @@ def base_record(tmp_path_factory) -> dict[str, Any]:
 @pytest.fixture
 def write_record(base_record, tmp_path):
     """write_record(edit=None, name="run.json") -> a copy of the base record (edited in place by
-    `edit` first), checked to load as a record."""
+    `edit` first, its figures then worked out again from its edited trials), checked to load
+    as a record."""
+    from support import refigured
 
     def write(edit=None, name: str = "run.json") -> Path:
         data = json.loads(json.dumps(base_record))
         if edit is not None:
             edit(data)
+            data = refigured(data)
         path = tmp_path / name
         path.write_text(json.dumps(data))
         load_record(path)  # still a valid record

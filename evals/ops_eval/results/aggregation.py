@@ -11,19 +11,40 @@ script for the gate metric to compare: its gate is its goal's scorers, every one
 
 A run's exit code follows from its cases' verdicts (`run_exit_code`): 3 when no trial ran or
 every trial errored, else 1 when any case's gate is False, else 3 when any case has no verdict,
-else 0. The runner and the synthetic records both use it.
+else 0; a run stopped before its end has no verdict (3). The runner, merge and the synthetic
+records use it, and so does every reader of a record (`follows`): what a record stores of its
+trials is what they make under the scorers' rules the record names (`Rules`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from ..base.exits import EXIT_FAILED, EXIT_INFRA, EXIT_OK
 from ..base.stats import Rate, pass_hat_k
 from ..scorers import Score, registered
-from .record_parts import CaseAggregate, GroupAggregate, RecordedRate, TrialRecord
+from .record_parts import CaseAggregate, GroupAggregate, RecordedRate, ScorerRule, TrialRecord
+
+Rules = Mapping[str, ScorerRule]
+"""How each scorer of a run gates a case, by name, in the registry's order."""
+
+
+def scorer_rules(names: Sequence[str] | None = None) -> Rules:
+    """The registry's rules, of every scorer or of `names` (a record's scorers, in its order);
+    KeyError when one of `names` is no scorer of this code."""
+    rules = _registry_rules()
+    return rules if names is None else {n: rules[n] for n in names}
+
+
+@cache  # the registry is fixed once loaded; a power simulation aggregates many thousand times
+def _registry_rules() -> Rules:
+    return MappingProxyType(
+        {n: ScorerRule(gate=s.gate, cases=s.cases) for n, s in registered().items()}
+    )
 
 
 @dataclass
@@ -62,14 +83,19 @@ def counted_value(score: Score) -> float:
 
 
 def _case(
-    case_id: str, category: str, mine: list[TrialRecord], repeats: int, threshold: float
+    case_id: str,
+    category: str,
+    mine: list[TrialRecord],
+    repeats: int,
+    threshold: float,
+    rules: Rules,
 ) -> CaseAggregate:
     valid = [t for t in mine if t.status != "error"]
     passed = sum(t.status == "passed" for t in valid)
     means: dict[str, float] = {}
     holds: bool | None = True
     scenario = any(t.conversation is not None for t in mine)
-    for name, entry in registered().items():
+    for name, entry in rules.items():
         if scenario and entry.cases == "scripted":
             continue  # a scenario is scored on its goal: the gate metric compares a script
         scores = [t.scores[name] for t in valid if name in t.scores]
@@ -97,12 +123,20 @@ def _case(
 
 
 def aggregate(
-    cases: Sequence[tuple[str, str]], trials: Sequence[TrialRecord], repeats: int, threshold: float
+    cases: Sequence[tuple[str, str]],
+    trials: Sequence[TrialRecord],
+    repeats: int,
+    threshold: float,
+    rules: Rules | None = None,
 ) -> Aggregates:
-    """`cases`: (case id, category) in run order."""
+    """`cases`: (case id, category) in run order; `rules`: the scorers' (default: the
+    registry's, `scorer_rules`)."""
+    rules = scorer_rules() if rules is None else rules
+    by_case: dict[str, list[TrialRecord]] = {}
+    for t in trials:
+        by_case.setdefault(t.case_id, []).append(t)
     per_case = [
-        _case(cid, cat, [t for t in trials if t.case_id == cid], repeats, threshold)
-        for cid, cat in cases
+        _case(cid, cat, by_case.get(cid, []), repeats, threshold, rules) for cid, cat in cases
     ]
     categories = [
         _group(cat, [t for t in trials if t.category == cat])
@@ -110,8 +144,8 @@ def aggregate(
     ]
     valid = [t for t in trials if t.status != "error"]
     scorers = []
-    for name in registered():
-        applicable = [t.scores[name] for t in valid if t.scores[name].counted]
+    for name in rules:
+        applicable = [t.scores[name] for t in valid if name in t.scores and t.scores[name].counted]
         scorers.append(
             GroupAggregate(
                 name=name,
@@ -151,13 +185,17 @@ def run_exit_code(agg: Aggregates, trials: Sequence[TrialRecord]) -> int:
     return EXIT_INFRA if any(v is None for v in agg.verdicts) else EXIT_OK
 
 
-def record_fields(agg: Aggregates, trials: Sequence[TrialRecord]) -> dict[str, Any]:
-    """The run record's aggregate and verdict fields: the aggregates, the gate, the exit code
-    (`run_exit_code`) and the note saying why there is no verdict, when there is none. What
-    `ops-eval run` writes, and what a synthetic record must say alike."""
-    code = run_exit_code(agg, trials)
+def record_fields(
+    agg: Aggregates, trials: Sequence[TrialRecord], rules: Rules, interrupted: bool = False
+) -> dict[str, Any]:
+    """The run record's aggregate and verdict fields: the scorers' rules, the aggregates, the
+    gate, the exit code (`run_exit_code`; 3 for a run stopped before its end, `interrupted`)
+    and the note saying why there is no verdict, when there is none. What `ops-eval run`
+    writes, what a synthetic record must say alike, and what a reader checks a record by."""
+    code = EXIT_INFRA if interrupted else run_exit_code(agg, trials)
     why = no_verdict(trials)
     return {
+        "scoring": dict(rules),
         "cases": agg.cases,
         "categories": agg.categories,
         "scorers": agg.scorers,

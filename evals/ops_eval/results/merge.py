@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..base.inputs import bad_input
-from .aggregation import aggregate, record_fields
+from .aggregation import aggregate, record_fields, scorer_rules
 from .record_parts import planned
 from .records import RunRecord
 
@@ -36,6 +36,7 @@ def _what(record: RunRecord) -> dict[str, Any]:
         "model": record.model.name,
         "criteria": record.criteria.model_dump(),
         "scorers": record.scorers_sha256,
+        "scorers' rules": record.scoring,
         "repeats": record.repeats,
         "selected cases": record.selected_cases,
         "shard count": record.shard.count if record.shard else None,
@@ -113,8 +114,9 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
     ordered = [trials[key] for key in plan]
     category = {t.case_id: t.category for t in ordered}
     cases = [(case, category[case]) for case in first.selected_cases]
-    agg = aggregate(cases, ordered, first.repeats, first.criteria.threshold)
-    fields = record_fields(agg, ordered)
+    rules = first.scoring or scorer_rules()  # the shards agree on their scorers (checked)
+    agg = aggregate(cases, ordered, first.repeats, first.criteria.threshold, rules)
+    fields = record_fields(agg, ordered, rules)
     commits = {r.git_commit for _, r in shards}
     records = [r for _, r in shards]
     notes = fields.pop("notes")

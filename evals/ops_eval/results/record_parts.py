@@ -1,12 +1,13 @@
 """The parts of a run record (`records.RunRecord`): a trial, a rate as the record stores it,
-the aggregates, the model, an interruption, a shard -- and which trials a shard holds.
+the aggregates, how each scorer gated, the model, an interruption, a shard -- and which trials
+a shard holds, and what a trial's status is of its scores.
 
 Read strictly, like the record: no NaN or infinity, no field the schema does not name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
@@ -17,7 +18,7 @@ from ..base.strict import Strict
 from ..core.calls import Turn
 from ..core.criteria import MatchType
 from ..core.trial import Conversation
-from ..scorers.base import Score
+from ..scorers.base import Cases, Gate, Score
 
 
 def quoted(text: str, limit: int = 60) -> str:
@@ -46,6 +47,14 @@ class GateCriteria(RecordModel):
 
     threshold: Fraction
     match_type: MatchType
+
+
+def trial_status(scores: Mapping[str, Score]) -> Literal["passed", "failed"]:
+    """A played trial's status, of its scores: it fails when any score fails or errs (an `error`
+    score -- a scorer that applies but reached no verdict -- fails closed, never passes)."""
+    return (
+        "passed" if all(s.outcome not in ("fail", "error") for s in scores.values()) else "failed"
+    )
 
 
 class TrialRecord(RecordModel):
@@ -119,6 +128,15 @@ class GroupAggregate(RecordModel):
     trials: Count
     errors: Count
     rate: RecordedRate
+
+
+class ScorerRule(RecordModel):
+    """How a scorer gated a case when the run was scored (`scorers.base.Scorer`): the record's
+    aggregates follow from its trials under these rules, so a scorer changed or removed since
+    leaves the record as checkable as the day it was written."""
+
+    gate: Gate
+    cases: Cases
 
 
 class DataKept(RecordModel):

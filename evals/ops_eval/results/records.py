@@ -14,7 +14,10 @@ Version 4: a trial that ended in a loop says why (`looped`), and a run stopped b
 (Ctrl-C, SIGTERM) says so (`interrupted`) and holds only the trials that finished; a record
 without either key reads as a version 3 record does. A minimal-data run (`--data minimal`) says
 what it kept (`data`): its turns hold keyed hashes where text was, its free texts are scrubbed
-labels; a record without the key kept everything, as every record did before.
+labels; a record without the key kept everything, as every record did before. Version 5: a
+record says how each of its scorers gated (`scoring`), and what it stores of its trials -- the
+aggregates, the gate, the exit code, each trial's status -- must be what they make (`follows`);
+an older record is read with the figures its trials make under today's rules.
 
 Every field a reader uses is typed, and read strictly (JSON types as written, no coercion):
 whatever loads can be reported -- the reports index and format these fields without checking
@@ -26,7 +29,7 @@ name exactly the selected cases, each in its trials' category. A shard's record 
 `ops-eval run --shard I/N`) holds exactly its slice of those trials instead, and aggregates of
 exactly the cases in it. An interrupted record holds a part of those trials, once each. A run
 `ops-eval run` writes always is (`running.record.build_record`); a record edited or put
-together by hand may not be.
+together by hand may not be: one of version 5 whose figures disagree with its trials is refused.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from pydantic_core import PydanticCustomError
 
 from ..base.exits import first_error
 from ..models.judge.client import JudgeUse
+from .follows import CHECKED_FROM, Disagreement, as_its_trials_make_it
 from .record_parts import (
     CaseAggregate,
     Count,
@@ -51,6 +55,7 @@ from .record_parts import (
     Interrupted,
     ModelInfo,
     RecordModel,
+    ScorerRule,
     Seconds,
     ShardInfo,
     TrialRecord,
@@ -59,7 +64,7 @@ from .record_parts import (
     shard_slice,
 )
 
-SCHEMA_VERSION = 4  # what this version writes
+SCHEMA_VERSION = 5  # what this version writes
 MIN_SCHEMA_VERSION = 2  # the oldest it reads (version 1 kept results apart from their calls)
 
 
@@ -112,6 +117,9 @@ class RunRecord(RecordModel):
     pass_hat_k_cases: Count = 0
     gate_passed: bool
     exit_code: int
+    scoring: dict[str, ScorerRule] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """How each scorer gated, in `scorers`' order: what the figures follow from (`follows`);
+    None (and not written) in a record older than version 5."""
     notes: list[str] = Field(default_factory=list)
     judge: JudgeUse | None = None
     """What the run's judge did (its pin, prompt versions, calls, cache hits, tokens, budget);
@@ -156,6 +164,11 @@ class RunRecord(RecordModel):
         selected cases, once each, in their trials' category. Never builds the product, so a
         huge `repeats` costs nothing."""
         _once_each("selected_cases", self.selected_cases)
+        if self.scoring is None and self.schema_version >= CHECKED_FROM:
+            raise inconsistent(
+                "scoring: a version {version} record says how each scorer gates; this one does not",
+                version=self.schema_version,
+            )
         if self.shard is not None:
             return self._a_shard_holds_its_slice(self.shard)
         self._interrupted_after(len(self.selected_cases) * self.repeats)
@@ -310,9 +323,14 @@ def load_record(path: Path) -> RunRecord:
             f"(supported: {MIN_SCHEMA_VERSION} to {SCHEMA_VERSION})"
         )
     try:  # from the text, strictly: JSON's own types, no "12.5" read as a number
-        return RunRecord.model_validate_json(text, strict=True)
+        record = RunRecord.model_validate_json(text, strict=True)
     except ValidationError as exc:
         raise RecordError(f"not a run record ({first_error(exc)})") from None
+    try:
+        update = as_its_trials_make_it(record)
+    except Disagreement as exc:
+        raise RecordError(str(exc)) from None
+    return record.model_copy(update=update) if update else record
 
 
 def write_record(record: RunRecord, path: Path) -> None:

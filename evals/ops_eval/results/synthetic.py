@@ -15,7 +15,7 @@ from typing import Any
 from ..core.calls import ToolCall, Turn
 from ..scorers import registered
 from ..scorers.base import Score
-from .aggregation import aggregate, record_fields
+from .aggregation import aggregate, record_fields, scorer_rules
 from .records import ModelInfo, RunRecord, TrialRecord
 
 Outcomes = Sequence[tuple[str, str, Sequence[bool | None]]]  # (case id, category, per repeat)
@@ -93,7 +93,8 @@ def synthetic_record(
         for r, outcome in enumerate(results)
     ]
     cases = [(case_id, category) for case_id, category, _ in outcomes]
-    agg = aggregate(cases, trials, repeats, 1.0)
+    rules = scorer_rules()
+    agg = aggregate(cases, trials, repeats, 1.0, rules)
     return RunRecord(
         run_id=run_id,
         started_at=started_at,
@@ -108,6 +109,6 @@ def synthetic_record(
         concurrency=1,
         selected_cases=[case_id for case_id, _ in cases],
         trials=trials,
-        **record_fields(agg, trials),
+        **record_fields(agg, trials, rules),
         **{**HASHES, **hashes},
     )

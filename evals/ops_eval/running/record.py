@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base.exits import EXIT_INFRA
 from ..base.settings import current
 from ..core.plan import Plan
-from ..results.aggregation import aggregate, record_fields
+from ..results.aggregation import aggregate, record_fields, scorer_rules
 from ..results.record_parts import Interrupted, ShardInfo, TrialRecord
 from ..results.records import RunRecord
 from .options import RunOptions, planned_trials
@@ -57,8 +56,9 @@ def build_record(
         cases = [c for c in cases if c[0] in present]
         index, count = options.shard
         shard = ShardInfo(index=index, count=count, trials=keys, group=options.run_group)
-    agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold)
-    fields = record_fields(agg, trials)
+    rules = scorer_rules()
+    agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold, rules)
+    fields = record_fields(agg, trials, rules, interrupted=interrupted is not None)
     if options.minimal is not None:  # the trials are kept as hashes already; so are the rest
         fields["notes"] = [options.minimal.label(n) for n in fields["notes"]]
         run["model"] = options.minimal.model(run["model"])
@@ -67,7 +67,6 @@ def build_record(
     if interrupted is not None:
         planned = len(planned_trials(plan, options))
         stopped = Interrupted(planned=planned, finished=len(trials), reason=interrupted)
-        fields.update(gate_passed=False, exit_code=EXIT_INFRA)
         fields["notes"] = [
             f"interrupted ({interrupted}) after {len(trials)} of {planned} trials: the record "
             "holds the finished ones and has no verdict; the gate never takes it for a run",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.evalset import Case
 from ..core.plan import Plan
 from ..results.minimal import Minimal
-from ..results.record_parts import TrialRecord
+from ..results.record_parts import TrialRecord, trial_status
 from .judge import judging
 from .options import RunOptions, planned_trials
 
@@ -32,11 +32,7 @@ def scored_trial(plan: Plan, view: TrialView, minimal: Minimal | None = None) ->
     except ScorerCrashed as exc:
         view.error, scores = str(exc), {}
     meta = view.case.meta
-    if view.error:
-        status = "error"
-    else:
-        failing = ("fail", "error")
-        status = "passed" if all(s.outcome not in failing for s in scores.values()) else "failed"
+    status = "error" if view.error else trial_status(scores)
     kept = TrialRecord(
         case_id=view.case.eval_id,
         category=meta.category if meta else "?",
