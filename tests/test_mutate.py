@@ -97,12 +97,19 @@ def test_a_mutant_leaves_the_agent_as_it_was_after_its_block():
     ("argv", "message"),
     [
         (["--mutants", "no-such-mutant"], "--mutants: no-such-mutant: no such mutant"),
+        # --live's options, refused as `run` refuses them, never silently ignored without it
+        (["--repeats", "0"], "--repeats: 0 is not a whole number from 1 to 1,000"),
+        (["--repeats", "1000000000"], "--repeats: 1000000000 is not a whole number from 1 to"),
+        (["--timeout", "nan"], "--timeout: nan is not a number of seconds from 1 up"),
+        (["--timeout", "inf"], "--timeout: inf is not a number of seconds from 1 up"),
+        (["--repeats", "5", "--timeout", "60"], "--repeats, --timeout: go with --live"),
     ],
 )
 def test_bad_input_is_exit_2(capsys, argv, message):
     capsys.readouterr()
     assert main(["mutate", *argv]) == 2
-    assert message in capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert message in err and err.count("\n") == 1 and out == ""
 
 
 def test_validate_refuses_a_must_kill_that_names_no_mutant(evals, capsys):

@@ -161,7 +161,7 @@ def test_a_category_regression_kills_only_where_the_gate_gates_on_categories(
         (["--mutants", "drop-if-a-tool-says"], "drop-if-a-tool-says: no such mutant"),
         (["--live", "--repeats", "0"], "--repeats"),
         (["--live", "--redteam"], "--redteam plays the guard mutants"),
-        (["--cases", "open-incidents"], "--cases and --scorers go with --live"),
+        (["--cases", "open-incidents"], "--cases: go with --live"),
         (["--live", "--scorers", "nope"], "--scorers: nope: no such scorer"),
     ],
 )

@@ -24,6 +24,8 @@ from typing import Any
 
 from ..base.exits import EXIT_FAILED, EXIT_OK
 
+REPEATS, TIMEOUT_S = 3, 600.0  # --live's trials per case and arm, and seconds per trial
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -52,8 +54,8 @@ def add_parser(subparsers: Any) -> None:
         "deterministic mutants",
     )
     live.add_argument("--cases", help="comma-separated case ids (default: all)")
-    live.add_argument("--repeats", type=int, default=3, help="trials per case and arm (3)")
-    live.add_argument("--timeout", type=float, default=600.0, help="seconds per trial (600)")
+    live.add_argument("--repeats", type=int, help=f"trials per case and arm ({REPEATS})")
+    live.add_argument("--timeout", type=float, help=f"seconds per trial ({TIMEOUT_S:g})")
     live.add_argument(
         "--scorers",
         help="comma-separated scorers that decide a trial's verdict in the comparison (default: "
@@ -126,8 +128,8 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
     options = RunOptions(
         set_path=Path(plan.evalset.path),
         cases=id_list("--cases", args.cases, "case"),
-        repeats=args.repeats,
-        timeout_s=args.timeout,
+        repeats=REPEATS if args.repeats is None else args.repeats,
+        timeout_s=TIMEOUT_S if args.timeout is None else args.timeout,
     )
     check_options(options)
     if chosen := id_list("--scorers", args.scorers, "scorer"):
@@ -148,7 +150,7 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.inputs import bad_input, id_list
+    from ..base.inputs import MAX_REPEATS, bad_input, count, id_list, trial_timeout
     from ..base.settings import current
     from ..playing.mutants import registered
     from ..playing.mutants.instruction import instruction_mutants
@@ -157,8 +159,17 @@ def run(args: argparse.Namespace) -> int:
     from ..validation.gate_rules import gate_path
     from ..validation.plan import load_plan
 
-    if not args.live and (args.cases or args.scorers):
-        raise bad_input("--cases and --scorers go with --live (the oracle plays every case)")
+    if args.repeats is not None:  # refused as `run` refuses it, with or without --live
+        count("--repeats", args.repeats, MAX_REPEATS)
+    if args.timeout is not None:
+        trial_timeout("--timeout", args.timeout)
+    alone = [
+        f"--{n}" for n in ("cases", "scorers", "repeats", "timeout") if getattr(args, n) is not None
+    ]
+    if not args.live and alone:  # never silently ignored
+        raise bad_input(
+            f"{', '.join(alone)}: go with --live (the oracle plays every case once, offline)"
+        )
     if args.live and args.redteam:
         raise bad_input("--redteam plays the guard mutants, not --live's instruction mutants")
     mutants = instruction_mutants() if args.live else registered()
