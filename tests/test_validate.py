@@ -839,3 +839,31 @@ def test_a_missing_file_takes_no_fallback(capsys, tmp_path, monkeypatch):
     code, out, err = validate(capsys, "nope.evalset.json")
     assert code == 2 and out == ["nope.evalset.json: file not found"]
     assert "warning" not in err
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_nan_or_infinity_in_an_eval_set_is_refused_naming_the_key(evals, capsys, constant):
+    """JSON has no NaN or Infinity (Python's reader takes them, and 1e999 as inf): a set that
+    holds one is no JSON another reader agrees on."""
+    path = evals / "ops.evalset.json"
+    text = path.read_text()
+    path.write_text(text.replace('"state": {}', f'"state": {{"budget": {constant}}}', 1))
+    code, out, err = validate(capsys, str(evals))
+    assert code == 2 and "Traceback" not in err
+    assert out[0] == (  # then gate.yaml's required cases of it, which cannot be checked
+        "evals/ops.evalset.json: eval_cases[0].session_input.state.budget: "
+        f"{constant} is not a JSON number (JSON has no NaN or Infinity)"
+    )
+
+
+def test_a_key_twice_in_one_object_of_an_eval_set_is_refused_naming_it(evals, capsys):
+    """Which of two `name`s a reader keeps is its accident: Python's keeps the last."""
+    path = evals / "ops.evalset.json"
+    text = path.read_text()
+    path.write_text(text.replace('"name": "inventory"', '"name": "inventory", "name": "x"', 1))
+    code, out, err = validate(capsys, str(evals))
+    assert code == 2 and "Traceback" not in err
+    assert out[0] == (
+        "evals/ops.evalset.json: eval_cases[0].conversation[0].intermediate_data.tool_uses[0]"
+        ".args: key 'name' appears twice in one object"
+    )

@@ -25,6 +25,7 @@ from ops_copilot.approval import Approval
 from ops_copilot.textfiles import TextFileError, read_text
 
 from ..base.strict import Strict
+from . import strict_json
 from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
 from .contracts import Contracts, FileError, SetContracts, read_set_contracts
@@ -193,14 +194,17 @@ def display_path(path: Path) -> str:
 
 
 def read_json(path: Path) -> tuple[str, Any]:
-    """File text and parsed JSON; MalformedInput names the line and column of a syntax error."""
+    """File text and parsed JSON, strictly (`strict_json`); MalformedInput names the line and
+    column of a syntax error, or the key of a NaN or a key written twice."""
     shown = display_path(path)
     try:
         text = read_text(path)
     except TextFileError as exc:
         raise MalformedInput(shown, str(exc)) from None
     try:
-        return text, json.loads(text)
+        return text, strict_json.loads(text)
+    except strict_json.NotStrictJson as exc:
+        raise MalformedInput(shown, str(exc)) from None
     except json.JSONDecodeError as exc:
         raise MalformedInput(
             shown, f"line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})"
