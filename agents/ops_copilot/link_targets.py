@@ -1,7 +1,8 @@
 """One link target read the way a browser reads it (`parse`, WHATWG URL: tabs and newlines
 dropped, `\\` as `/`, the host after the last `@`, percent-decoded, NFKC-folded, lower-cased,
-IDNA encoded, no trailing dot; hosts nested in the path or query too), and HTML entities decoded
-as a renderer decodes them (`decode`). `links` finds the targets in text with these.
+IDNA encoded, no trailing dot; hosts nested in the path or query too; a `mailto:` or `xmpp:`
+address goes to its domain), and HTML entities decoded as a renderer decodes them (`decode`).
+`links` finds the targets in text with these.
 """
 
 from __future__ import annotations
@@ -147,6 +148,16 @@ def _nested(text: str, depth: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _address_hosts(scheme: str, to: str) -> list[str]:
+    """The domains an address target goes to: each `mailto:` recipient's, after its last `@`;
+    an `xmpp:` Jabber id's (`node@domain/resource`, the resource cut off), and with the
+    `xmpp://account@host/jid` form the account's host too."""
+    if scheme == "mailto":
+        return [a.rsplit("@", 1)[-1] for a in to.split(",") if "@" in a]
+    jids = to.split("/")[2:4] if to.startswith("//") else to.split("/")[:1]
+    return [jid.rsplit("@", 1)[-1] for jid in jids]
+
+
 def parse(target: str, depth: int = 0) -> Target:
     """How a browser resolves `target` (already entity-decoded): scheme, host, path, data."""
     t = re.sub(r"^[\x00-\x20]+|[\x00-\x20]+$|[\t\n\r]", "", target).replace("\\", "/")
@@ -154,10 +165,9 @@ def parse(target: str, depth: int = 0) -> Target:
     scheme = m.group(1).lower() if m else ""
     rest = t[m.end() :] if m else t
     authority = None
-    if scheme == "mailto":
+    if scheme in ("mailto", "xmpp"):
         to, _, query = rest.partition("?")
-        hosts = [_host(a.rsplit("@", 1)[-1]) for a in unquote(to).split(",") if "@" in a]
-        hosts = [h for h in hosts if h]
+        hosts = [h for h in map(_host, _address_hosts(scheme, unquote(to))) if h]
         query = f"?{unquote(query)}" if query else ""
         return Target(scheme, hosts[0] if hosts else None, unquote(to), query, False,
                       tuple(hosts[1:]) + _nested(query, depth))  # fmt: skip

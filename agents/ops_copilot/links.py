@@ -12,14 +12,19 @@ one whose text the grammar cannot parse), reference definitions (`[1]: url`), au
 `srcset`, `action`, `poster`; and any URL written inside another attribute's value: an event
 handler's script, `style` with its `url(...)` and `image-set("...")`, `data-src`), and bare URLs:
 `scheme://`, `//host` (an IPv6 host in brackets too), `http:host` (browsers add the slashes),
-`mailto:`, `www.` and `host.tld/path`, with `\\` read as `/`.
+`mailto:`, `xmpp:`, `www.`, `host.tld/path` and a bare e-mail address, with `\\` read as `/`.
 
 `parse` reads one target the way a browser does (WHATWG URL): tabs and newlines dropped, `\\` as
 `/`, any number of slashes after a web scheme, the host after the last `@` of the authority
 (which ends at the first `/`, `\\`, `?` or `#`), percent-decoded, NFKC-folded, lower-cased,
 IDNA (punycode) encoded, without a trailing dot. Hosts nested in a URL's path or query (an open
-redirect, percent-encoded or not) are reported too. Bare e-mail addresses are not links here:
-they carry no data unless a human writes it.
+redirect, percent-encoded or not) are reported too. A bare e-mail address (and an `xmpp:` URI)
+is a link: GFM renders it as one, and the address itself -- `INC-002.status@attacker.example` --
+carries data to whoever owns its domain the moment it is clicked.
+
+`TAG`, `DESTINATION` and `REFERENCE` are the grammar's constructs that may hold whitespace (an
+HTML tag, a markdown destination with its title, a reference definition): `link_stream` reads
+them to know where streamed text may be cut.
 """
 
 from __future__ import annotations
@@ -44,21 +49,27 @@ _TAG = (
     r"(?P<tag><(?P<tag_name>[a-z][\w:-]*)(?P<attrs>[\s/](?>\"[^\"]{0,4096}\"|'[^']{0,4096}'"
     r"|<(?![a-z/!?])|[^<>\"']|[\"'])*+)>)"
 )
+# A reference definition: its destination may stand on the next line (CommonMark).
+_REF = rf"^[ \t]{{0,3}}\[(?P<ref_label>[^\]\n]+)\]:[ \t]*\n?[ \t]*(?P<ref_dest>{_DEST})[^\n]*"
 _RAW_TAG = re.compile(_TAG, re.IGNORECASE)
+TAG = _RAW_TAG
+DESTINATION = re.compile(rf"\]\(\s*(?:{_DEST})?{_TITLE}\s*\)")
+REFERENCE = re.compile(_REF, re.IGNORECASE | re.MULTILINE)
 _GRAMMAR = re.compile(
     rf"(?P<md>(?P<bang>!)?\[(?P<label>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(?P<md_dest>{_DEST})?"
     rf"{_TITLE}\s*\))"
     rf"|(?P<orphan>\]\(\s*(?P<orphan_dest>{_DEST}){_TITLE}\s*\))"
-    rf"|(?P<ref>^[ \t]{{0,3}}\[(?P<ref_label>[^\]\n]+)\]:[ \t]*(?P<ref_dest>{_DEST})[^\n]*)"
+    rf"|(?P<ref>{_REF})"
     r"|(?P<auto><(?P<auto_dest>[a-z][a-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)>)"
     r"|(?P<style><style\b[^>]*>(?P<css>[\s\S]*?)(?:</style\s*>|\Z))"
     rf"|{_TAG}"
     rf"|(?P<url>(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}{_IPV6}{_U}*"
     rf"|(?<![\w.+-])(?:[a-z][a-z0-9+.-]*:)?[/\\]{{2}}[^\s/\\<>\"'`()\[\]{{}}]{_U}*"
     rf"|(?<![\w.+-])(?:https?|ftp|wss?):[/\\]?(?=[\w\[%]){_U}+"
-    rf"|(?<![\w.+-])mailto:{_U}+"
+    rf"|(?<![\w.+-])(?:mailto|xmpp):{_U}+"
     rf"|(?<![\w@./-])www\.{_U}+"
-    rf"|(?<![\w@./-])(?:[\w-]+\.)+[^\W\d_]{{2,}}(?::\d+)?(?:[/\\]{_U}*|[?#]{_U}+))",
+    rf"|(?<![\w@./-])(?:[\w-]+\.)+[^\W\d_]{{2,}}(?::\d+)?(?:[/\\]{_U}*|[?#]{_U}+))"
+    r"|(?P<email>(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+)",  # GFM's bare e-mail address
     re.IGNORECASE | re.MULTILINE,
 )
 # Every attribute of a tag: a URL attribute's value is a target; any other value (an event
@@ -189,6 +200,8 @@ def _match(m: re.Match[str]) -> tuple[str, list[str], tuple[int, int] | None, in
         return "image", list(dict.fromkeys(_css_targets(m.group("css")))), None, m.end()
     if m.group("tag"):
         return _tag_kind(m.group("tag_name")), _tag_targets(m.group("attrs")), None, m.end()
+    if m.group("email"):  # a client makes it a mail-to link
+        return "url", [f"mailto:{m.group('email')}"], None, m.end()
     url = m.group("url").rstrip(_TRAILING)
     return "url", _readings(url), None, m.start() + len(url)
 

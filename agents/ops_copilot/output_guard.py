@@ -28,9 +28,11 @@ logged and recorded in session state under `LINKS_REMOVED` (host, kind, the URL 
 characters), so a harness or an operator can see what the model tried to show.
 
 Runs as the agent's `after_model_callback` on every model response -- text sent alongside a tool
-call as well as the final answer, partial (streamed) chunks as well as whole responses -- and
-the text parts of one response joined, as the reader sees them. With streaming on, a URL split
-across partial chunks is only caught in the final response.
+call as well as the final answer -- with the text parts of one response joined, as the reader
+sees them (the answer's parts, and apart from them the thoughts' parts, which a client shows
+too). Streamed (partial) chunks are guarded as the stream a client renders: each chunk's text
+joins what its message held back, and only text that can no longer become a link is judged and
+sent (`link_stream`); the final message is guarded whole, and records the removals.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from typing import Any
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from .link_stream import end_message, streamed_message
 from .links import Link, find_links, mentioned
 from .seed import Seed
 from .spotlight import strings
@@ -54,6 +57,7 @@ logger = logging.getLogger(__name__)
 LINKS_REMOVED = "ops_copilot_links_removed"
 _MARKER = {"image": "[image removed: untrusted link]", "link": "[link removed: untrusted link]"}
 _MAX_PASSES = 8
+_DEV_UI_MARKS = ("/*PLANNING*/", "/*ACTION*/")
 
 
 @dataclass(frozen=True)
@@ -180,40 +184,48 @@ def session_text(events: Iterable[Any], seed: Seed) -> tuple[str, str]:
     return "\n".join(trusted), "\n".join(untrusted)
 
 
-def guard_links(callback_context: Any, llm_response: LlmResponse) -> LlmResponse | None:
-    """ADK `after_model_callback`: the response with untrusted links replaced, or None when
-    it holds none.
-
-    A response's text parts reach the reader joined (`adk run` and the harness join them with
-    nothing between), so a URL can be split across two parts that each look harmless: the
-    parts are judged joined, as the reader sees them, and the cleaned whole replaces the first
-    text part (the other text parts are dropped) when anything was removed. Thought parts,
-    which the dev UI shows, are judged each on its own."""
-    content = llm_response.content
-    given = list((content.parts if content else None) or [])
-    whole = "".join(p.text for p in given if p.text and not p.thought)
-    thoughts = [p.text for p in given if p.text and p.thought]
-    if not any(find_links(t, nested=False) for t in [whole, *thoughts]):
-        return None  # nothing to judge: the session's text is not read
+def _trust(callback_context: Any) -> Trust:
     session = callback_context.session
-    trust = Trust.of(*session_text(session.events, workspace_for(callback_context).seed))
-    whole, removed = _clean(whole, trust)
-    answer_changed = bool(removed)
-    parts: list[types.Part] = []
-    placed = False
-    for part in given:
-        if part.text and part.thought:  # a client may show the model's thoughts too
-            text, cut = _clean(part.text, trust)
-            removed += cut
-            parts.append(part.model_copy(update={"text": text}) if cut else part)
-        elif part.text and answer_changed:
-            if not placed:
-                parts.append(part.model_copy(update={"text": whole}))
-                placed = True
-        else:
-            parts.append(part)
-    if not removed:
-        return None
+    return Trust.of(*session_text(session.events, workspace_for(callback_context).seed))
+
+
+def _joined(parts: list[types.Part]) -> dict[bool, str]:
+    """The text of `parts` joined per kind: the answer (False) and the thoughts (True)."""
+    joined = {False: "", True: ""}
+    for part in parts:
+        if part.text:
+            joined[bool(part.thought)] += part.text
+    return {kind: text for kind, text in joined.items() if text}
+
+
+def _as_shown(thought: bool, text: str) -> str:
+    """Text as a client shows it. The dev UI (`adk web`) drops the planner's `/*PLANNING*/` and
+    `/*ACTION*/` marks from a thought, joining what stood around them
+    (`status.acme.com/*PLANNING*/.evil.example` is one host there): they are dropped here first,
+    to a fixed point, so the thought judged is the thought shown."""
+    while thought and any(mark in text for mark in _DEV_UI_MARKS):
+        for mark in _DEV_UI_MARKS:
+            text = text.replace(mark, "")
+    return text
+
+
+def _with_texts(parts: list[types.Part], texts: dict[bool, str]) -> list[types.Part]:
+    """`parts` with each kind of text in `texts` put in the first of its parts (the others of
+    that kind dropped; all of them when its text is empty); other parts as they were."""
+    out: list[types.Part] = []
+    placed: set[bool] = set()
+    for part in parts:
+        kind = bool(part.thought)
+        if not part.text or kind not in texts:
+            out.append(part)
+        elif kind not in placed:
+            placed.add(kind)
+            if texts[kind]:
+                out.append(part.model_copy(update={"text": texts[kind]}))
+    return out
+
+
+def _record(callback_context: Any, removed: list[Removal]) -> None:
     logger.warning(
         "output guard removed %d link(s) the user and trusted data did not give: %s",
         len(removed),
@@ -223,4 +235,64 @@ def guard_links(callback_context: Any, llm_response: LlmResponse) -> LlmResponse
     callback_context.state[LINKS_REMOVED] = earlier + [
         {"host": r.host, "kind": r.kind, "url": r.url} for r in removed
     ]
+
+
+def _guard_chunk(callback_context: Any, llm_response: LlmResponse) -> LlmResponse | None:
+    """A partial response: each kind of its text joins what the message held back, and only
+    the part now settled is judged and sent (`link_stream`); a chunk left with nothing is not
+    sent at all. Removals are recorded once, by the final response, which holds the same
+    links."""
+    content = llm_response.content
+    given = list((content.parts if content else None) or [])
+    deltas = _joined(given)
+    if not deltas:
+        return None
+    assert content is not None
+    message = streamed_message(callback_context)
+    texts: dict[bool, str] = {}
+    for kind, delta in deltas.items():
+        ready = _as_shown(kind, message.held(kind).feed(delta)) if message else ""
+        if ready and message and find_links(ready, nested=False):
+            message.trust = message.trust or _trust(callback_context)
+            # Judged without the whitespace that ends it, which stays: the next piece starts
+            # after whitespace whatever cleaning made of this one (even all of it one marker).
+            body = ready.rstrip(" \t\n\r\f\v")
+            ready = _clean(body, message.trust)[0] + ready[len(body) :]
+        texts[kind] = ready
+    parts = _with_texts(given, texts)
+    kept = content.model_copy(update={"parts": parts}) if parts else None
+    return llm_response.model_copy(update={"content": kept})
+
+
+def guard_links(callback_context: Any, llm_response: LlmResponse) -> LlmResponse | None:
+    """ADK `after_model_callback`: the response with untrusted links replaced, or None when
+    it holds none.
+
+    A response's text parts reach the reader joined (`adk run` and the harness join them with
+    nothing between), so a URL can be split across two parts that each look harmless: the
+    parts are judged joined, as the reader sees them, and the cleaned whole replaces the first
+    text part (the other text parts are dropped) when anything was removed. Thought parts,
+    which the dev UI shows joined apart from the answer, are judged the same way on their own.
+    A partial (streamed) response is judged as part of its stream (`_guard_chunk`)."""
+    if llm_response.partial:
+        return _guard_chunk(callback_context, llm_response)
+    end_message(callback_context)
+    content = llm_response.content
+    given = list((content.parts if content else None) or [])
+    joined = _joined(given)
+    shown = {kind: _as_shown(kind, text) for kind, text in joined.items()}
+    texts = {kind: text for kind, text in shown.items() if text != joined[kind]}  # marks dropped
+    removed: list[Removal] = []
+    if any(find_links(t, nested=False) for t in shown.values()):  # else the session is not read
+        trust = _trust(callback_context)
+        for kind, text in shown.items():
+            cleaned, cut = _clean(text, trust)
+            if cut:
+                texts[kind], removed = cleaned, removed + cut
+    if removed:
+        _record(callback_context, removed)
+    if not texts:
+        return None
+    assert content is not None
+    parts = _with_texts(given, texts)
     return llm_response.model_copy(update={"content": content.model_copy(update={"parts": parts})})

@@ -5,10 +5,12 @@ is encoded (HTML entities, letter case, backslashes, a full-width or percent-enc
 embedded (bare, markdown link or image, autolink, reference, an HTML attribute of any kind: href,
 src, srcset, data-src, an event handler's script, CSS `url()` and `image-set()`, a meta refresh,
 an open redirect on a trusted host, a stylesheet; markdown backslash escapes, CSS escapes, a tab
-inside an attribute's URL) and split across one to three text parts of one model
-response. The guard (`guard_links`, as ADK calls it) must leave no trace of the attacker's host
-in what the reader sees: the parts joined. The check is not the guard's grammar: the output is
-decoded (entities, percent-encoding, NFKC) and searched for the host as plain text.
+inside an attribute's URL) and split across one to three text parts of one model response, or
+across up to five partial chunks of a streamed one. The guard (`guard_links`, as ADK calls it)
+must leave no trace of the attacker's host in what the reader sees: the parts joined, or the
+text of the chunks it let through joined, as a streaming client renders it. The check is not
+the guard's grammar: the output is decoded (entities, percent-encoding, NFKC) and searched for
+the host as plain text.
 """
 
 from __future__ import annotations
@@ -110,8 +112,13 @@ def _split(text: str, cuts: list[int]) -> list[str]:
     return [p for p in pieces if p]
 
 
-def _guarded(parts: list[str]) -> str:
-    context = SimpleNamespace(
+def _context() -> SimpleNamespace:
+    """A callback context as ADK makes one for the guard: the session, its state, and the
+    invocation's custom metadata (where a streamed message is held)."""
+    return SimpleNamespace(
+        agent_name="ops_copilot",
+        branch=None,
+        custom_metadata={},
         session=SimpleNamespace(
             id="fuzz-output-guard",
             events=[
@@ -124,20 +131,30 @@ def _guarded(parts: list[str]) -> str:
         ),
         state={},
     )
+
+
+def _guarded(parts: list[str]) -> str:
     response = LlmResponse(
         content=types.Content(role="model", parts=[types.Part(text=p) for p in parts])
     )
-    changed = guard_links(context, response) or response
+    changed = guard_links(_context(), response) or response
     return "".join(p.text or "" for p in changed.content.parts)
 
 
-@given(
-    url=attacker_url(),
-    embed=st.sampled_from(sorted(EMBEDS)),
-    before=st.sampled_from(["", "Pool exhausted. ", "INC-002 is open.\n"]),
-    cuts=st.lists(st.integers(0, 200), max_size=2),
-)
-def test_the_guard_leaves_no_attacker_host_in_the_joined_answer(url, embed, before, cuts):
+def _streamed(chunks: list[str]) -> str:
+    """The text of each partial chunk as the guard lets it through, joined."""
+    context, shown = _context(), []
+    for chunk in chunks:
+        response = LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(text=chunk)]), partial=True
+        )
+        changed = guard_links(context, response) or response
+        shown += [p.text or "" for p in (changed.content.parts if changed.content else [])]
+    return "".join(shown)
+
+
+def _attack(url: tuple[str, str], embed: str, before: str) -> tuple[str, str]:
+    """(the answer with the attacker's link embedded, the host to look for)."""
     written, host = url
     plain = html.unescape(written)
     link = EMBEDS[embed].format(
@@ -149,7 +166,34 @@ def test_the_guard_leaves_no_attacker_host_in_the_joined_answer(url, embed, befo
     )
     answer = f"{before}{link} Ask me for more."
     assert any(host in form for form in _visible(answer))  # the attack is there before the guard
+    return answer, host
+
+
+@given(
+    url=attacker_url(),
+    embed=st.sampled_from(sorted(EMBEDS)),
+    before=st.sampled_from(["", "Pool exhausted. ", "INC-002 is open.\n"]),
+    cuts=st.lists(st.integers(0, 200), max_size=2),
+)
+def test_the_guard_leaves_no_attacker_host_in_the_joined_answer(url, embed, before, cuts):
+    answer, host = _attack(url, embed, before)
     parts = _split(answer, cuts)
     event(f"{embed}, {len(parts)} part(s)")
     shown = _guarded(parts)
     assert not any(host in form for form in _visible(shown)), (parts, shown)
+
+
+@given(
+    url=attacker_url(),
+    embed=st.sampled_from(sorted(EMBEDS)),
+    before=st.sampled_from(["", "Pool exhausted. ", "INC-002 is open.\n"]),
+    cuts=st.lists(st.integers(0, 200), max_size=4),
+)
+def test_the_guard_leaves_no_attacker_host_in_what_a_streaming_client_renders(
+    url, embed, before, cuts
+):
+    answer, host = _attack(url, embed, before)
+    chunks = _split(answer, cuts)
+    event(f"{embed}, {len(chunks)} chunk(s)")
+    shown = _streamed(chunks)
+    assert not any(host in form for form in _visible(shown)), (chunks, shown)
