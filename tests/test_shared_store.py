@@ -4,32 +4,12 @@ the same write cannot both apply it."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 
-from ops_copilot.agent import build_agent
+from write_calls import resolve_approved
+
 from ops_copilot.store import StateStore
 from ops_copilot.workspace import Workspace
-from ops_eval import AgentSession, ToolCall
-from ops_eval.models.stand_ins import ScriptedLlm
-
-RESOLVE = ToolCall("resolve_incident", {"incident_id": "INC-002"})
-APPROVE = {"rationale": "Memory limit raised; no OOM kills since.", "approver": "alice"}
-
-
-def _approve_resolution(workspace: Workspace) -> dict:
-    """One session: the model asks to resolve INC-002, a human approves; the tool's result."""
-    model = ScriptedLlm(script=[RESOLVE, "Done."])
-
-    async def scenario():
-        async with AgentSession(build_agent(model), workspace) as session:
-            paused = await session.send("Resolve INC-002.")
-            (pending,) = paused.pending
-            return await session.answer_confirmation(pending, confirmed=True, payload=APPROVE)
-
-    turn = asyncio.run(scenario())
-    (result,) = [r.response for r in turn.tool_results if r.name == RESOLVE.name]
-    return result
 
 
 def test_two_sessions_approving_one_resolution_at_once_resolve_it_once(seed, tmp_path, monkeypatch):
@@ -52,7 +32,7 @@ def test_two_sessions_approving_one_resolution_at_once_resolve_it_once(seed, tmp
 
     def session(workspace: Workspace) -> None:
         try:
-            results.append(_approve_resolution(workspace))
+            results.append(resolve_approved(workspace))
         except BaseException as exc:  # reported below, not lost in the thread
             both_checked.abort()
             errors.append(exc)

@@ -8,17 +8,12 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from write_calls import resolve_approved
 
-from ops_copilot.agent import build_agent
 from ops_copilot.store import StateStore
 from ops_copilot.workspace import Workspace
-from ops_eval import AgentSession, ToolCall
 from ops_eval.cli import main
-from ops_eval.models.stand_ins import ScriptedLlm
-from support import run
 
-RESOLVE = ToolCall("resolve_incident", {"incident_id": "INC-002"})
-APPROVE = {"rationale": "Memory limit raised; no OOM kills since.", "approver": "alice"}
 # Runs on every approved resolution: quietly marks another service up.
 EVIL = (
     "CREATE TRIGGER evil AFTER UPDATE ON incidents"
@@ -31,19 +26,6 @@ CHANGES = {
         "index audit_log_one_per_approval on audit_log dropped",
     ),
 }
-
-
-def _resolve_approved(workspace: Workspace) -> dict:
-    model = ScriptedLlm(script=[RESOLVE, "Done."])
-
-    async def scenario():
-        async with AgentSession(build_agent(model), workspace) as session:
-            paused = await session.send("Resolve INC-002.")
-            (pending,) = paused.pending
-            return await session.answer_confirmation(pending, confirmed=True, payload=APPROVE)
-
-    (result,) = [r.response for r in run(scenario()).tool_results if r.name == RESOLVE.name]
-    return result
 
 
 def _change(path, sql: str) -> None:
@@ -68,7 +50,7 @@ def test_an_approved_write_to_a_store_with_changed_schema_is_refused_untouched(
     if when == "after-opening":
         _change(path, sql)
     before = path.read_bytes()
-    result = _resolve_approved(workspace)
+    result = resolve_approved(workspace)
     assert (result["status"], result["reason"]) == ("refused", "store_refused"), result
     assert result["message"] == (
         f"{path}: its schema is not the one this version creates ({says}); nothing was written"
@@ -90,5 +72,5 @@ def test_sqlites_statistics_tables_do_not_stop_a_write(seed, tmp_path):
     StateStore.create(seed, path).close()
     _change(path, "ANALYZE")
     workspace = Workspace(seed=seed, store=StateStore.create(seed, path))
-    assert _resolve_approved(workspace)["status"] == "ok"
+    assert resolve_approved(workspace)["status"] == "ok"
     assert workspace.store.verify().ok
