@@ -87,7 +87,7 @@ def test_mutants_come_from_the_instructions_own_rules():
 def test_a_mutant_changes_what_the_agent_is_built_with_and_the_record_hash_then_puts_it_back():
     from ops_copilot import agent, definition
     from ops_copilot.prompt import INSTRUCTION
-    from ops_eval.core.agents import AGENTS
+    from ops_eval.agents import AGENTS
 
     with instruction_mutants()["negate-text-inside-untrusted-data"].applied():
         built = agent.build_agent(model="scripted")

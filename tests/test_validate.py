@@ -582,7 +582,10 @@ def test_a_happy_case_expects_at_least_one_call(evals, capsys):
     [
         (None, "meta: missing; every case needs one, with at least a category"),
         ("happy", "meta: must be an object, not a string"),
-        ({"category": "happy", "agent": "nope"}, "meta.agent: Input should be 'ops_copilot'"),
+        (
+            {"category": "happy", "agent": "nope"},
+            "meta.agent: agent 'nope': no package 'nope' with a `port` module",
+        ),
     ],
 )
 def test_a_case_without_valid_meta_still_gets_every_other_check(evals, capsys, meta, message):
@@ -716,10 +719,10 @@ def test_every_entity_argument_is_declared_a_string():
     """Why `call_rules` needs no check of its own for an entity id that is not a string: the
     declared-type check already reports it, as every entity argument is declared `str` (or
     `str | None`)."""
-    from ops_eval.core.agents import AGENTS
+    from ops_eval.agents import AGENTS
 
     for agent in AGENTS.values():
-        for spec in agent.tool_specs().values():
+        for spec in agent.tools().values():
             for arg in spec.entities:
                 assert spec.params[arg].annotation in ("str", "str | None"), (spec.name, arg)
 

@@ -23,6 +23,7 @@ MAX_LINES = 350
 # ops_eval's sub-packages, bottom to top (the package's own `__init__` sits above them all).
 LAYERS: tuple[str, ...] = (
     "base",  # exit codes, settings, statistics, CLI input checks, the strict model
+    "agents",  # the adapter: every agent under test, reached through its declared port
     "core",  # calls, turns, cases, contracts, criteria, checks, claims, the plan
     "models",  # model selection, the embedded server, the router, the judge, stand-ins
     "playing",  # the ADK session, playing a trial, tool faults, spans

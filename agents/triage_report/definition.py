@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from agentport import ToolSpec
 from ops_copilot.definition import tool_specs as all_tool_specs
-from ops_copilot.registry import ToolSpec
 
 INSTRUCTION = """\
 You triage one incident for an on-call engineer and answer with a TriageReport.

@@ -71,9 +71,9 @@ def test_an_unknown_model_built_in_code_is_an_error(checked, score):
 
 
 def test_the_model_names_are_the_agents_declared_answer_schemas():
-    from ops_eval.core.agents import AGENTS
+    from ops_eval.agents import AGENTS
 
     assert {"TriageReport": ANSWER_SCHEMAS["triage_report"]} == ANSWER_MODELS
     for name, entry in AGENTS.items():
-        built = entry.build("openai/not-called")  # building an agent calls no model
+        built = entry.build_agent("openai/not-called")  # building an agent calls no model
         assert built.output_schema is ANSWER_SCHEMAS.get(name), name

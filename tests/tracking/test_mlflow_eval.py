@@ -349,7 +349,7 @@ def test_traces_and_run_link_to_the_logged_model(ready):
 
 
 def test_the_same_instruction_keeps_prompt_version_1(ready):
-    from ops_eval.core.agents import AGENTS
+    from ops_eval.agents import AGENTS
 
     first, second = ready.prompt_after_first, ready.prompt_after_second
     assert first.version == 1 and first.template == AGENTS["ops_copilot"].instruction

@@ -307,7 +307,7 @@ def test_the_run_has_the_course_metrics_at_one(remote, logged):
 def test_the_instruction_is_the_latest_prompt_version(remote, logged):
     import mlflow
 
-    from ops_eval.core.agents import AGENTS
+    from ops_eval.agents import AGENTS
 
     prompt = mlflow.genai.load_prompt("prompts:/ops_copilot-instruction@latest")
     assert prompt.template == AGENTS["ops_copilot"].instruction

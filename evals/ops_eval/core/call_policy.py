@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ops_copilot.registry import ToolSpec
+from agentport import ToolSpec
 from ops_copilot.seed import normalise
 
 from .calls import ToolCall, Turn
@@ -176,9 +176,9 @@ def answered_turns(case: Any) -> list[Any]:
     """The turns of a scripted case the agent answers itself: all but those expected to end at
     an approval pause (a write that waits, `waits_for_approval`, and no decision given), whose
     text the harness writes and no answer scorer reads."""
-    from .agents import AGENTS
+    from ..agents import AGENTS
 
-    specs = AGENTS[case.meta.agent].tool_specs() if case.meta else {}
+    specs = AGENTS[case.meta.agent].tools() if case.meta else {}
     decided = case.meta is not None and case.meta.approval is not None
     waiting = waits_for_approval((t.calls for t in case.turns), specs)
     return [t for t, waits in zip(case.turns, waiting, strict=True) if decided or not any(waits)]

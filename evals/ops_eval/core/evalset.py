@@ -4,9 +4,8 @@ Eval sets are ADK EvalSet JSON, unchanged, so `adk eval` runs them as they are. 
 field for -- a case's category, whether it is held out from tuning, the approval decision a
 runner should give, the agent it targets, checks of its answers -- lives in one extra key of
 each case, `meta`, validated by `CaseMeta` (ADK's EvalCase keeps extra keys and ignores them).
-
-Reading here is deliberately light (json + pydantic, no ADK import) so the validator starts fast;
-conformance to ADK's own models is checked separately (`validation.adk`).
+Reading is light (json + pydantic, no ADK import) so the validator starts fast; conformance to
+ADK's own models is checked separately (`validation.adk`).
 """
 
 from __future__ import annotations
@@ -19,14 +18,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from ops_copilot.approval import Approval
 from ops_copilot.textfiles import TextFileError, read_text
 
+from ..agents import DEFAULT_AGENT, port
 from ..base.strict import Strict
 from . import strict_json
-from .agents import DEFAULT_AGENT, AgentName
 from .calls import ToolCall
 from .contracts import Contracts, FileError, SetContracts, read_set_contracts
 from .response_checks import ResponseCheck
@@ -81,18 +80,23 @@ class CaseMeta(Strict):
     split: Split = "tuning"
     """`holdout` cases decide releases and are never used while tuning the instruction."""
     approval: ApprovalDecision | None = None
-    agent: AgentName = DEFAULT_AGENT
+    agent: str = DEFAULT_AGENT  # a package declaring an agent port (`agents.port`)
     contracts: Contracts = Field(default_factory=Contracts)
     """Trajectory contracts (argument matchers, forbidden calls, order rules, a second match
     mode, budgets, tool faults): `contracts.py`."""
     response: list[ResponseCheck] = []
     """Checks of the agent's answers (contains, regex, JSON, a model, a judge's rubric), each
     applied by the scorer of its name: `response_checks.py`."""
-    scenario: ScenarioMeta | None = None
-    """A conversation scenario's user rules, goal, reference and limits (`scenario.py`)."""
+    scenario: ScenarioMeta | None = None  # a conversation's user rules, goal, ... (`scenario.py`)
     draft: Draft | None = None
     """Set by `ops-eval distill`: the case holds what an agent did, not yet what it should do;
     the validator refuses it until a person has set its expectations and removed this."""
+
+    @field_validator("agent")
+    @classmethod
+    def _declared(cls, name: str) -> str:
+        port(name)  # an `UnknownAgent` is a ValueError: reported on the field, one line
+        return name
 
 
 class MalformedInput(Exception):

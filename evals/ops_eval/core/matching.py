@@ -32,10 +32,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ops_copilot.registry import ToolSpec
+from agentport import ToolSpec
 from ops_copilot.seed import normalise
 
-from .agents import AGENTS, DEFAULT_AGENT
+from ..agents import AGENTS, DEFAULT_AGENT
 from .calls import ToolCall, in_order
 from .contracts import (
     AnyValue,
@@ -64,7 +64,7 @@ T = TypeVar("T")
 
 def entity_kinds(agent: str = DEFAULT_AGENT) -> dict[str, dict[str, str]]:
     """The entity kind of every entity argument of the agent's tools, from their declarations."""
-    return {name: dict(spec.entities) for name, spec in AGENTS[agent].tool_specs().items()}
+    return {name: dict(spec.entities) for name, spec in AGENTS[agent].tools().items()}
 
 
 def as_taken(name: str, args: Mapping[str, Any], specs: Mapping[str, ToolSpec]) -> dict[str, Any]:
@@ -86,7 +86,7 @@ def canonical_trial(trial: TrialView) -> TrialView:
     """A copy of `trial` whose turns hold every call -- made, expected, paused, pending, and the
     calls faults were injected into -- as its tool takes it (`canonical`); the trial itself, and
     so the run record, keeps them as the model sent them."""
-    specs = AGENTS[trial.case.meta.agent if trial.case.meta else DEFAULT_AGENT].tool_specs()
+    specs = AGENTS[trial.case.meta.agent if trial.case.meta else DEFAULT_AGENT].tools()
 
     def calls(found: list[ToolCall]) -> list[ToolCall]:
         return [canonical(c, specs) for c in found]

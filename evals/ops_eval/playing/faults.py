@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agentport import ToolSpec
 from ops_copilot.approval import NOTHING_CHANGED
-from ops_copilot.registry import ToolSpec
 
 from ..core.calls import InjectedFault
 from ..core.contracts import Fault

@@ -80,7 +80,7 @@ async def play_turn(
 async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
     from ops_copilot.workspace import Workspace
 
-    from ..core.agents import AGENTS
+    from ..agents import AGENTS
     from .faults import attach
 
     case = view.case
@@ -91,8 +91,8 @@ async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
     from ..core.loops import LoopWatch
     from ..core.matching import canonical
 
-    agent = AGENTS[meta.agent].build(model)
-    specs = AGENTS[meta.agent].tool_specs()
+    agent = AGENTS[meta.agent].build_agent(model)
+    specs = AGENTS[meta.agent].tools()
     faults = plan.contracts(case).faults  # injected at the tool boundary, never in the seed
     injector = attach(agent, faults, specs) if faults else None
     session = AgentSession(
@@ -137,13 +137,13 @@ async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
 
 def user_for(case: Case, model: Any, users: str) -> Any:
     """The user of a scenario: `scripted` (its rules) or `model` (the agent's model plays it)."""
-    from ..core.agents import AGENTS
+    from ..agents import AGENTS
     from .users import ModelUser, ScriptedUser
 
     assert case.scenario is not None and case.meta is not None
     if users == "model":
         return ModelUser(case, model)
-    return ScriptedUser(case.scenario, AGENTS[case.meta.agent].tool_specs())
+    return ScriptedUser(case.scenario, AGENTS[case.meta.agent].tools())
 
 
 def _outgrew_context(exc: BaseException) -> bool:

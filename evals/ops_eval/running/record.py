@@ -18,7 +18,7 @@ def provenance_fields(plan: Plan) -> dict[str, Any]:
     git commit (the run record's fields, and an MLflow logged model's). Read before the run
     plays: the code it was of is the code it started with, and no source is parsed after a
     signal landed (CPython 3.11's `ast.parse` can then fail, SystemError, gh-106905)."""
-    from ..core.agents import AGENTS
+    from ..agents import AGENTS
     from ..results.provenance import git_state, scorers_digest, sha256, tool_schema_digest
 
     source = current().source_root  # an installed wheel has no commit of its own

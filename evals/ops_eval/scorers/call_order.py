@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.call_policy import placed, writes_before_reads
 from .base import Score, scorer
 
@@ -31,7 +31,7 @@ def _applies(case: Case, plan: Plan) -> str | None:
 def call_order(trial: TrialView, plan: Plan) -> Score:
     if none := _applies(trial.case, plan):
         return Score(outcome="n/a", detail=none)
-    specs = AGENTS[trial.case.meta.agent].tool_specs()
+    specs = AGENTS[trial.case.meta.agent].tools()
     calls = placed((t.index, t.calls) for t in trial.turns)
     bad = [
         f"{at.where()} before any read of {kind} {name}"

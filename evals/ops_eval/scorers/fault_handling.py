@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from .base import Score, scorer
 
 if TYPE_CHECKING:
+    from agentport import ToolSpec
     from ops_copilot.claims import Claim, Vocabulary
-    from ops_copilot.registry import ToolSpec
 
     from ..core.calls import InjectedFault, ToolCall, Turn
     from ..core.evalset import Case
@@ -150,12 +150,12 @@ def _applies(case: Case, plan: Plan) -> str | None:
 def fault_handling(trial: TrialView, plan: Plan) -> Score:
     from ops_copilot.claims import Vocabulary
 
-    from ..core.agents import AGENTS
+    from ..agents import AGENTS
 
     meta = trial.case.meta
     if not any(t.faults for t in trial.turns):
         return Score(outcome="n/a", detail="no fault was injected")
-    specs = AGENTS[meta.agent if meta else "ops_copilot"].tool_specs()
+    specs = AGENTS[meta.agent if meta else "ops_copilot"].tools()
     vocab = Vocabulary.of(plan.seed, plan.negatives)
     problems = [p for t in trial.turns for p in _problems(t, specs, vocab, trial)]
     if problems:

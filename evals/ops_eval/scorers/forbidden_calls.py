@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.call_policy import describe, forbidden_hits, placed
 from .base import Score, scorer
 
@@ -35,7 +35,7 @@ def forbidden_calls(trial: TrialView, plan: Plan) -> Score:
     if none := _applies(trial.case, plan):
         return Score(outcome="n/a", detail=none)
     rules = plan.contracts(trial.case).forbidden
-    specs = AGENTS[trial.case.meta.agent].tool_specs()
+    specs = AGENTS[trial.case.meta.agent].tools()
     calls = placed((t.index, t.calls) for t in trial.turns)
     hits = [
         f"{at.where()} is forbidden ({describe(rule)})"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.call_policy import names
 from ..core.calls import ToolCall
 from ..core.matching import MISSING, arg_problem
@@ -54,7 +54,7 @@ def goal_calls(trial: TrialView, plan: Plan) -> Score:
     if none := _applies(trial.case, plan):
         return Score(outcome="n/a", detail=none)
     assert trial.case.scenario is not None and trial.case.meta is not None
-    specs = AGENTS[trial.case.meta.agent].tool_specs()
+    specs = AGENTS[trial.case.meta.agent].tools()
     matchers = plan.contracts(trial.case).args
     made = [c for t in trial.turns for c in [*t.calls, *t.paused]]
     missing = [

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.matching import as_taken, entity_kinds, first_unmatched, matcher_for, mode_holds
 from .base import Score, scorer
 
@@ -69,7 +69,7 @@ def _adk(trial: TrialView, plan: Plan) -> Score:
     from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 
     criteria = plan.criteria
-    specs = AGENTS[trial.case.meta.agent].tool_specs()
+    specs = AGENTS[trial.case.meta.agent].tools()
     expected = as_the_tools_see_them(plan.adk_cases[trial.case.eval_id].conversation, specs)
     actual = as_the_tools_see_them(
         EvaluationGenerator.convert_events_to_eval_invocations(trial.events), specs

@@ -10,11 +10,11 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from agentport import ToolSpec
 from ops_copilot.actions import note_problem
-from ops_copilot.registry import ToolSpec
 from ops_copilot.seed import ENTITY_KINDS, EntityKind, closest, normalise
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.calls import ToolCall
 from .context import Context, Site
 from .files import NEGATIVES_FILE
@@ -142,7 +142,7 @@ def _gold_replay(ctx: Context, call: ToolCall) -> str | None:
 
 def expected_calls(ctx: Context, site: Site) -> Iterator[Problem]:
     meta = site.meta
-    specs: Mapping[str, ToolSpec] = AGENTS[meta.agent].tool_specs()
+    specs: Mapping[str, ToolSpec] = AGENTS[meta.agent].tools()
     for turn in site.case.turns:
         for index, call in enumerate(turn.calls, start=1):
             where = {"turn": turn.index, "call": index}

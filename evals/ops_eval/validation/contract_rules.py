@@ -17,11 +17,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ops_copilot.registry import ToolSpec
+from agentport import ToolSpec
 from ops_copilot.seed import normalise
 from ops_copilot.textfiles import resolved
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.calls import ToolCall
 from ..core.contracts import ArgMatchers, OneOf, Regex, set_contracts_path
 from ..core.evalset import EvalSetFile, display_path
@@ -78,7 +78,7 @@ def contracts_file(ctx: Context, sets: list[EvalSetFile]) -> Iterator[Problem]:
             yield Problem(shown, error.message, field=error.field, malformed=True)
         if contracts is None:
             continue
-        specs = {n: s for entry in AGENTS.values() for n, s in entry.tool_specs().items()}
+        specs = {n: s for entry in AGENTS.values() for n, s in entry.tools().items()}
         for message, where in _matcher_problems(ctx, specs, contracts.args, "any agent"):
             yield Problem(shown, message, field=where)
 
@@ -99,7 +99,7 @@ def case_contracts(ctx: Context, site: Site) -> Iterator[Problem]:
     """The case's own matchers against its agent and the seed; the matchers that apply to it
     (the set's under its own) against its expected calls."""
     meta = site.meta
-    specs = AGENTS[meta.agent].tool_specs()
+    specs = AGENTS[meta.agent].tools()
     own = meta.contracts.args
     reported = set()
     for message, where in _matcher_problems(ctx, specs, own, f"agent {meta.agent}"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..playing.faults import EMPTY
 from .call_rules import entity_problem
 from .context import Context, Site
@@ -22,7 +22,7 @@ from .problems import Problem
 
 def case_faults(ctx: Context, site: Site) -> Iterator[Problem]:
     meta = site.meta
-    specs = AGENTS[meta.agent].tool_specs()
+    specs = AGENTS[meta.agent].tools()
     expected = {call.name for turn in site.case.turns for call in turn.calls}
     # A fault on a tool the case never calls cannot fire for an agent that follows it; beside a
     # fault that does fire it completes the outage (an empty store is empty to a guess too).

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ops_copilot.seed import Seed
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 
 LEAK_NGRAM = 8  # words: a shared run this long between a case and the agent's knowledge leaks
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from ops_copilot.registry import ToolSpec
+from agentport import ToolSpec
 from ops_copilot.textfiles import resolved
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.call_policy import describe, forbidden_hits, placed, writes_before_reads
 from ..core.contracts import Forbidden, read_set_contracts, set_contracts_path
 from ..core.evalset import EvalSetFile, display_path
@@ -58,7 +58,7 @@ def _unknown(
 def set_policy(ctx: Context, sets: list[EvalSetFile]) -> Iterator[Problem]:
     """Each `contracts.yaml` (once, however many sets share its folder): its forbidden rules name
     tools and arguments of some agent. A broken file is `contract_rules.contracts_file`'s."""
-    specs = {n: s for entry in AGENTS.values() for n, s in entry.tool_specs().items()}
+    specs = {n: s for entry in AGENTS.values() for n, s in entry.tools().items()}
     files = {resolved(set_contracts_path(es.path)): es.path for es in sets}
     for path in files.values():  # each file once, however many sets (or folders) share it
         contracts, _ = read_set_contracts(path)
@@ -73,7 +73,7 @@ def case_policy(ctx: Context, site: Site) -> Iterator[Problem]:
     """The case's own forbidden rules against its agent; every rule that applies to it (the
     set's and its own) against its expected calls."""
     meta = site.meta
-    specs = AGENTS[meta.agent].tool_specs()
+    specs = AGENTS[meta.agent].tools()
     own = meta.contracts.forbidden
     for message, where in _unknown(ctx, own, specs, f"agent {meta.agent}", CASE_FIELD):
         yield site.problem(message, field=where)

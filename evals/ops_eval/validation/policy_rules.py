@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from ops_copilot.seed import ENTITY_KINDS, normalise
 from ops_copilot.writes import precheck_write
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.call_policy import waits_for_approval
 from .call_rules import signature_problems
 from .context import Context, Site
@@ -20,7 +20,7 @@ from .problems import Problem
 
 def _calls(site: Site):
     """(turn, 1-based index, call, spec) of every expected call of a known tool."""
-    specs = AGENTS[site.meta.agent].tool_specs()
+    specs = AGENTS[site.meta.agent].tools()
     for turn in site.case.turns:
         for index, call in enumerate(turn.calls, start=1):
             if call.name in specs:
@@ -29,7 +29,7 @@ def _calls(site: Site):
 
 def _waiting(site: Site) -> dict[int, list[bool]]:
     """id(turn) -> whether each of its expected calls waits for approval (`waits_for_approval`)."""
-    specs = AGENTS[site.meta.agent].tool_specs()
+    specs = AGENTS[site.meta.agent].tools()
     waiting = waits_for_approval((t.calls for t in site.case.turns), specs)
     return {id(t): w for t, w in zip(site.case.turns, waiting, strict=True)}
 

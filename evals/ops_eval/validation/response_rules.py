@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.case_checks import turn_of, turn_problem
 from ..core.response_checks import CHECK_MODELS, JUDGED, KINDS
 from .context import Context, Site
@@ -102,7 +102,7 @@ def pausing_turns(site: Site) -> set[int]:
     -- and the case has no approval decision to answer it (`play.play_turn`)."""
     if site.meta.approval is not None:
         return set()
-    specs = AGENTS[site.meta.agent].tool_specs()
+    specs = AGENTS[site.meta.agent].tools()
     pausing: set[int] = set()
     untrusted = False
     for turn in site.case.turns:

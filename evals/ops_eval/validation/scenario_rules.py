@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ops_copilot.claims import Vocabulary, judge
 
-from ..core.agents import AGENTS
+from ..agents import AGENTS
 from ..core.calls import ToolCall, pause_text
 from ..core.evalset import META_KEY
 from .call_rules import entity_problem, signature_problems
@@ -115,7 +115,7 @@ def user_rules(ctx: Context, site: Site) -> Iterator[Problem]:
     scenario = site.case.scenario
     if scenario is None:
         return
-    specs = AGENTS[site.meta.agent].tool_specs()
+    specs = AGENTS[site.meta.agent].tools()
     known = ctx.seed.ids("incident") | ctx.negatives.of("incident")
     for n, rule in enumerate(scenario.user):
         where = f"{FIELD}.user[{n}]"
@@ -140,7 +140,7 @@ def goal_fits(ctx: Context, site: Site) -> Iterator[Problem]:
     scenario = site.case.scenario
     if scenario is None:
         return
-    specs = AGENTS[site.meta.agent].tool_specs()
+    specs = AGENTS[site.meta.agent].tools()
     vocab = Vocabulary.of(ctx.seed, ctx.negatives)
     for n, write in enumerate(scenario.goal.writes):
         where = f"{FIELD}.goal.writes[{n}]"
@@ -167,7 +167,7 @@ def reference_walk(ctx: Context, site: Site) -> Iterator[Problem]:
     scenario = site.case.scenario
     if scenario is None or site.case.start is None:
         return
-    specs = AGENTS[site.meta.agent].tool_specs()
+    specs = AGENTS[site.meta.agent].tools()
     if scenario.reference[0].user != site.case.start.starting_prompt:
         yield site.problem(
             "the first user message differs from the starting prompt",

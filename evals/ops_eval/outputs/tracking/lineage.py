@@ -55,7 +55,7 @@ def of_fields(
     record's).
     Instructions are known by their hashes only, so they must be this checkout's: a prompt
     version is never registered for a text the run did not use. Exit 2 when they differ."""
-    from ...core.agents import AGENTS
+    from ...agents import AGENTS
     from ...results.provenance import sha256
 
     instructions = {}

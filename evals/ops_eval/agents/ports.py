@@ -1,0 +1,77 @@
+"""An agent's port by name: `<name>.port` is imported and its `PORT` checked once, so a typo in
+an eval set or `--agent` is one line naming the agent, never a traceback.
+
+`AGENTS` is the ports loaded so far, the default agent's first: what a rule over "every agent"
+(a set-level contract, the leak index) reads. The validator loads the port of every case's agent
+before those rules run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Iterator, Mapping
+
+from agentport import AgentPort
+
+DEFAULT_AGENT = "ops_copilot"
+
+
+class UnknownAgent(ValueError):
+    """A name that is not an importable package declaring an agent port."""
+
+
+_PORTS: dict[str, AgentPort] = {}
+_LOCK = threading.Lock()
+
+
+def port(name: str) -> AgentPort:
+    """The port `name` declares; `UnknownAgent` (one line) when it declares none."""
+    found = _PORTS.get(name)
+    if found is not None:
+        return found
+    if not name.isidentifier():
+        raise UnknownAgent(f"agent {name!r}: not a Python package name")
+    try:
+        module = importlib.import_module(f"{name}.port")
+    except ModuleNotFoundError as exc:
+        if exc.name not in (name, f"{name}.port"):
+            raise
+        raise UnknownAgent(
+            f"agent {name!r}: no package {name!r} with a `port` module on the path "
+            "(see docs/your-agent.md)"
+        ) from None
+    declared = getattr(module, "PORT", None)
+    if not isinstance(declared, AgentPort):
+        raise UnknownAgent(f"agent {name!r}: {name}.port.PORT is not an agentport.AgentPort")
+    if declared.name != name:
+        raise UnknownAgent(f"agent {name!r}: its port is named {declared.name!r}")
+    with _LOCK:
+        return _PORTS.setdefault(name, declared)
+
+
+class _Loaded(Mapping[str, AgentPort]):
+    """name -> port: any agent by name (loaded on first use); iterating gives the default agent
+    and every agent loaded so far."""
+
+    def __getitem__(self, name: str) -> AgentPort:
+        try:
+            return port(name)
+        except UnknownAgent as exc:
+            raise KeyError(name) from exc
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            return isinstance(name, str) and bool(port(name))
+        except UnknownAgent:
+            return False
+
+    def __iter__(self) -> Iterator[str]:
+        port(DEFAULT_AGENT)
+        return iter(list(_PORTS))
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
+AGENTS: Mapping[str, AgentPort] = _Loaded()
