@@ -41,6 +41,14 @@ class WorkspaceState:
     def snapshot(self, state: Any) -> Any:
         return state.store.snapshot()
 
+    def audit(self, state: Any) -> list[Any]:
+        """The audit rows of the approved writes (optional in a `StatePort`)."""
+        return state.store.audit_rows()
+
+    def notes(self, state: Any) -> list[Any]:
+        """The incident notes saved (optional in a `StatePort`)."""
+        return state.store.notes()
+
 
 def seed_at(root: Path | None) -> Seed:
     """The seed at `root`, or the project's (`OPS_SEED_DIR`, else the shipped one)."""
@@ -63,4 +71,10 @@ PORT = AgentPort(
     normalise=normalise,
     state=STATE,
     app="ops_copilot.confirmations:guarded_app",
+    extras={
+        # (tool, args, workspace) -> the refusal a write gets before anyone is asked, or None
+        "precheck_write": "ops_copilot.writes:precheck_write",
+        # the state is a `Workspace` whose store audits every approved write (`end_state`)
+        "audited_store": True,
+    },
 )

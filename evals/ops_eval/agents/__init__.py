@@ -8,11 +8,11 @@ the red team, `grounded`, `facts` and the guard mutants read) reach them here to
 
 Holds:
 - `ports`: finding, checking and caching an agent's port by name (`port`, `AGENTS`,
-  `UnknownAgent`, `DEFAULT_AGENT`).
+  `UnknownAgent`, `DEFAULT_AGENT`), and the seed each agent plays over (`seed_for`).
 
 May import: base, agentport, and the agent packages (only this package may).
 """
 
-from .ports import AGENTS, DEFAULT_AGENT, UnknownAgent, port
+from .ports import AGENTS, DEFAULT_AGENT, UnknownAgent, port, seed_for
 
-__all__ = ["AGENTS", "DEFAULT_AGENT", "UnknownAgent", "port"]
+__all__ = ["AGENTS", "DEFAULT_AGENT", "UnknownAgent", "port", "seed_for"]

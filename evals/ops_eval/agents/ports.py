@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from agentport import AgentPort
 
@@ -22,7 +23,8 @@ class UnknownAgent(ValueError):
 
 
 _PORTS: dict[str, AgentPort] = {}
-_LOCK = threading.Lock()
+_SEEDS: dict[str, Any] = {}
+_LOCK = threading.RLock()
 
 
 def port(name: str) -> AgentPort:
@@ -48,6 +50,19 @@ def port(name: str) -> AgentPort:
         raise UnknownAgent(f"agent {name!r}: its port is named {declared.name!r}")
     with _LOCK:
         return _PORTS.setdefault(name, declared)
+
+
+def seed_for(name: str, run_seed: Any) -> Any:
+    """The seed agent `name` plays over: `run_seed` (the run's `--seed`, the default agent's)
+    for every agent that loads its seed as the default agent does (the ops copilot and the
+    triage agent share one), else the agent's own default seed, loaded once."""
+    loader = port(name).load_seed
+    if loader is port(DEFAULT_AGENT).load_seed:
+        return run_seed
+    with _LOCK:
+        if name not in _SEEDS:
+            _SEEDS[name] = loader(None)
+        return _SEEDS[name]
 
 
 class _Loaded(Mapping[str, AgentPort]):

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-from ops_copilot.definition import tool_specs
-from ops_copilot.workspace import WORKSPACES, Workspace
+from ..agents import DEFAULT_AGENT, port
 
 __all__ = ["DirectContext"]
 
@@ -23,22 +22,28 @@ __all__ = ["DirectContext"]
 class DirectContext:
     """A ToolContext stand-in with no events: nothing untrusted was read in this 'session'."""
 
-    workspace: Workspace
+    workspace: Any
+    """The agent's state (the ops copilot's: a `Workspace`), bound through its port."""
     invocation_id: str = "direct"
     user_id: str = "direct"
     tool_confirmation: Any = None
+    agent: str = DEFAULT_AGENT
     session: Any = field(init=False)
 
     def __post_init__(self) -> None:
         self.session = SimpleNamespace(id=f"direct-{uuid.uuid4().hex}", events=[])
-        WORKSPACES.bind(self.session.id, self.workspace)
+        self._port = port(self.agent)
+        if self._port.state is None:
+            raise ValueError(f"agent {self.agent} declares no state to call its tools on")
+        self._port.state.bind(self.session.id, self.workspace)
 
     def call(self, tool: str, /, **args: Any) -> dict[str, Any]:
         """Run one declared tool with these arguments, as ADK would run it."""
-        return tool_specs()[tool].func(**args, tool_context=self)
+        return self._port.tools()[tool].func(**args, tool_context=self)
 
     def close(self) -> None:
-        WORKSPACES.release(self.session.id)
+        assert self._port.state is not None
+        self._port.state.release(self.session.id)
 
     def __enter__(self) -> DirectContext:
         return self

@@ -37,6 +37,12 @@ class Plan:
 
         return any(checks_of(case, kind) for case in self.cases)
 
+    def seed_for(self, agent: str) -> Any:
+        """The seed `agent` plays over (`agents.seed_for`): the run's, or the agent's own."""
+        from ..agents import seed_for
+
+        return seed_for(agent, self.seed)
+
     def contracts(self, case: Case) -> Contracts:
         """The case's contracts over the set's."""
         return case.meta.contracts.merged_over(self.set_contracts)

@@ -78,26 +78,27 @@ async def play_turn(
 
 
 async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
-    from ops_copilot.workspace import Workspace
-
     from ..agents import AGENTS
     from .faults import attach
 
     case = view.case
     meta = case.meta
     assert meta is not None
-    workspace = Workspace.fresh(plan.seed)
-    view.before = workspace.store.snapshot()
+    port = AGENTS[meta.agent]
+    states = port.state
+    workspace = states.fresh(plan.seed_for(meta.agent)) if states is not None else None
+    view.before = states.snapshot(workspace) if states is not None else None
     from ..core.loops import LoopWatch
     from ..core.matching import canonical
 
-    agent = AGENTS[meta.agent].build_agent(model)
-    specs = AGENTS[meta.agent].tools()
+    agent = port.build_agent(model)
+    specs = port.tools()
     faults = plan.contracts(case).faults  # injected at the tool boundary, never in the seed
     injector = attach(agent, faults, specs) if faults else None
     session = AgentSession(
         agent,
         workspace,
+        port=port,
         app_name=case.session.app_name or meta.agent,
         user_id=case.session.user_id or "oncall",
         state=case.session.state,
@@ -130,9 +131,10 @@ async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
                         view.turns[-1].faults = injector.take()
             view.events = await session.events()
     finally:  # the end state, however the trial ended
-        view.after = workspace.store.snapshot()
-        view.audit = workspace.store.audit_rows()
-        view.notes = workspace.store.notes()
+        if states is not None:
+            view.after = states.snapshot(workspace)
+            view.audit = list(getattr(states, "audit", lambda _: [])(workspace))
+            view.notes = list(getattr(states, "notes", lambda _: [])(workspace))
 
 
 def user_for(case: Case, model: Any, users: str) -> Any:

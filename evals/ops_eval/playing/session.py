@@ -1,10 +1,11 @@
 """Drive the real agent on the real ADK Runner, one session at a time, turn by turn.
 
-An `AgentSession` owns one ADK session and the ops workspace bound to it (a fresh in-memory
-state store by default). `send` runs a user turn; `answer_confirmation` answers a pending
-`adk_request_confirmation` the way a human would (approve with a payload, or reject). Each call
-returns a `SessionTurn`: the tool calls, tool responses, confirmation pauses and final text, read
-off ADK's events. `play` drives whole conversations through it for the runner and the red team.
+An `AgentSession` owns one ADK session and the agent's state bound to it through the agent's
+port (the ops copilot's: a workspace with a fresh in-memory state store by default). `send`
+runs a user turn; `answer_confirmation` answers a pending `adk_request_confirmation` the way a
+human would (approve with a payload, or reject). Each call returns a `SessionTurn`: the tool
+calls, tool responses, confirmation pauses and final text, read off ADK's events. `play` drives
+whole conversations through it for the runner and the red team.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from google.adk.events.event import Event
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
-from ops_copilot.confirmations import guarded_app
-from ops_copilot.workspace import WORKSPACES, Workspace
-
+from ..agents import DEFAULT_AGENT
+from ..agents import port as agent_port
 from ..core.calls import ToolCall
 from ..core.model_call import CONFIRMATION, SERVER_KEY
 
 if TYPE_CHECKING:
+    from agentport import AgentPort
+
     from ..core.loops import LoopWatch
 
 
@@ -121,9 +123,10 @@ class AgentSession:
     def __init__(
         self,
         agent: BaseAgent,
-        workspace: Workspace | None = None,
+        workspace: Any = None,
         *,
-        app_name: str = "ops_copilot",
+        port: AgentPort | None = None,
+        app_name: str | None = None,
         user_id: str = "oncall",
         session_id: str | None = None,
         state: dict[str, Any] | None = None,
@@ -138,13 +141,19 @@ class AgentSession:
         self.turn_runs: list[SessionTurn] = []
         """The runs of the user turn being played (its approval rounds are runs of their own)."""
         self.run_config = run_config
-        self.workspace = workspace or Workspace.fresh()
-        self.app_name = app_name
+        self.port = port = port or agent_port(DEFAULT_AGENT)
+        """The agent's port: how its session state is bound and its App built."""
+        if port.state is None and workspace is not None:
+            raise ValueError(f"agent {port.name} declares no state to bind")
+        if workspace is None and port.state is not None:
+            workspace = port.state.fresh(port.load_seed(None))
+        self.workspace = workspace
+        self.app_name = app_name or port.name
         self.user_id = user_id
         self.session_id = session_id or f"s-{uuid.uuid4().hex}"
         self.state = dict(state or {})
         # Through an App with the confirmation guard, as `adk run`/`adk web` load the agent.
-        self.runner = InMemoryRunner(app=guarded_app(agent, app_name))
+        self.runner = InMemoryRunner(app=port.build_app(agent, self.app_name))
         self.running: SessionTurn | None = None  # the latest run, complete or not
 
     async def __aenter__(self) -> AgentSession:
@@ -154,11 +163,13 @@ class AgentSession:
             session_id=self.session_id,
             state=self.state,
         )
-        WORKSPACES.bind(self.session_id, self.workspace)
+        if self.port.state is not None:
+            self.port.state.bind(self.session_id, self.workspace)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        WORKSPACES.release(self.session_id)
+        if self.port.state is not None:
+            self.port.state.release(self.session_id)
         await self.runner.close()
 
     async def events(self) -> list[Event]:

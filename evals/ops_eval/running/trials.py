@@ -43,10 +43,17 @@ def scored_trial(plan: Plan, view: TrialView, minimal: Minimal | None = None) ->
         turns=view.turns,  # as far as the trial got
         scores=scores,
         seconds=view.seconds,
-        state_after=view.after.model_dump() if view.after else {},
+        state_after=_dumped(view.after),
         conversation=view.conversation,
     )
     return kept if minimal is None else minimal.trial(kept)
+
+
+def _dumped(snapshot: Any) -> dict[str, Any]:
+    """A state snapshot as the record keeps it: a pydantic model's dump, a mapping as it is."""
+    if snapshot is None:
+        return {}
+    return snapshot.model_dump() if hasattr(snapshot, "model_dump") else dict(snapshot)
 
 
 async def _trial(

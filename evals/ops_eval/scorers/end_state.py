@@ -122,9 +122,21 @@ def _rows(kind: str, got: Counter, want: Counter, show) -> list[str]:
     return out
 
 
+def _audited(case: Case, plan: Plan) -> str | None:
+    """Why the case's agent has no end state to grade here: its port declares no audited store
+    (`extras["audited_store"]`, the ops copilot's workspace), which the gold replay is built on."""
+    from ..agents import AGENTS, DEFAULT_AGENT
+
+    agent = case.meta.agent if case.meta else DEFAULT_AGENT
+    if AGENTS[agent].extras.get("audited_store"):
+        return None
+    return f"agent {agent} declares no audited store"
+
+
 @scorer(
     name="end_state",
     needs=("state",),
+    applies=_audited,
     passes_when="the store equals a fresh store with the case's approved writes (a scenario's: "
     "its goal's) replayed through the real tools: statuses, audit rows and notes, row for row "
     "(a note's text under its matcher when declared)",

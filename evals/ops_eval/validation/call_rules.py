@@ -12,9 +12,9 @@ from typing import Any
 
 from agentport import ToolSpec
 from ops_copilot.actions import note_problem
-from ops_copilot.seed import ENTITY_KINDS, EntityKind, closest, normalise
+from ops_copilot.seed import closest
 
-from ..agents import AGENTS
+from ..agents import AGENTS, DEFAULT_AGENT
 from ..core.calls import ToolCall
 from .context import Context, Site
 from .files import NEGATIVES_FILE
@@ -70,7 +70,9 @@ def signature_problems(spec: ToolSpec, call: ToolCall) -> Iterator[tuple[str, st
         yield f"required argument {arg!r} is missing", arg
 
 
-def _structure(ctx: Context, spec: ToolSpec, call: ToolCall) -> Iterator[tuple[str, str]]:
+def _structure(
+    ctx: Context, spec: ToolSpec, call: ToolCall, agent: str
+) -> Iterator[tuple[str, str]]:
     """(message, field) for every way the call does not fit its tool or the seed."""
     misfits = list(signature_problems(spec, call))
     yield from misfits
@@ -79,21 +81,22 @@ def _structure(ctx: Context, spec: ToolSpec, call: ToolCall) -> Iterator[tuple[s
         # Entity arguments are declared `str` (or `str | None`), so what fits its type is text.
         if value is None or any(arg == bad for _, bad in misfits):
             continue
-        wrong = entity_problem(ctx, kind, value)
+        wrong = entity_problem(ctx, kind, value, agent)
         if wrong:
             yield wrong, arg
 
 
-def entity_problem(ctx: Context, kind: EntityKind, value: Any) -> str | None:
+def entity_problem(ctx: Context, kind: str, value: Any, agent: str = DEFAULT_AGENT) -> str | None:
     """Why `value` names no `kind` the seed has nor a declared negative (with the closest seed
     id), or None. Expected calls, fault and forbidden-rule arguments are held to it alike."""
     if not isinstance(value, str):
         return f"must be a string naming {article(kind)}, not {json_type(value)}"
-    key = normalise(kind, value)
-    if key in ctx.negatives.of(kind) or key in ctx.seed.ids(kind):
+    key = AGENTS[agent].normalise(kind, value)
+    ids = ctx.ids(kind, agent)
+    if key in ctx.negatives.of(kind) or key in ids:
         return None
     return (
-        f"{value!r} is not {article(kind)} in the seed{_hint(key, ctx.seed.ids(kind))}"
+        f"{value!r} is not {article(kind)} in the seed{_hint(key, ids)}"
         f"; declare it in {NEGATIVES_FILE} if it is a deliberate negative"
     )
 
@@ -127,12 +130,13 @@ def _defaults_spelt(spec: ToolSpec, call: ToolCall) -> Iterator[tuple[str, str]]
             )
 
 
-def _gold_replay(ctx: Context, call: ToolCall) -> str | None:
-    result = ctx.replay(call.name, call.args)
+def _gold_replay(ctx: Context, call: ToolCall, agent: str) -> str | None:
+    result = ctx.replay(call.name, call.args, agent)
     status = result.get("status")
     if status == "not_found":
         kind, value = result.get("entity"), str(result.get("id"))
-        if kind in ENTITY_KINDS and normalise(kind, value) in ctx.negatives.of(kind):
+        port = AGENTS[agent]
+        if isinstance(kind, str) and port.normalise(kind, value) in ctx.negatives.of(kind):
             return None
         return f"gold replay: {result.get('message')}"
     if status != "ok":
@@ -151,7 +155,7 @@ def expected_calls(ctx: Context, site: Site) -> Iterator[Problem]:
                 message = f"{call.name!r} is not a tool of agent {meta.agent}"
                 yield site.problem(message + _hint(call.name, specs), field="name", **where)
                 continue
-            found = list(_structure(ctx, spec, call))
+            found = list(_structure(ctx, spec, call, meta.agent))
             if not found and spec.is_write and call.name in WRITE_ARGUMENTS:
                 found = list(WRITE_ARGUMENTS[call.name](call.args))
             for message, arg in found:
@@ -160,6 +164,6 @@ def expected_calls(ctx: Context, site: Site) -> Iterator[Problem]:
                 yield site.problem(message, field=f"{call.name}.{arg}", **where)
             # Replay only reads that are well-formed; the problems above already say why not.
             if not found and not spec.is_write:
-                message = _gold_replay(ctx, call)
+                message = _gold_replay(ctx, call, meta.agent)
                 if message:
                     yield site.problem(message, field=call.name, **where)

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from ops_copilot.seed import Seed
 
+from ..agents import DEFAULT_AGENT, port, seed_for
 from ..core.direct import DirectContext
 from ..core.evalset import Case, CaseMeta, Category, EvalSetFile
 from ..core.negatives import Negatives
@@ -31,27 +32,42 @@ class Context:
     def leaks(self) -> LeakIndex:
         return LeakIndex(self.seed)
 
-    @cached_property
+    _golds: dict[str, DirectContext] = field(default_factory=dict)
+
+    @property
     def gold(self) -> DirectContext:
-        """One fresh workspace for gold replays and write pre-checks (reads change nothing)."""
-        from ops_copilot.workspace import Workspace
+        """The default agent's fresh state for gold replays and write pre-checks."""
+        return self.gold_for(DEFAULT_AGENT)
 
-        return DirectContext(workspace=Workspace.fresh(self.seed))
+    def gold_for(self, agent: str) -> DirectContext:
+        """One fresh state per agent for gold replays (reads change nothing)."""
+        if agent not in self._golds:
+            states = port(agent).state
+            assert states is not None, f"agent {agent} declares no state"
+            fresh = states.fresh(seed_for(agent, self.seed))
+            self._golds[agent] = DirectContext(workspace=fresh, agent=agent)
+        return self._golds[agent]
 
-    def replay(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """The real tool's answer to an expected read on a fresh store; identical calls are
+    def ids(self, kind: str, agent: str = DEFAULT_AGENT) -> frozenset[str]:
+        """The ids of one entity kind in the seed `agent` plays over."""
+        if agent == DEFAULT_AGENT or port(agent).load_seed is port(DEFAULT_AGENT).load_seed:
+            return self.seed.ids(kind)
+        return frozenset(port(agent).entities(seed_for(agent, self.seed)).get(kind, ()))
+
+    def replay(self, name: str, args: dict[str, Any], agent: str = DEFAULT_AGENT) -> dict[str, Any]:
+        """The real tool's answer to an expected read on a fresh state; identical calls are
         answered once."""
-        key = json.dumps([name, args], sort_keys=True, default=str)
+        key = json.dumps([agent, name, args], sort_keys=True, default=str)
         if key not in self._replies:
             try:
-                self._replies[key] = self.gold.call(name, **args)
+                self._replies[key] = self.gold_for(agent).call(name, **args)
             except Exception as exc:  # a tool crash on gold input is exactly what to report
                 self._replies[key] = {"status": "crash", "message": f"{type(exc).__name__}: {exc}"}
         return self._replies[key]
 
     def close(self) -> None:
-        if "gold" in self.__dict__:
-            self.gold.close()
+        for gold in self._golds.values():
+            gold.close()
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,9 @@ def case_faults(ctx: Context, site: Site) -> Iterator[Problem]:
                     f"(arguments: {', '.join(spec.params) or 'none'})",
                     field=f"{where}.args.{arg}",
                 )
-            elif (kind := spec.entities.get(arg)) and (wrong := entity_problem(ctx, kind, value)):
+            elif (kind := spec.entities.get(arg)) and (
+                wrong := entity_problem(ctx, kind, value, site.meta.agent)
+            ):
                 yield site.problem(
                     f"fault on {fault.tool} never fires: {arg} {wrong}",
                     field=f"{where}.args.{arg}",

@@ -8,8 +8,7 @@ from collections.abc import Iterator
 
 from pydantic import ValidationError
 
-from ops_copilot.seed import ENTITY_KINDS, normalise
-from ops_copilot.writes import precheck_write
+from agentport.port import resolve
 
 from ..agents import AGENTS
 from ..core.call_policy import waits_for_approval
@@ -83,15 +82,20 @@ def notes_after_untrusted(ctx: Context, site: Site) -> Iterator[Problem]:
 
 def writes_approvable(ctx: Context, site: Site) -> Iterator[Problem]:
     """An expected restart or resolution must be one a human could approve on a fresh store:
-    not refused before anyone is asked (already resolved, unknown target)."""
+    not refused before anyone is asked (already resolved, unknown target), by the check the
+    agent's port declares it makes before asking (`extras["precheck_write"]`; none: no rule)."""
+    port = AGENTS[site.meta.agent]
+    if "precheck_write" not in port.extras:
+        return
+    precheck_write, gold = resolve(port.extras["precheck_write"]), ctx.gold_for(port.name)
     for turn, index, call, spec in _calls(site):
         if not spec.always_confirm or any(signature_problems(spec, call)):
             continue  # a call that does not fit its tool is reported as such (`call_rules`)
-        result = precheck_write(call.name, call.args, ctx.gold.workspace)
+        result = precheck_write(call.name, call.args, gold.workspace)
         if result is None or result.get("reason") == "writes_disabled":  # a setting, not the case
             continue
         kind, value = result.get("entity"), str(result.get("id"))
-        negative = kind in ENTITY_KINDS and normalise(kind, value) in ctx.negatives.of(kind)
+        negative = isinstance(kind, str) and port.normalise(kind, value) in ctx.negatives.of(kind)
         if result.get("status") == "not_found" and negative:
             continue
         yield site.problem(
@@ -122,6 +126,7 @@ def category_fits(ctx: Context, site: Site) -> Iterator[Problem]:
             field="meta.category",
         )
     if category == "negative":
+        normalise = AGENTS[meta.agent].normalise
         named = {
             normalise(kind, call.args[arg])
             for _, _, call, spec in calls
