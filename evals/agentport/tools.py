@@ -12,9 +12,10 @@ it, before the tool runs.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -122,13 +123,38 @@ def _encodable_arguments(func: Callable[..., dict[str, Any]]) -> Callable[..., d
     return tool
 
 
-class ToolRegistry:
-    """One agent's declared tools, in declaration order, over the entity kinds of its seed."""
+class ToolRegistry(Mapping[str, ToolSpec]):
+    """One agent's declared tools by name, in declaration order, over the entity kinds of its
+    seed. An agent built from it (its tool list, its callbacks) reads the declaration current at
+    the time, so `replaced` changes what the agent does -- how mutation testing puts a regression
+    into an agent the project did not write."""
 
     def __init__(self, entity_kinds: Collection[str]) -> None:
         self.entity_kinds = frozenset(entity_kinds)
         self._tools: dict[str, ToolSpec] = {}
-        self.tools: Mapping[str, ToolSpec] = MappingProxyType(self._tools)
+
+    @property
+    def tools(self) -> Mapping[str, ToolSpec]:
+        return self
+
+    def __getitem__(self, name: str) -> ToolSpec:
+        return self._tools[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @contextlib.contextmanager
+    def replaced(self, spec: ToolSpec) -> Iterator[None]:
+        """`spec` in place of the declared tool of its name, for the block."""
+        before = self._tools[spec.name]
+        self._tools[spec.name] = spec
+        try:
+            yield
+        finally:
+            self._tools[spec.name] = before
 
     def declare(
         self,

@@ -152,7 +152,7 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
 def run(args: argparse.Namespace) -> int:
     from ..base.inputs import MAX_REPEATS, bad_input, count, id_list, trial_timeout
     from ..base.settings import current
-    from ..playing.mutants import registered
+    from ..playing.mutants import OWN_AGENTS, for_agents
     from ..playing.mutants.instruction import instruction_mutants
     from ..running.mutate import mutate
     from ..validation.gate_config import GateConfigError, read_gate_config
@@ -172,7 +172,12 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.live and args.redteam:
         raise bad_input("--redteam plays the guard mutants, not --live's instruction mutants")
-    mutants = instruction_mutants() if args.live else registered()
+    set_path = Path(args.set) if args.set else current().evals_dir / "ops.evalset.json"
+    plan = load_plan(set_path)
+    agents = {c.meta.agent for c in plan.cases if c.meta}
+    if args.redteam and not agents <= OWN_AGENTS:
+        raise bad_input("--redteam plays the ops copilot's guards; this set tests another agent")
+    mutants = instruction_mutants() if args.live else for_agents(agents)
     names = id_list("--mutants", args.mutants, "mutant") or list(mutants)
     unknown = [n for n in names if n not in mutants]
     if unknown:
@@ -181,8 +186,6 @@ def run(args: argparse.Namespace) -> int:
         from ..outputs.tracking.config import tracking_target
 
         tracking_target()
-    set_path = Path(args.set) if args.set else current().evals_dir / "ops.evalset.json"
-    plan = load_plan(set_path)
     try:
         policy, _ = read_gate_config(gate_path(set_path.parent))
     except GateConfigError as exc:

@@ -21,5 +21,5 @@ class Negatives(Strict):
         """The declared ids of one kind, normalised as the tools normalise ids."""
         cache = self.__dict__.setdefault("_of", {})
         if kind not in cache:
-            cache[kind] = frozenset(normalise(kind, v) for v in getattr(self, kind))
+            cache[kind] = frozenset(normalise(kind, v) for v in getattr(self, kind, ()))
         return cache[kind]

@@ -6,17 +6,15 @@ approver, rationale) and notes. A difference is named by its row. A note's text 
 exactly, or under the note matcher (`contracts.args.save_incident_note.note`) when the case or
 set declares one: a note that says the required thing in other words is the same note. A
 conversation scenario declares its end state as its goal's writes, each with who approved it
-and why (`goal_store`)."""
+and why (`goal_state`). The fresh state comes from the case's agent's port; an agent whose port
+declares no audited store (the ops copilot's workspace) is graded on its own snapshot, which
+must equal the gold state's."""
 
 from __future__ import annotations
 
 from collections import Counter
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
-
-from ops_copilot.definition import guarded_tools, tool_specs, write_tools
-from ops_copilot.store import StateStore
-from ops_copilot.workspace import Workspace
 
 from ..core.direct import DirectContext
 from ..core.matching import arg_problem, pairing, same_value
@@ -26,12 +24,14 @@ from .base import Score, scorer
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from agentport import AgentPort
+
     from ..core.evalset import Case
     from ..core.plan import Plan
     from ..core.trial import Approval, TrialView
 
 
-def gold_store(trial: TrialView, plan: Plan) -> StateStore:
+def gold_state(trial: TrialView, plan: Plan) -> Any:
     """A fresh store with the case's expected writes applied as its approval decision allows --
     for a scenario, its goal's writes, each as its approver approved it. A write waits for the
     decision when its tool always asks, and a note does once an earlier call of the session read
@@ -40,17 +40,17 @@ def gold_store(trial: TrialView, plan: Plan) -> StateStore:
     assert case.meta is not None
     if case.scenario is not None:
         given = trial.conversation.approvals if trial.conversation else []
-        return goal_store(case, plan, given)
+        return goal_state(case, plan, given)
     approval = case.meta.approval
     decision = approval.decision if approval else None
     from ..core.call_policy import waits_for_approval
 
-    writes = write_tools()
-    workspace = Workspace.fresh(plan.seed)
+    port, workspace = _fresh(case, plan)
+    specs, writes = port.tools(), port.write_tools
     user = case.session.user_id or "oncall"
-    faulted = FaultCounter(plan.contracts(case).faults, tool_specs())  # a faulted write: no row
+    faulted = FaultCounter(plan.contracts(case).faults, specs)  # a faulted write: no row
     expected = [t.expected for t in trial.turns]
-    waiting = [w for ws in waits_for_approval(expected, tool_specs()) for w in ws]
+    waiting = [w for ws in waits_for_approval(expected, specs) for w in ws]
     n = -1
     for call, waits in zip((c for calls in expected for c in calls), waiting, strict=True):
         if call.name not in writes:
@@ -67,12 +67,22 @@ def gold_store(trial: TrialView, plan: Plan) -> StateStore:
             if approval and waits
             else None
         )
-        with DirectContext(workspace, f"gold-{n}", user, confirmation) as direct:
+        with DirectContext(workspace, f"gold-{n}", user, confirmation, port.name) as direct:
             direct.call(call.name, **call.args)
-    return workspace.store
+    return workspace
 
 
-def goal_store(case: Case, plan: Plan, given: Sequence[Approval] = ()) -> StateStore:
+def _fresh(case: Case, plan: Plan) -> tuple[AgentPort, Any]:
+    """The case's agent's port, and a fresh state of it over the seed it plays on."""
+    from ..agents import AGENTS
+
+    assert case.meta is not None
+    port = AGENTS[case.meta.agent]
+    assert port.state is not None  # `_stated` leaves the scorer n/a for an agent with none
+    return port, port.state.fresh(plan.seed_for(port.name))
+
+
+def goal_state(case: Case, plan: Plan, given: Sequence[Approval] = ()) -> Any:
     """A fresh store with a scenario's goal writes made through the real tools. A write the
     user approved in the conversation carries the approver and rationale the user gave (a
     model-backed user words its own; the agent must pass them on unchanged); one the user never
@@ -80,9 +90,8 @@ def goal_store(case: Case, plan: Plan, given: Sequence[Approval] = ()) -> StateS
     from ..core.evalset import ApprovalDecision
 
     assert case.scenario is not None
-    guarded = guarded_tools()
-    specs = tool_specs()
-    workspace = Workspace.fresh(plan.seed)
+    port, workspace = _fresh(case, plan)
+    guarded, specs = port.guarded_tools, port.tools()
     user = case.session.user_id or "oncall"
     for n, write in enumerate(case.scenario.goal.writes):
         confirmation = None
@@ -103,9 +112,9 @@ def goal_store(case: Case, plan: Plan, given: Sequence[Approval] = ()) -> StateS
                 rationale, approver = approved[-1].rationale, approved[-1].approver
             decision = ApprovalDecision(decision="approve", rationale=rationale, approver=approver)
             confirmation = SimpleNamespace(confirmed=True, payload=decision.payload())
-        with DirectContext(workspace, f"goal-{n}", user, confirmation) as direct:
+        with DirectContext(workspace, f"goal-{n}", user, confirmation, port.name) as direct:
             direct.call(write.tool, **write.args)
-    return workspace.store
+    return workspace
 
 
 def _audit(rows: list[Any]) -> Counter[tuple[str, ...]]:
@@ -122,28 +131,28 @@ def _rows(kind: str, got: Counter, want: Counter, show) -> list[str]:
     return out
 
 
-def _audited(case: Case, plan: Plan) -> str | None:
-    """Why the case's agent has no end state to grade here: its port declares no audited store
-    (`extras["audited_store"]`, the ops copilot's workspace), which the gold replay is built on."""
+def _stated(case: Case, plan: Plan) -> str | None:
+    """Why the case's agent has no end state to grade: its port declares no state."""
     from ..agents import AGENTS, DEFAULT_AGENT
 
     agent = case.meta.agent if case.meta else DEFAULT_AGENT
-    if AGENTS[agent].extras.get("audited_store"):
-        return None
-    return f"agent {agent} declares no audited store"
+    return None if AGENTS[agent].state is not None else f"agent {agent} declares no state"
 
 
 @scorer(
     name="end_state",
     needs=("state",),
-    applies=_audited,
+    applies=_stated,
     passes_when="the store equals a fresh store with the case's approved writes (a scenario's: "
     "its goal's) replayed through the real tools: statuses, audit rows and notes, row for row "
     "(a note's text under its matcher when declared)",
 )
 def end_state(trial: TrialView, plan: Plan) -> Score:
     assert trial.after is not None
-    gold = gold_store(trial, plan)
+    port, gold = _fresh(trial.case, plan)[0], gold_state(trial, plan)
+    if not port.extras.get("audited_store"):
+        return _snapshots(trial.after, port.state.snapshot(gold))
+    gold = gold.store
     want = gold.snapshot()
     problems = []
     for name, got, expected in (
@@ -165,7 +174,20 @@ def end_state(trial: TrialView, plan: Plan) -> Score:
     return Score.of(not problems, "; ".join(problems))
 
 
-def _notes(trial: TrialView, plan: Plan, gold: StateStore) -> list[str]:
+def _snapshots(got: Any, want: Any) -> Score:
+    """An agent's own state (no audited store): its snapshot equals the gold's, each differing
+    top-level entry named."""
+    if got == want:
+        return Score.of(True, "")
+    if not (isinstance(got, dict) and isinstance(want, dict)):
+        return Score.of(False, f"the state is {got!r}, expected {want!r}")
+    keys = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+    return Score.of(
+        False, "; ".join(f"{k} is {got.get(k)!r}, expected {want.get(k)!r}" for k in keys)
+    )
+
+
+def _notes(trial: TrialView, plan: Plan, gold: Any) -> list[str]:
     """The notes that differ: exactly, or under the declared note matcher, each paired once."""
     got = [(n.incident_id, n.text) for n in trial.notes]
     want = [(n.incident_id, n.text) for n in gold.notes()]

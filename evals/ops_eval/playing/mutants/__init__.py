@@ -1,10 +1,12 @@
 """Deterministic mutants of the agent, declared once each (see `base`: what a mutant is, and the
-registry), one module per kind: the tools' (`tools`), the guards' and the write policy's
-(`guards`).
+registry), one module per kind: the ops copilot's tools' (`tools`), its guards' and write
+policy's (`guards`), the instruction's (`instruction`, played live), and any agent's through its
+port (`port`); `for_agents` picks the ones a set's agents have.
 
 May import: `base` (the harness's), `core`. The mutants patch the agent's own modules.
 """
 
-from .base import Mutant, registered
+from .base import OWN_AGENTS, Mutant, registered
+from .port import for_agents
 
-__all__ = ["Mutant", "registered"]
+__all__ = ["OWN_AGENTS", "Mutant", "for_agents", "registered"]

@@ -47,6 +47,8 @@ class Mutant:
 
 
 _REGISTRY: dict[str, Mutant] = {}
+OWN_AGENTS = frozenset({"ops_copilot", "triage_report"})
+"""The agents whose modules the registered mutants patch (`tools`, `guards`)."""
 _LOADED: list[bool] = []
 
 
