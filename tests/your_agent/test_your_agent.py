@@ -1,0 +1,115 @@
+"""A third agent, written as a team would write theirs (`ticket_desk/`: two tools, a tiny seed,
+one write that waits for approval), evaluated through its port with no change to the harness:
+docs/your-agent.md is followed step by step -- its shell commands through the CLI and its
+Python through the library, in the order the page gives them."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ops_eval.cli import main
+
+HERE = Path(__file__).parent
+PAGE = HERE.parents[1] / "docs" / "your-agent.md"
+BLOCK = re.compile(r"```(sh|python)\n(.*?)```", re.S)
+
+
+@pytest.fixture
+def desk(tmp_path, monkeypatch):
+    """The page's working folder: the agent and its set where the page says, runs kept here."""
+    copy = tmp_path / "tests" / "your_agent"
+    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("test_*", "__pycache__"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(copy))
+    monkeypatch.setenv("OPS_RUNS_DIR", str(tmp_path / "runs"))
+    return tmp_path
+
+
+def _steps() -> list[tuple[str, str]]:
+    """The page's runnable blocks, in order: each shell line, and each Python block that plays
+    (the declaration sketches of steps 1 and 2 are shown, not run: the agent has them)."""
+    steps = []
+    for lang, body in BLOCK.findall(PAGE.read_text(encoding="utf-8")):
+        if lang == "sh":
+            steps += [("sh", line) for line in body.splitlines() if line.strip()]
+        elif "execute(" in body:
+            steps.append(("python", body))
+    return steps
+
+
+def test_the_page_followed_step_by_step_validates_plays_gates_and_mutates_the_third_agent(
+    desk, capsys
+):
+    steps = _steps()
+    assert [kind for kind, _ in steps] == ["sh", "python", "sh", "sh"], steps
+    said = {}
+    for kind, step in steps:
+        if kind == "python":
+            exec(compile(step, str(PAGE), "exec"), {})
+            continue
+        argv = shlex.split(step)
+        assert argv[0] == "ops-eval", step
+        assert main(argv[1:]) == 0, (step, capsys.readouterr())
+        said[argv[1]] = capsys.readouterr().out
+    assert "2 cases agree with the seed" in said["validate"]
+    for name in ("baseline", "candidate"):
+        record = json.loads((desk / f"{name}.json").read_text())
+        assert [(t["case_id"], t["status"]) for t in record["trials"]] == [
+            ("ticket-status-t2", "passed"),
+            ("close-t1-approved", "passed"),
+        ]
+        closing = record["trials"][1]
+        assert closing["scores"]["end_state"]["outcome"] == "pass"
+        assert closing["state_after"] == {
+            "tickets": {"T-1": "closed", "T-2": "open", "T-3": "closed"}
+        }
+    assert "gate: PASSED" in said["gate"]
+    verdicts = dict(re.findall(r"^(port-[a-z-]+)\s+\w+\s+(\w+)", said["mutate"], re.M))
+    assert verdicts == {
+        "port-approval-skipped": "killed",
+        "port-write-unapplied": "killed",
+        "port-read-not-found": "survived",
+    }
+
+
+def test_an_id_the_desk_seed_lacks_is_named_with_the_closest_one(desk, capsys):
+    path = desk / "tests" / "your_agent" / "ticket_desk.evalset.json"
+    data = json.loads(path.read_text())
+    data["eval_cases"][0]["conversation"][0]["intermediate_data"]["tool_uses"][0]["args"] = {
+        "ticket_id": "T-22"
+    }
+    path.write_text(json.dumps(data))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "get_ticket.ticket_id: 'T-22' is not a ticket in the seed (did you mean 'T-2'?)" in out
+
+
+def test_a_case_naming_an_agent_that_declares_no_port_is_one_line(desk, capsys):
+    path = desk / "tests" / "your_agent" / "ticket_desk.evalset.json"
+    data = json.loads(path.read_text())
+    data["eval_cases"][0]["meta"]["agent"] = "ticket_dsek"
+    path.write_text(json.dumps(data))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "meta.agent: agent 'ticket_dsek': no package 'ticket_dsek' with a `port` module" in out
+
+
+def test_a_write_the_approver_gave_no_reason_for_is_refused_by_the_desk_itself(desk):
+    """The desk's own rule, reached through the port's state and tools alone."""
+    from types import SimpleNamespace
+
+    from ticket_desk.port import PORT
+
+    from ops_eval.core.direct import DirectContext
+
+    state = PORT.state.fresh(PORT.load_seed(None))
+    bare = SimpleNamespace(confirmed=True, payload={})
+    with DirectContext(state, "direct", "support", bare, "ticket_desk") as direct:
+        assert direct.call("close_ticket", ticket_id="t 1")["status"] == "refused"
+    assert PORT.state.snapshot(state)["tickets"]["T-1"] == "open"
