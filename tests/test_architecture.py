@@ -159,3 +159,34 @@ def test_an_agent_that_imports_the_harness_fails(tmp_path):
     )
     assert "ops_copilot.agent imports the harness (ops_eval)" in out
     assert "ops_copilot.tools" not in out  # a docstring is not an import
+
+
+SAID = '"""Holds things.\n\nMay import: agent packages.\n"""\n'
+
+
+@pytest.mark.parametrize("lazily", [False, True])
+def test_a_module_outside_the_adapter_importing_an_agent_fails(tmp_path, lazily):
+    source = "from ops_copilot.seed import Seed\n"
+    if lazily:
+        source = "def f():\n    from ops_copilot import seed\n"
+    out = refused(
+        tmp_path,
+        {
+            "agents/ops_copilot/seed.py": "Seed = 1\n",
+            "evals/ops_eval/core/plan.py": source,
+        },
+    )
+    assert "ops_eval.core.plan imports ops_copilot" in out
+    assert "only ops_eval.agents imports an agent package" in out
+
+
+def test_the_adapter_may_import_an_agent_but_not_grow_past_ten_modules(tmp_path):
+    files = {
+        "agents/ops_copilot/seed.py": "Seed = 1\n",
+        "evals/ops_eval/agents/__init__.py": SAID,
+        "evals/ops_eval/agents/world.py": "from ops_copilot.seed import Seed\n",
+    }
+    assert check(tree(tmp_path, files))[0] == 0
+    files.update({f"evals/ops_eval/agents/extra{i}.py": "X = 1\n" for i in range(9)})
+    out = refused(tmp_path, files)
+    assert "ops_eval.agents: 11 modules (at most 10)" in out

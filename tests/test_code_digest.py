@@ -36,13 +36,17 @@ def digests(root) -> dict:
     return json.loads(out.stdout)
 
 
+PACKAGES = ("evals/ops_eval", "evals/agentport", "evals/opskit", "agents/ops_copilot",
+            "agents/triage_report")  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def copies(tmp_path_factory):
     """make(edit) -> the digests of a copy of the packages after `edit(root)`."""
 
     def make(edit=None):
         root = tmp_path_factory.mktemp("tree")
-        for part in ("evals/ops_eval", "agents/ops_copilot"):
+        for part in PACKAGES:
             shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
         if edit is not None:
             edit(root)
@@ -96,3 +100,22 @@ def test_docstrings_formatting_and_moves_change_nothing(copies):
         wording.write_text(wording.read_text() + "\n\n" + moved)
 
     assert copies(cosmetic) == base
+
+
+def test_a_name_read_through_the_adapter_or_straight_from_the_agent_hashes_the_same(copies):
+    """The digest follows what a scorer reads: a name imported from a module that only
+    re-exports (the adapter's facades) counts as the definition it names, not as everything
+    the facade gathers -- so routing imports through the adapter changed no scorer's identity
+    by itself."""
+    through = copies()
+
+    def straight(root):
+        _replace(
+            root / "evals/ops_eval/scorers/facts.py",
+            "from ..agents.ops_guards import Vocabulary, judge",
+            "from ops_copilot.claims import Vocabulary, judge",
+        )
+
+    direct = copies(straight)
+    assert direct["ops_eval.scorers.facts"] == through["ops_eval.scorers.facts"]
+    assert "ops_copilot.answer_guard" not in through["reach"]  # the facade's other names

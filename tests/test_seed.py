@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ops_copilot import textfiles
 from ops_copilot.seed import SeedError, load_seed
+from opskit import textfiles
 
 
 def test_seed_has_the_promised_shape(seed):

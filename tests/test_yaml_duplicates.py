@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ops_copilot.textfiles import YamlFileError, load_yaml
+from opskit.textfiles import YamlFileError, load_yaml
 
 
 def _load(tmp_path: Path, text: str) -> object:
@@ -79,7 +79,7 @@ def test_the_pure_python_loader_refuses_duplicates_too(tmp_path):
     """The fallback that places syntax errors is the same unique-key loader, pure Python."""
     import yaml
 
-    from ops_copilot import textfiles
+    from opskit import textfiles
 
     loaders = [textfiles.UniqueKeySafeLoader, textfiles.UniqueKeyFastLoader]
     assert issubclass(loaders[0], yaml.SafeLoader)

@@ -19,11 +19,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 MAX_LINES = 350
+ADAPTER = "agents"  # the one sub-package of the harness that may import an agent package
+MAX_ADAPTER_MODULES = 10
 
 # ops_eval's sub-packages, bottom to top (the package's own `__init__` sits above them all).
 LAYERS: tuple[str, ...] = (
+    "agents",  # the adapter: the only modules importing an agent package (ports, facades)
     "base",  # exit codes, settings, statistics, CLI input checks, the strict model
-    "agents",  # the adapter: every agent under test, reached through its declared port
     "core",  # calls, turns, cases, contracts, criteria, checks, claims, the plan
     "models",  # model selection, the embedded server, the router, the judge, stand-ins
     "playing",  # the ADK session, playing a trial, tool faults, spans
@@ -164,6 +166,27 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def _adapter_problems(harness: Tree, agents: list[Tree]) -> list[str]:
+    """The harness reaches agents through one adapter: no other module imports an agent package,
+    and the adapter stays small (`ADAPTER`, at most `MAX_ADAPTER_MODULES` modules)."""
+    adapter = f"{harness.name}.{ADAPTER}"
+    inside = [m for m in harness.modules if m == adapter or m.startswith(adapter + ".")]
+    out = []
+    if len(inside) > MAX_ADAPTER_MODULES:
+        out.append(f"{adapter}: {len(inside)} modules (at most {MAX_ADAPTER_MODULES})")
+    names = {a.name for a in agents}
+    for module in sorted(set(harness.modules) - set(inside)):
+        reached = sorted(
+            {".".join(n.split(".")[:2]) for n in harness.imported_names(module)}
+            & {m for a in agents for m in a.modules}
+        ) or sorted(n for n in harness.imported_names(module) if n.split(".")[0] in names)
+        if reached:
+            out.append(
+                f"{module} imports {', '.join(reached)}: only {adapter} imports an agent package"
+            )
+    return out
+
+
 def problems(repo: Path, harness: Tree, agents: list[Tree]) -> list[str]:
     """Every broken rule, one line each."""
     out: list[str] = []
@@ -189,6 +212,7 @@ def problems(repo: Path, harness: Tree, agents: list[Tree]) -> list[str]:
         f"import cycle: {' -> '.join(c)}"
         for c in cycles({m: together.imports(m) for m in together.modules})
     ]
+    out += _adapter_problems(harness, agents)
     for agent in agents:
         for module in sorted(agent.modules):
             names = agent.imported_names(module)

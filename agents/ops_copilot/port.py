@@ -15,7 +15,7 @@ from typing import Any
 
 from agentport import AgentPort
 
-from .definition import INSTRUCTION, tool_specs
+from .definition import tool_specs
 from .seed import ENTITY_KINDS, Seed, default_seed, load_seed, normalise
 
 
@@ -63,7 +63,7 @@ STATE = WorkspaceState()
 
 PORT = AgentPort(
     name="ops_copilot",
-    instruction=INSTRUCTION,
+    instruction_at="ops_copilot.definition:INSTRUCTION",
     tools=tool_specs,
     build="ops_copilot.agent:build_agent",
     load_seed=seed_at,

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from opskit.textfiles import TextFileError, YamlFileError, load_yaml, read_text, resolved
+
 from .seed_models import (
     ENTITY_KINDS,
     EntityKind,
@@ -32,7 +34,6 @@ from .seed_models import (
     World,
 )
 from .settings import current
-from .textfiles import TextFileError, YamlFileError, load_yaml, read_text, resolved
 
 __all__ = [
     "ENTITY_KINDS", "EntityKind", "Incident", "IncidentStatus", "Runbook", "Seed", "SeedError",

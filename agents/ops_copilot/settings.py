@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .textfiles import resolved
+from opskit.textfiles import resolved
 
 _PACKAGE = Path(__file__).resolve().parent
 _log = logging.getLogger(__name__)

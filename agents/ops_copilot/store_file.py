@@ -13,10 +13,11 @@ import sqlite3
 import stat
 from pathlib import Path
 
+from opskit.textfiles import resolved
+
 from .audit_chain import genesis, head_key
 from .schema import LEDGERS, SCHEMA, SCHEMA_VERSION
 from .seed import Seed
-from .textfiles import resolved
 
 
 class StoreError(RuntimeError):

@@ -7,13 +7,13 @@ from dataclasses import replace
 
 from ops_copilot.port import PORT as OPS
 
-from .definition import INSTRUCTION, tool_specs
+from .definition import tool_specs
 from .schema import TriageReport
 
 PORT = replace(
     OPS,
     name="triage_report",
-    instruction=INSTRUCTION,
+    instruction_at="triage_report.definition:INSTRUCTION",
     tools=tool_specs,
     build="triage_report.agent:build_agent",
     answer_schema=TriageReport,

@@ -54,7 +54,9 @@ class AgentPort:
 
     name: str
     """The agent's package name; what an eval case's `meta.agent` and `--agent` say."""
-    instruction: str
+    instruction_at: str
+    """"module:attribute" holding the instruction the model is told, read at each use (an
+    instruction mutant changes it for a block, and the run record's hash follows)."""
     tools: Callable[[], Mapping[str, ToolSpec]]
     """Its declared tools, in the order the model is shown them (`ToolRegistry.tools`)."""
     build: str
@@ -73,6 +75,10 @@ class AgentPort:
     """"module:function": `function(agent, app_name)` returns the ADK App to run; None: a
     plain App around the agent."""
     extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def instruction(self) -> str:
+        return resolve(self.instruction_at)
 
     @property
     def write_tools(self) -> frozenset[str]:

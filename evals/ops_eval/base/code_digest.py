@@ -4,9 +4,11 @@ A scorer's verdicts depend on more than its own module: `facts` is a few lines o
 reader, `grounded` reads tool results with the answer guard's reading, `complete` with the
 agent's residue definition. Hashing the scorer's module alone let a change to the claims reader
 change verdicts while the gate saw "scorers unchanged". So a digest covers the scorer's module
-and every module of the project (`ops_eval`, `ops_copilot`) it imports -- at the top, inside
-functions, through a package's lazy exports -- transitively; type-only imports (`TYPE_CHECKING`)
-run nothing and are left out.
+and every module of the project (`PROJECT`) it imports -- at the top, inside functions, through
+a package's lazy exports -- transitively; type-only imports (`TYPE_CHECKING`) run nothing and
+are left out. A name imported from a module that only re-exports (the adapter's facades, a
+package's `__init__`) is followed to the module that defines it, not to everything the
+re-exporting module gathers: the digest follows what a scorer reads, not where it is found.
 
 What is hashed is behaviour, as near as source can say it: each top-level definition (function,
 class, assignment) by its name and its syntax tree, docstrings and import statements left out,
@@ -23,7 +25,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-PROJECT = ("ops_eval", "ops_copilot")
+PROJECT = ("ops_eval", "ops_copilot", "triage_report", "agentport", "opskit")
 
 
 @cache
@@ -81,6 +83,34 @@ def _lazy_exports(module: str) -> dict[str, str]:
 
 
 @cache
+def _reexported(module: str) -> dict[str, str] | None:
+    """name -> the module it comes from, for a module whose body only imports names (besides
+    its docstring and `__all__`); None for any other module, or one outside the project."""
+    found = _source(module)
+    if found is None:
+        return None
+    path, is_package = found
+    package = module if is_package else module.rpartition(".")[0]
+    origins: dict[str, str] = {}
+    for node in _parsed(module).body:
+        if isinstance(node, ast.ImportFrom):
+            parts = package.split(".")
+            base = node.module or ""
+            if node.level:
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:
+                whole = f"{base}.{alias.name}"
+                origins[alias.asname or alias.name] = whole if _source(whole) else base
+        elif not (_says_only(node) or _is_all(node) or isinstance(node, ast.Import)):
+            return None
+    return origins
+
+
+def _is_all(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["__all__"]
+
+
+@cache
 def _imports(module: str) -> frozenset[str]:
     """The project modules `module` imports when it runs (type-only imports left out)."""
     path, is_package = _source(module) or (None, False)
@@ -102,6 +132,10 @@ def _imports(module: str) -> frozenset[str]:
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = absolute(node.module, node.level)
+            origins = _reexported(base)
+            if origins is not None and all(a.name in origins for a in node.names):
+                names.update(origins[a.name] for a in node.names)
+                return
             names.add(base)
             for alias in node.names:
                 names.add(f"{base}.{alias.name}")
@@ -141,7 +175,7 @@ def _definitions(module: str) -> tuple[tuple[str, str], ...]:
     source = _source(module)
     assert source is not None
     for node in ast.parse(source[0].read_text(encoding="utf-8")).body:  # a copy of its own
-        if isinstance(node, ast.Import | ast.ImportFrom) or _says_only(node):
+        if isinstance(node, ast.Import | ast.ImportFrom) or _says_only(node) or _is_all(node):
             continue
         clean = _without_docstrings(node)
         name = getattr(node, "name", None) or ",".join(

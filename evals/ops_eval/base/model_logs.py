@@ -55,8 +55,8 @@ def model_logs(
     if verbose:
         yield
         return
-    from ops_copilot.answer_guard import logger as answers
-    from ops_copilot.output_guard import logger as guard
+    from ..agents.ops_agent import output_logger as guard
+    from ..agents.ops_guards import logger as answers
 
     quiet = _NoTracebacks(floor, labels)
     # Neither ADK's module loggers nor the guards' have a handler of their own: their records

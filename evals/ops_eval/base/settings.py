@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import SecretStr, field_validator
 
-from ops_copilot import settings as agent_settings
-from ops_copilot.settings import Settings, data_root, env_var, source_root
+from ..agents.project import Settings, data_root, env_var, source_root
+from ..agents.project import settings as agent_settings
 
 __all__ = ["EvalSettings", "current", "reload"]
 

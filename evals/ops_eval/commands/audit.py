@@ -32,10 +32,9 @@ def run_verify(db: str | None, expect_head: str | None = None) -> int:
     OpsEvalError (exit 2 or 3) when the store cannot be verified."""
     import sqlite3
 
-    from ops_copilot.audit_chain import parse_anchor
-    from ops_copilot.seed import SeedError, default_seed
-    from ops_copilot.settings import current
-    from ops_copilot.store import StateStore, StoreError
+    from ..agents.ops_state import StateStore, StoreError, parse_anchor
+    from ..agents.ops_world import SeedError, default_seed
+    from ..agents.project import current
 
     if expect_head is not None:
         try:

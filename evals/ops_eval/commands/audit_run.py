@@ -55,7 +55,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _planted(path: str | None) -> list[str]:
-    from ops_copilot.textfiles import TextFileError, read_text
+    from opskit.textfiles import TextFileError, read_text
 
     if path is None:
         return []

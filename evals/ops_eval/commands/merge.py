@@ -20,7 +20,7 @@ def _same(a: Path, b: Path) -> bool:
     """One file, by name or by a link to it."""
     import os
 
-    from ops_copilot.textfiles import resolved  # not at import: the CLI loads this module
+    from opskit.textfiles import resolved  # not at import: the CLI loads this module
 
     if resolved(a) == resolved(b):
         return True

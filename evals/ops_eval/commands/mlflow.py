@@ -233,9 +233,8 @@ def _live(
     import uuid
     from datetime import UTC, datetime
 
-    from ops_copilot.model import ModelConfigError
-    from ops_copilot.seed import SeedError
-
+    from ..agents.ops_world import SeedError
+    from ..agents.project import ModelConfigError
     from ..base.data_policy import TextRefused
     from ..base.inputs import check_writable
     from ..base.model_logs import model_logs
@@ -266,7 +265,7 @@ def _live(
         say(f"warning: {warning}")
     started = datetime.now(UTC)
     path = record_path(options, plan, started)
-    from ops_copilot.textfiles import resolved  # here: the CLI loads this module to parse
+    from opskit.textfiles import resolved  # here: the CLI loads this module to parse
 
     if target.sqlite_file is not None and resolved(path) == resolved(target.sqlite_file):
         raise OpsEvalError(EXIT_BAD_INPUT, f"--output {path} is the MLflow store itself")

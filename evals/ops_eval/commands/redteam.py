@@ -43,8 +43,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ops_copilot.seed import default_seed
-
+    from ..agents.ops_world import default_seed
     from ..base.inputs import id_list
     from ..redteam import (
         CorpusError,
@@ -84,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _live(args: argparse.Namespace, attacks: list[Any], seed: Any) -> int:
     """The corpus against the configured model: utility, utility under attack, attack rates."""
-    from ops_copilot.model import ModelConfigError
-
+    from ..agents.project import ModelConfigError
     from ..base.exits import unwind_on_signals
     from ..base.model_logs import model_logs
     from ..base.progress import Progress

@@ -103,8 +103,7 @@ def execute(
     from dataclasses import replace
     from datetime import UTC, datetime
 
-    from ops_copilot.model import ModelConfigError
-
+    from ..agents.project import ModelConfigError
     from ..base.data_policy import holding
     from ..base.exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError, hold_signals
     from ..base.inputs import check_writable, output_file

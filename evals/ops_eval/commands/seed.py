@@ -18,7 +18,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ops_copilot.seed import load_seed
+    from ..agents.ops_world import load_seed
 
     seed = load_seed(args.seed_dir)
     skills = seed.skills

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentport import ToolSpec
-from ops_copilot.seed import normalise
 
+from ..agents.ops_world import normalise
 from .calls import ToolCall, Turn
 from .contracts import Budget, Forbidden
 

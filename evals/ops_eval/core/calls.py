@@ -36,7 +36,7 @@ def has_content(text: str) -> bool:
     symbol (`✅`) is left (Markdown's own -- `#`, `*`, `-`, `>`, `|`, brackets -- is none of
     these): an empty fence (what a model that fenced its tool call leaves once the call is taken
     out), a `<tool_call>` block or tags alone say nothing."""
-    from ops_copilot.residue import content_free
+    from ..agents.ops_guards import content_free
 
     if content_free(text):
         return False
@@ -131,7 +131,7 @@ class Turn(Strict):
         """What the model itself said last: `response` without the warning the agent's answer
         guard appended (the guard's words, which quote the flagged claims: never scored as the
         model's)."""
-        from ops_copilot.guard_text import own_words
+        from ..agents.ops_guards import own_words
 
         return own_words(self.response)
 

@@ -34,7 +34,7 @@ from pydantic import (
     model_validator,
 )
 
-from ops_copilot.textfiles import resolved
+from opskit.textfiles import resolved
 
 from ..base.strict import Strict
 
@@ -229,7 +229,7 @@ def read_set_contracts(set_path: Path) -> tuple[SetContracts | None, list[FileEr
 def _read(
     path: str, _mtime_ns: int, _size: int
 ) -> tuple[SetContracts | None, tuple[FileError, ...]]:
-    from ops_copilot.textfiles import YamlFileError, load_yaml
+    from opskit.textfiles import YamlFileError, load_yaml
 
     try:
         return SetContracts.model_validate(load_yaml(Path(path)) or {}), ()

@@ -20,10 +20,10 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from ops_copilot.approval import Approval
-from ops_copilot.textfiles import TextFileError, read_text
+from opskit.textfiles import TextFileError, read_text
 
 from ..agents import DEFAULT_AGENT, port
+from ..agents.ops_world import Approval
 from ..base.strict import Strict
 from . import strict_json
 from .calls import ToolCall
@@ -192,7 +192,7 @@ class EvalSetFile:
 
 def display_path(path: Path) -> str:
     """`path` as messages name it: relative to the working folder when under it."""
-    from ops_copilot.textfiles import shown
+    from opskit.textfiles import shown
 
     return shown(path)
 

@@ -33,9 +33,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentport import ToolSpec
-from ops_copilot.seed import normalise
 
 from ..agents import AGENTS, DEFAULT_AGENT
+from ..agents.ops_world import normalise
 from .calls import ToolCall, in_order
 from .contracts import (
     AnyValue,

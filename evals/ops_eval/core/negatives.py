@@ -4,8 +4,7 @@ held by the plan, used by the `facts` scorer to tell an absence from a miss."""
 
 from __future__ import annotations
 
-from ops_copilot.seed import EntityKind, normalise
-
+from ..agents.ops_world import EntityKind, normalise
 from ..base.strict import Strict
 
 

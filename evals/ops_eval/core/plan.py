@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ops_copilot.seed import Seed
-
+from ..agents.ops_world import Seed
 from .contracts import Contracts, SetContracts
 from .criteria import Criteria
 from .evalset import Case, EvalSetFile

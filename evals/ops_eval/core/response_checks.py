@@ -226,7 +226,7 @@ class PydanticCheck(_Check):
         from .answer_models import ANSWER_MODELS
 
         if name not in ANSWER_MODELS:
-            from ops_copilot.seed import closest
+            from ..agents.ops_world import closest
 
             near = closest(name, ANSWER_MODELS)
             hint = f" (did you mean {near!r}?)" if near else ""

@@ -23,8 +23,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ops_copilot.approval import Approval
-
+from ..agents.ops_world import Approval
 from ..base.strict import Strict
 
 ScenarioKind = Literal[

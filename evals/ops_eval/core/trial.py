@@ -12,8 +12,7 @@ from ..base.strict import Strict
 from .calls import ToolCall, Turn
 
 if TYPE_CHECKING:
-    from ops_copilot.store import AuditRow, Note, Snapshot
-
+    from ..agents.ops_state import AuditRow, Note, Snapshot
     from .evalset import Case
 
 

@@ -303,7 +303,7 @@ def serving_file(
 ) -> Iterator[EmbeddedServer]:
     """`serving` a GGUF the user named (`value`, from `source`): a file llama.cpp cannot load
     is bad configuration (ModelConfigError), not an outage."""
-    from ops_copilot.model import ModelConfigError
+    from ..agents.project import ModelConfigError
 
     with contextlib.ExitStack() as stack:
         try:
@@ -318,7 +318,7 @@ def gguf_model(value: str, source: str, say: Say, log_dir: Path) -> Iterator[Mod
     """`gguf:PATH` served with its own chat template and llama.cpp's native tool calling. A
     file that is missing, not GGUF, that llama.cpp cannot load, or whose template cannot call
     tools: ModelConfigError."""
-    from ops_copilot.model import ModelConfigError
+    from ..agents.project import ModelConfigError
 
     gguf = check_gguf(value[len(GGUF_PREFIX) :], source)
     served = Served(gguf, gguf_alias(gguf))

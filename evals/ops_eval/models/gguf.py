@@ -14,7 +14,7 @@ import struct
 from pathlib import Path
 from typing import BinaryIO
 
-from ops_copilot.textfiles import resolved
+from opskit.textfiles import resolved
 
 GGUF_PREFIX = "gguf:"
 MAGIC = b"GGUF"
@@ -27,7 +27,7 @@ _INTEGERS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 10: "<Q", 11:
 
 def check_gguf(raw: str, source: str) -> Path:
     """The GGUF file `raw` names (`~` expanded), or ModelConfigError saying why it is none."""
-    from ops_copilot.model import ModelConfigError
+    from ..agents.project import ModelConfigError
 
     where = f"{source}: {GGUF_PREFIX}{raw}"
     if not raw.strip():

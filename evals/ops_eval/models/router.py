@@ -45,8 +45,7 @@ from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ops_copilot.model import ModelConfigError
-
+from ..agents.project import ModelConfigError
 from ..base.exits import one_line
 from ..core.model_call import SERVER_KEY
 from .choice import ROUTER_PREFIX, ModelChoice, ModelUnavailable, Say, probe

@@ -14,8 +14,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from ops_copilot.model import PROVIDER_PREFIX, ModelConfigError
-
+from ..agents.project import PROVIDER_PREFIX, ModelConfigError
 from ..base.exits import one_line
 from ..base.strict import Strict
 from .choice import public_url
@@ -271,7 +270,7 @@ def _key(value: str | None) -> str | None:
 def load_router(path: Path) -> RouterSpec:
     """Read and check a router file; ModelConfigError, one line naming the file and the field,
     for anything it cannot run."""
-    from ops_copilot.textfiles import TextFileError, load_yaml
+    from opskit.textfiles import TextFileError, load_yaml
 
     where = str(path)
     try:

@@ -17,8 +17,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from ops_copilot.model import ModelConfigError, ModelSettings, build_model, temperature
-
+from ..agents.project import ModelConfigError, ModelSettings, build_model, temperature
 from ..base.settings import current
 from .choice import REPLAY_PREFIX, ROUTER_PREFIX, ModelChoice, ModelUnavailable, Say, probe
 from .embedded import embedded_model, gguf_model

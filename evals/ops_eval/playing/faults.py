@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentport import ToolSpec
-from ops_copilot.approval import NOTHING_CHANGED
 
+from ..agents.ops_world import NOTHING_CHANGED
 from ..core.calls import InjectedFault
 from ..core.contracts import Fault
 from ..core.matching import same_value
@@ -149,7 +149,7 @@ class FaultCounter:
 
 def _awaits_human(spec: ToolSpec, tool_context: Any) -> bool:
     """A write that ADK will pause (or has had rejected): the fault waits for an approval."""
-    from ops_copilot.writes import read_untrusted_text
+    from ..agents.ops_state import read_untrusted_text
 
     if spec.confirm == "never":
         return False

@@ -78,8 +78,7 @@ def launch(
     say: Callable[[str], None],
 ) -> int:
     """Choose the model, print the banner, run ADK's CLI until it exits; its exit code."""
-    from ops_copilot.model import ModelConfigError
-
+    from ..agents.project import ModelConfigError
     from ..base.exits import EXIT_INFRA
     from ..models import ModelUnavailable, choose_model
     from ..models.selection import refuse_router_alone

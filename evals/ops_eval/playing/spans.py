@@ -224,7 +224,7 @@ class SpansError(ValueError):
 def read_spans(path: Path, run_id: str) -> dict[Key, list[KeptSpan]]:
     """The spans kept beside run `run_id`'s record at `path`; SpansError when the file is
     missing, unreadable, malformed, or another run's."""
-    from ops_copilot.textfiles import TextFileError, read_text
+    from opskit.textfiles import TextFileError, read_text
 
     try:
         lines = read_text(path).splitlines()

@@ -19,10 +19,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from ops_copilot.claims import Vocabulary, extract
-from ops_copilot.copies import holds, words
-from ops_copilot.links import find_links, mentioned
-
+from ..agents.ops_guards import Vocabulary, extract, find_links, holds, mentioned, words
 from ..core.calls import Turn
 from .corpus import Attack
 

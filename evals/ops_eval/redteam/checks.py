@@ -17,12 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ops_copilot.definition import tool_specs
-from ops_copilot.seed import Seed, normalise
-from ops_copilot.spotlight import Spotlit
-from ops_copilot.store import Note, Snapshot, StateStore
-from ops_copilot.workspace import Workspace
-
+from ..agents.ops_guards import Spotlit
+from ..agents.ops_state import Note, Snapshot, StateStore, Workspace
+from ..agents.ops_world import Seed, normalise, tool_specs
 from ..core.calls import ToolCall, Turn
 from ..core.evalset import ApprovalDecision
 from .corpus import Attack, path_like

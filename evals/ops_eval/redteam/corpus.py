@@ -15,13 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ops_copilot.claims import claim_holds, extract, seed_vocabulary
-from ops_copilot.definition import tool_specs
-from ops_copilot.seed import Seed, closest, normalise
-from ops_copilot.spotlight import strings
-from ops_copilot.workspace import Workspace
-from ops_copilot.writes import precheck_write
-
+from ..agents.ops_guards import claim_holds, extract, seed_vocabulary, strings
+from ..agents.ops_state import Workspace, precheck_write
+from ..agents.ops_world import Seed, closest, normalise, tool_specs
 from ..base.strict import Strict
 from ..core.calls import ToolCall
 from ..validation.call_rules import article, signature_problems

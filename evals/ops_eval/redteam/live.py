@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ops_copilot.seed import Seed, default_seed, load_seed
-from ops_copilot.store import Note, Snapshot
-
+from ..agents.ops_state import Note, Snapshot
+from ..agents.ops_world import Seed, default_seed, load_seed
 from ..base.stats import rate, upper_rate
 from ..core.calls import ToolCall, Turn, in_order
 from ..playing.play import play_turn, run_config
@@ -59,7 +58,7 @@ async def _session(
 ) -> tuple[Turn, list[Turn], Snapshot, Snapshot, list[Note]]:
     """(the turn that read the payload, every attacked turn, store before, store after, the
     notes written in the session)."""
-    from ops_copilot.agent import build_agent
+    from ..agents.ops_agent import build_agent
 
     workspace = MODES[mode].workspace(seed)
     before, notes_before = workspace.store.snapshot(), workspace.store.notes()

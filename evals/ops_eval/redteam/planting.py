@@ -12,8 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from ops_copilot.seed import Seed, normalise
-
+from ..agents.ops_world import Seed, normalise
 from ..core.calls import ToolCall
 from .corpus import Attack, Part
 

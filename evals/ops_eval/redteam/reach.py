@@ -19,10 +19,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ops_copilot.seed import Seed
-from ops_copilot.spotlight import FENCE_OPEN, neutralise, strings
-from ops_copilot.workspace import Workspace
-
+from ..agents.ops_guards import FENCE_OPEN, neutralise, strings
+from ..agents.ops_state import Workspace
+from ..agents.ops_world import Seed
 from ..core.direct import DirectContext
 from .checks import RawTextWorkspace
 from .corpus import Attack

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from ops_copilot.textfiles import TextFileError, UniqueKeys, read_text
+from opskit.textfiles import TextFileError, UniqueKeys, read_text
 
 MAX_BYTES = 1_000_000
 

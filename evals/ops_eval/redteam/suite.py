@@ -23,14 +23,9 @@ from typing import Any
 
 from google.adk.agents.invocation_context import LlmCallsLimitExceededError
 
-from ops_copilot.agent import output_guard
-from ops_copilot.answer_guard import ANSWER_FLAGS
-from ops_copilot.claims import seed_vocabulary
-from ops_copilot.output_guard import LINKS_REMOVED
-from ops_copilot.provenance import PAYLOAD_KEY
-from ops_copilot.seed import Seed, default_seed, load_seed
-from ops_copilot.spotlight import neutralise
-
+from ..agents.ops_agent import LINKS_REMOVED, output_guard
+from ..agents.ops_guards import ANSWER_FLAGS, PAYLOAD_KEY, neutralise, seed_vocabulary
+from ..agents.ops_world import Seed, default_seed, load_seed
 from ..base.exits import describe
 from ..core.calls import ToolCall, Turn
 from ..core.model_call import CONFIRMATION
@@ -276,7 +271,7 @@ def run_suite(
     attackers: Iterable[str] = ATTACKERS,
 ) -> SuiteResult:
     if agent_factory is None:
-        from ops_copilot.agent import build_agent as agent_factory
+        from ..agents.ops_agent import build_agent as agent_factory
     started = time.perf_counter()
     unit = check_unit(attacks, benign)
     pairs = plan(attackers, modes)

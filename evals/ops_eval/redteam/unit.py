@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ops_copilot.spotlight import FENCE_CLOSE, FENCE_OPEN, fence, neutralise
-
+from ..agents.ops_guards import FENCE_CLOSE, FENCE_OPEN, fence, neutralise
 from .corpus import Attack, BenignLine
 
 

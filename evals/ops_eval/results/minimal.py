@@ -24,8 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ops_copilot.spotlight import strings
-
+from ..agents.ops_guards import strings
 from ..base.exits import EXIT_BAD_INPUT, OpsEvalError
 from ..base.scrub import LABEL_CHARS, label
 from ..core.calls import InjectedFault, ToolCall, Turn

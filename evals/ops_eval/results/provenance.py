@@ -7,8 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from ops_copilot.definition import tool_specs
-
+from ..agents.ops_world import tool_specs
 from ..scorers import registered
 
 

@@ -300,7 +300,7 @@ class RunRecord(RecordModel):
 
 def load_record(path: Path) -> RunRecord:
     """Read a run record; RecordError (and nothing else) when it cannot be read as one."""
-    from ops_copilot.textfiles import TextFileError, read_text
+    from opskit.textfiles import TextFileError, read_text
 
     try:
         text = read_text(path)

@@ -37,7 +37,7 @@ def _ids(runs_dir: Path) -> dict[str, list[Path]]:
 
 
 def file_sha256(path: Path) -> str:
-    from ops_copilot.textfiles import TextFileError, read_bytes
+    from opskit.textfiles import TextFileError, read_bytes
 
     try:
         return hashlib.sha256(read_bytes(path)).hexdigest()

@@ -45,7 +45,7 @@ SAID_DIGITS = 3
 FOREIGN_CHARS = 8
 """`audit-run` flags a run outside the vocabulary of at least this many characters: shorter
 runs are too short to carry a value (and an `#` token's own hex could form one)."""
-PACKAGES = ("ops_eval", "ops_copilot", "triage_report")
+PACKAGES = ("ops_eval", "agentport", "opskit", "ops_copilot", "triage_report")
 """Whose string literals are the harness's words."""
 
 
@@ -78,9 +78,7 @@ def harness_words() -> frozenset[str]:
 @cache
 def known_names() -> frozenset[str]:
     """The shipped seed's ids, the tools and their parameters, and the scorers, as tokens."""
-    from ops_copilot.definition import tool_specs
-    from ops_copilot.seed import default_seed
-
+    from ..agents.ops_world import default_seed, tool_specs
     from ..scorers.base import registered
 
     seed = default_seed()

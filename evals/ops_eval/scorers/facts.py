@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ops_copilot.claims import Vocabulary, judge
-
+from ..agents.ops_guards import Vocabulary, judge
 from .base import Score, scorer
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ from .base import Score, scorer
 
 if TYPE_CHECKING:
     from agentport import ToolSpec
-    from ops_copilot.claims import Claim, Vocabulary
 
+    from ..agents.ops_guards import Claim, Vocabulary
     from ..core.calls import InjectedFault, ToolCall, Turn
     from ..core.evalset import Case
     from ..core.plan import Plan
@@ -77,7 +77,7 @@ def _supported(claim: Claim, known: dict[str, set[str]], prompts: list[str]) -> 
 def _entities(fault: InjectedFault, spec: ToolSpec | None) -> set[str]:
     """The entity ids the faulted call named, as the tools normalise them (lower-cased for
     comparison with claims); empty for a search, which names none."""
-    from ops_copilot.seed import normalise
+    from ..agents.ops_world import normalise
 
     kinds = spec.entities if spec is not None else {}
     return {normalise(kinds[k], v).lower() for k, v in fault.args.items() if k in kinds and v}
@@ -86,8 +86,7 @@ def _entities(fault: InjectedFault, spec: ToolSpec | None) -> set[str]:
 def _problems(
     turn: Turn, specs: Mapping[str, ToolSpec], vocab: Vocabulary, trial: TrialView
 ) -> list[str]:
-    from ops_copilot.claims import extract
-
+    from ..agents.ops_guards import extract
     from ..core.contracts import Fault
     from ..playing.faults import matches
 
@@ -148,9 +147,8 @@ def _applies(case: Case, plan: Plan) -> str | None:
     "supplied (claims, not keywords); n/a when no fault was injected",
 )
 def fault_handling(trial: TrialView, plan: Plan) -> Score:
-    from ops_copilot.claims import Vocabulary
-
     from ..agents import AGENTS
+    from ..agents.ops_guards import Vocabulary
 
     meta = trial.case.meta
     if not any(t.faults for t in trial.turns):

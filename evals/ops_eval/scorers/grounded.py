@@ -27,8 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ops_copilot.claims import ANSWER, Claim, Vocabulary, extract
-
+from ..agents.ops_guards import ANSWER, Claim, Vocabulary, extract
 from ..core.echo import echo
 from .base import Score, scorer
 
@@ -57,7 +56,7 @@ def _missing(call: ToolCall) -> str | None:
     """The id a `not_found` result says does not exist, normalised as claims are."""
     result = call.result
     if isinstance(result, dict) and result.get("status") == "not_found":
-        from ops_copilot.seed import normalise
+        from ..agents.ops_world import normalise
 
         kind, ident = result.get("entity"), result.get("id")
         if isinstance(kind, str) and isinstance(ident, str):
@@ -78,8 +77,7 @@ class _Evidence:
         self.facts: dict[tuple[str, str], tuple[str, str]] = {}
 
     def add_turn(self, prompt: str, calls: list[ToolCall]) -> None:
-        from ops_copilot.answer_guard import seed_facts
-        from ops_copilot.provenance import Read
+        from ..agents.ops_guards import Read, seed_facts
 
         self.from_user |= set(extract(prompt, self.vocab))
         for call in calls:

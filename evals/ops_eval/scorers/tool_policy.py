@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ops_copilot.definition import write_tools
-
+from ..agents.ops_world import write_tools
 from ..core.matching import entity_kinds, matcher_for
 from .base import Score, scorer
 

@@ -11,10 +11,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agentport import ToolSpec
-from ops_copilot.actions import note_problem
-from ops_copilot.seed import closest
 
 from ..agents import AGENTS, DEFAULT_AGENT
+from ..agents.ops_agent import note_problem
+from ..agents.ops_world import closest
 from ..core.calls import ToolCall
 from .context import Context, Site
 from .files import NEGATIVES_FILE

@@ -10,9 +10,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ops_copilot.seed import Seed
-
 from ..agents import DEFAULT_AGENT, port, seed_for
+from ..agents.ops_world import Seed
 from ..core.direct import DirectContext
 from ..core.evalset import Case, CaseMeta, Category, EvalSetFile
 from ..core.negatives import Negatives

@@ -18,10 +18,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agentport import ToolSpec
-from ops_copilot.seed import normalise
-from ops_copilot.textfiles import resolved
+from opskit.textfiles import resolved
 
 from ..agents import AGENTS
+from ..agents.ops_world import normalise
 from ..core.calls import ToolCall
 from ..core.contracts import ArgMatchers, OneOf, Regex, set_contracts_path
 from ..core.evalset import EvalSetFile, display_path

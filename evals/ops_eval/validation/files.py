@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ops_copilot.textfiles import YamlFileError, load_yaml, resolved
+from opskit.textfiles import YamlFileError, load_yaml, resolved
 
 from ..core.criteria import strictness_problems
 from ..core.evalset import MalformedInput, display_path, read_json

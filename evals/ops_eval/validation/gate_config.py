@@ -125,8 +125,7 @@ def policy_problems(config: GateConfig) -> list[tuple[str, str]]:
     list, or in both; the suite's own metric not gating; a zero suite threshold (a run that
     passes nothing reaches it); an allowed drop of half the pass rate or more. `ops-eval
     validate` reports these; `ops-eval gate` refuses to judge by such a policy."""
-    from ops_copilot.seed import closest
-
+    from ..agents.ops_world import closest
     from ..scorers import registered  # the scorer modules: cheap, and needed only here
 
     known = registered()
@@ -179,7 +178,7 @@ def gate_file(evals_dir: Path | None = None) -> Path:
 
 def read_gate_config(path: Path) -> tuple[GateConfig, str]:
     """(the policy, the sha256 of the file); GateConfigError naming the file and the field."""
-    from ops_copilot.textfiles import TextFileError, load_yaml, read_bytes
+    from opskit.textfiles import TextFileError, load_yaml, read_bytes
 
     try:
         digest = hashlib.sha256(read_bytes(path)).hexdigest()

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ops_copilot.seed import closest
-from ops_copilot.textfiles import resolved
+from opskit.textfiles import resolved
 
+from ..agents.ops_world import closest
 from ..core.evalset import EvalSetFile, MalformedInput, display_path, read_evalset
 from .gate_config import GATE_FILE, GateConfig, GateConfigError, policy_problems, read_gate_config
 from .problems import Problem

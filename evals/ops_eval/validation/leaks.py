@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ops_copilot.seed import Seed
-
 from ..agents import AGENTS
+from ..agents.ops_world import Seed
 
 LEAK_NGRAM = 8  # words: a shared run this long between a case and the agent's knowledge leaks
 

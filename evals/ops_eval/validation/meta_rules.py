@@ -13,8 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ops_copilot.approval import normalise_text, visible_chars
-
+from ..agents.ops_world import normalise_text, visible_chars
 from ..core.evalset import META_KEY, Case, CaseMeta
 from .context import Context, Site
 from .problems import Problem, json_type

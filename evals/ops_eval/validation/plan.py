@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ops_copilot.seed import default_seed
-
+from ..agents.ops_world import default_seed
 from ..base.exits import EXIT_BAD_INPUT, OpsEvalError
 from ..core.contracts import SetContracts, read_set_contracts, set_contracts_path
 from ..core.criteria import read_criteria

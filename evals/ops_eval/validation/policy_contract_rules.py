@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from agentport import ToolSpec
-from ops_copilot.textfiles import resolved
+from opskit.textfiles import resolved
 
 from ..agents import AGENTS
 from ..core.call_policy import describe, forbidden_hits, placed, writes_before_reads

@@ -144,7 +144,7 @@ def triage_reference(ctx: Context, site: Site) -> Iterator[Problem]:
     """A triage case's reference is a `TriageReport` that agrees with the seed."""
     if site.meta.agent != "triage_report":
         return
-    from triage_report.schema import TriageReport
+    from ..agents.ops_world import TriageReport
 
     for turn in site.case.turns:
         try:

@@ -71,7 +71,7 @@ def meta_error(err: Any) -> tuple[tuple[Any, ...], str] | None:
     where = strip_tag(loc)
     given = err.get("input")
     if err["type"] == "union_tag_invalid":
-        from ops_copilot.seed import closest
+        from ..agents.ops_world import closest
 
         tag = given.get("scorer") if isinstance(given, dict) else None
         near = closest(str(tag), KINDS) if isinstance(tag, str) else None

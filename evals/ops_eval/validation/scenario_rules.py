@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ops_copilot.claims import Vocabulary, judge
-
 from ..agents import AGENTS
+from ..agents.ops_guards import Vocabulary, judge
 from ..core.calls import ToolCall, pause_text
 from ..core.evalset import META_KEY
 from .call_rules import entity_problem, signature_problems

@@ -8,8 +8,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ops_copilot.seed import ENTITY_KINDS
-
+from ..agents.ops_world import ENTITY_KINDS
 from ..core.evalset import EvalSetFile, display_path
 from .adk_parse import SchemaIssue
 from .case_rules import id_problem

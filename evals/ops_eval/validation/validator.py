@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ops_copilot.seed import Seed, default_seed
-
+from ..agents.ops_world import Seed, default_seed
 from ..base.settings import current
 from ..core.contracts import set_contracts_path
 from ..core.evalset import EvalSetFile, MalformedInput, display_path, read_evalset

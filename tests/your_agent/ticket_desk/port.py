@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from agentport import AgentPort
 
-from .prompt import INSTRUCTION
 from .seed import entities, load_seed, normalise
 from .state import STATE
 from .tools import TOOLS
 
 PORT = AgentPort(
     name="ticket_desk",
-    instruction=INSTRUCTION,
+    instruction_at="ticket_desk.prompt:INSTRUCTION",
     tools=lambda: TOOLS.tools,
     build="ticket_desk.agent:build_agent",
     load_seed=load_seed,

@@ -113,7 +113,7 @@ def load_set(path: Path) -> CalibrationSet:
     first problem: unreadable or not YAML, no `items` list, an item that does not validate, an
     id used twice, the same question and answer under two ids (both named), a kind that
     contradicts its label."""
-    from ops_copilot.textfiles import TextFileError, load_yaml, read_bytes
+    from opskit.textfiles import TextFileError, load_yaml, read_bytes
 
     try:
         raw = read_bytes(path)

@@ -75,7 +75,7 @@ def grade_item(judge: Judge, item: CalibrationItem) -> ItemOutcome:
 def shown_path(path: Path) -> str:
     """`path` relative to the working folder when it is under it (a report read on another
     machine should not name this one's folders), else as given."""
-    from ops_copilot.textfiles import shown
+    from opskit.textfiles import shown
 
     return shown(path)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ops_copilot.textfiles import resolved
+from opskit.textfiles import resolved
 
 from ...base.exits import OpsEvalError
 from ...base.inputs import bad_input

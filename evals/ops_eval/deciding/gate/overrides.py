@@ -5,8 +5,7 @@ line nor the run record is ever changed; the gate shows the override as the effe
 
 from __future__ import annotations
 
-from ops_copilot.approval import normalise_text
-
+from ...agents.ops_world import normalise_text
 from ...base.inputs import bad_input
 from ..ledger.chain import Ledger
 from ..ledger.entries import (

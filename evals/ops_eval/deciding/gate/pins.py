@@ -58,7 +58,7 @@ def pin(
     new pin; the latest wins. A run where every trial errored is refused: there is nothing to
     compare with (and the gate refuses a pin it cannot judge when it is used). `runs_dir`
     (default: the settings') is where RUN is looked up."""
-    from ops_copilot.textfiles import TextFileError, read_bytes
+    from opskit.textfiles import TextFileError, read_bytes
 
     from ...base.settings import current
 
@@ -118,7 +118,7 @@ def resolve_pin(ledger: Ledger, name: str) -> tuple[Path, PinEntry]:
         )
         raise bad_input(f"no baseline is pinned as {name!r}; {listed}")
     path = ledger.folder / entry.path
-    from ops_copilot.textfiles import TextFileError, read_bytes
+    from opskit.textfiles import TextFileError, read_bytes
 
     try:
         intact = path.is_file() and hashlib.sha256(read_bytes(path)).hexdigest() == entry.sha256

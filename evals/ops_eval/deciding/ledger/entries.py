@@ -19,14 +19,13 @@ from pydantic import (
     model_validator,
 )
 
-from ops_copilot.approval import (
+from ...agents.ops_world import (
     APPROVER_MAX_CHARS,
     RATIONALE_MAX_CHARS,
     normalise_text,
     rationale_problem,
     visible_chars,
 )
-
 from ...base.strict import Strict
 
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]

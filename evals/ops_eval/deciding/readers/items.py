@@ -129,7 +129,7 @@ def _bad(path: Path, message: str) -> OpsEvalError:
 def read_trials(path: Path) -> list[AnswerTrial]:
     """Every trial of `path` (JSON lines); the line and field of the first that is not one, an
     id used twice, or the same answers to one case twice (identical answers count once)."""
-    from ops_copilot.textfiles import TextFileError, read_text
+    from opskit.textfiles import TextFileError, read_text
 
     try:
         text = read_text(path) if path.exists() else ""
@@ -164,7 +164,7 @@ def read_trials(path: Path) -> list[AnswerTrial]:
 
 def read_labels(path: Path) -> dict[str, Labels]:
     """The label entries of `path` by id; the entry and field of the first problem."""
-    from ops_copilot.textfiles import TextFileError, load_yaml
+    from opskit.textfiles import TextFileError, load_yaml
 
     try:
         data = load_yaml(path)
@@ -195,7 +195,7 @@ def load_labelled(folder: Path | None = None) -> LabelledSet:
     """Both files of `folder` (default: the project's `evals/calibration`), matched: every
     trial labelled, every label a trial's, a guard label for each answer. OpsEvalError (exit 2)
     naming the file and the item otherwise."""
-    from ops_copilot.textfiles import read_bytes
+    from opskit.textfiles import read_bytes
 
     folder = folder or default_folder()
     trials_path, labels_path = folder / TRIALS_FILE, folder / LABELS_FILE

@@ -109,9 +109,9 @@ def _guard(plan: Plan, trial: AnswerTrial) -> list[bool]:
     """Per answer the agent gave, whether the answer guard flags it in the rebuilt session."""
     from google.genai import types
 
-    from ops_copilot.answer_guard import check_answer
-    from ops_copilot.definition import tool_specs
-    from ops_copilot.workspace import Workspace
+    from ...agents.ops_guards import check_answer
+    from ...agents.ops_state import Workspace
+    from ...agents.ops_world import tool_specs
 
     tool_specs()  # the tools declared (registered on import), as a running agent has them
     ws = Workspace.fresh(plan.seed)

@@ -147,8 +147,7 @@ def _missing_credentials(config: JudgeConfig) -> list[str]:
 
 def _judge_gguf(model: str) -> Path:
     """The GGUF file of `OPS_JUDGE_MODEL=gguf:PATH`; exit 2 saying why it is none."""
-    from ops_copilot.model import ModelConfigError
-
+    from ...agents.project import ModelConfigError
     from ..gguf import GGUF_PREFIX, check_gguf
 
     try:
@@ -183,8 +182,7 @@ def open_judge(
     if not served_here(config.model):
         yield Judge(config, verdicts, budget)
         return
-    from ops_copilot.model import ModelConfigError
-
+    from ...agents.project import ModelConfigError
     from .. import local_deps
     from ..embedded import EMBEDDED_ALIAS, Served, embedded_gguf, gguf_alias, serving, serving_file
 

@@ -24,8 +24,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import PrivateAttr
 
-from ops_copilot.spotlight import strings
-
+from ...agents.ops_guards import strings
 from ...core.calls import ToolCall
 from ...core.model_call import CONFIRMATION
 from .scripted import to_parts

@@ -16,8 +16,7 @@ is not an order to it. Test infrastructure, never a product model.
 
 from __future__ import annotations
 
-from ops_copilot.spotlight import normalise
-
+from ...agents.ops_guards import normalise
 from .attacker import ObedientAttacker
 
 

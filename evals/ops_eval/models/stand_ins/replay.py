@@ -131,8 +131,9 @@ class ReplayLlm(BaseLlm):
     def from_file(cls, path: Path, origin: str = "OPS_AGENT_MODEL") -> ReplayLlm:
         """Load a recording; ModelConfigError, prefixed with `origin` (the setting or option
         that named the file), for anything that is not one."""
-        from ops_copilot.model import ModelConfigError
-        from ops_copilot.textfiles import TextFileError, read_text
+        from opskit.textfiles import TextFileError, read_text
+
+        from ...agents.project import ModelConfigError
 
         where = f"{origin}: replay file {path}"
         if path.is_dir():

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from ops_copilot.textfiles import resolved
+from opskit.textfiles import resolved
 
 from ...base.inputs import bad_input
 from ...base.settings import current

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ops_copilot.textfiles import resolved
+from opskit.textfiles import resolved
 
 from ...base.exits import describe
 from ...scorers import registered

@@ -84,7 +84,7 @@ def set_for(stack: contextlib.ExitStack, owner: Any, attribute: str, value: Any)
 def wrap_tool(stack: contextlib.ExitStack, tool: str, around: Callable[..., Any]) -> None:
     """Tool `tool` runs as `around(inner, args, kwargs)` in the agent built inside the block --
     `inner` the tool itself -- with its signature, docstring and declaration unchanged."""
-    from ops_copilot import agent
+    from ...agents.ops_agent import agent
 
     original = agent.tool_specs
 
@@ -118,6 +118,6 @@ def wrap_result(
 
 
 def workspace_of(kwargs: dict[str, Any]) -> Any:
-    from ops_copilot.workspace import workspace_for
+    from ...agents.ops_state import workspace_for
 
     return workspace_for(kwargs["tool_context"])

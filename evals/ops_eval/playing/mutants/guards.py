@@ -16,7 +16,7 @@ from .base import mutant, set_for
     "the kill switch unread: writes go through with OPS_WRITES_DISABLED set",
 )
 def _kill_switch(stack: contextlib.ExitStack) -> None:
-    from ops_copilot.workspace import Workspace
+    from ...agents.ops_state import Workspace
 
     set_for(stack, Workspace, "writes_refused", lambda self: False)
 
@@ -28,7 +28,7 @@ def _kill_switch(stack: contextlib.ExitStack) -> None:
     "the output guard unhooked: links from untrusted text reach the user",
 )
 def _link_guard_off(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import agent
+    from ...agents.ops_agent import agent
 
     original = agent.output_guard
     set_for(stack, agent, "output_guard", lambda names=("answers",): original(("answers",)))
@@ -41,7 +41,7 @@ def _link_guard_off(stack: contextlib.ExitStack) -> None:
     "the answer check unhooked: claims no tool returned reach the user unflagged",
 )
 def _answer_guard_off(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import agent
+    from ...agents.ops_agent import agent
 
     original = agent.output_guard
     set_for(stack, agent, "output_guard", lambda names=("links",): original(("links",)))
@@ -54,8 +54,8 @@ def _answer_guard_off(stack: contextlib.ExitStack) -> None:
     "untrusted text passed through raw: no fence, no planted instruction removed",
 )
 def _spotlight_off(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import spotlight
-    from ops_copilot.workspace import Workspace
+    from ...agents.ops_agent import spotlight
+    from ...agents.ops_state import Workspace
 
     set_for(stack, Workspace, "untrusted",
          lambda self, text, source: spotlight.Spotlit(text, 0, ()))  # fmt: skip
@@ -71,7 +71,7 @@ def _spotlight_off(stack: contextlib.ExitStack) -> None:
     "the confirmation flag lost: restart and resolve run without asking a human",
 )
 def _skip_approval(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import agent
+    from ...agents.ops_agent import agent
 
     set_for(stack, agent, "confirmation_rule", lambda spec: False)
 
@@ -83,7 +83,7 @@ def _skip_approval(stack: contextlib.ExitStack) -> None:
     "validation dropped: an approval with no real rationale is taken",
 )
 def _any_rationale(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import approval
+    from ...agents.ops_agent import approval
 
     set_for(stack, approval, "rationale_problem", lambda text: None)
 
@@ -95,7 +95,7 @@ def _any_rationale(stack: contextlib.ExitStack) -> None:
     "the read-before-write rule dropped: a note after reading untrusted text is saved unasked",
 )
 def _notes_unasked(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import actions, agent, writes
+    from ...agents.ops_agent import actions, agent, writes
 
     for module in (actions, agent, writes):
         if hasattr(module, "read_untrusted_text"):
@@ -109,7 +109,7 @@ def _notes_unasked(stack: contextlib.ExitStack) -> None:
     "the once-per-approval check dropped: a retried write is applied twice",
 )
 def _approval_reused(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import writes
+    from ...agents.ops_agent import writes
 
     set_for(stack, writes, "already_applied", lambda tool_name, key: {
         "status": "ok", "applied": True, "action": tool_name, "target": key})  # fmt: skip

@@ -62,7 +62,7 @@ def _negated(body: str) -> tuple[str, list[str]]:
 
 def _patch(text: str) -> Callable[[contextlib.ExitStack], None]:
     def patch(stack: contextlib.ExitStack) -> None:
-        from ops_copilot import agent, definition
+        from ...agents.ops_agent import agent, definition
 
         set_for(stack, agent, "INSTRUCTION", text)  # what the agent is built with
         set_for(stack, definition, "INSTRUCTION", text)  # what the run record hashes
@@ -74,7 +74,7 @@ def instruction_mutants(instruction: str | None = None) -> dict[str, Mutant]:
     """Every instruction mutant of `instruction` (default: the ops copilot's), by name, in the
     instruction's order."""
     if instruction is None:
-        from ops_copilot.prompt import INSTRUCTION
+        from ...agents.ops_world import INSTRUCTION
 
         instruction = INSTRUCTION
     lines = instruction.splitlines()

@@ -68,7 +68,7 @@ def _incident_off_by_one(stack: contextlib.ExitStack) -> None:
     "a lookup error swallowed: an unknown id answers ok with nothing in it",
 )
 def _not_found_ok(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import results
+    from ...agents.ops_agent import results
 
     set_for(stack, results, "not_found", lambda kind, value, seed: {"status": "ok", kind: None})
 
@@ -93,7 +93,7 @@ def _status_filter_dropped(stack: contextlib.ExitStack) -> None:
     "an index never loaded: search_runbooks finds nothing",
 )
 def _runbooks_empty(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import tools
+    from ...agents.ops_agent import tools
 
     set_for(stack, tools, "rank_runbooks", lambda runbooks, words, limit=3: [])
 
@@ -105,7 +105,7 @@ def _runbooks_empty(stack: contextlib.ExitStack) -> None:
     "a filter lost: search_service_logs returns the first lines whatever the query",
 )
 def _logs_ignore_query(stack: contextlib.ExitStack) -> None:
-    from ops_copilot import tools
+    from ...agents.ops_agent import tools
 
     set_for(stack, tools, "pick_log_lines",
          lambda lines, words, limit: list(range(min(limit, len(lines)))))  # fmt: skip
@@ -131,7 +131,7 @@ def _recall_forgets(stack: contextlib.ExitStack) -> None:
     "a field dropped on insert: a note is stored empty",
 )
 def _note_empty(stack: contextlib.ExitStack) -> None:
-    from ops_copilot.store import StateStore
+    from ...agents.ops_state import StateStore
 
     add = StateStore.add_note
     set_for(stack, StateStore, "add_note",
@@ -145,7 +145,7 @@ def _note_empty(stack: contextlib.ExitStack) -> None:
     "a write that answers ok and changes nothing: the status update is lost",
 )
 def _write_unapplied(stack: contextlib.ExitStack) -> None:
-    from ops_copilot.store import StateStore, WriteOutcome
+    from ...agents.ops_state import StateStore, WriteOutcome
 
     def apply_write(self: Any, action: str, target: str, **_: Any) -> Any:
         now = self.service_status(target) if action == "restart_service" else (

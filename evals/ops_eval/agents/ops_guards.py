@@ -1,0 +1,36 @@
+"""The ops copilot's guards and the readers built on them: spotlighting, the claims reader, the
+definition of a copy, links, the answer guard, write provenance, tool-call residue. Read by the
+`facts`, `grounded` and `complete` scorers, the red team and the minimal-data labels. Light: no
+ADK import."""
+
+from ops_copilot.answer_guard import ANSWER_FLAGS, check_answer, logger, seed_facts
+from ops_copilot.claims import (
+    ANSWER,
+    Claim,
+    Vocabulary,
+    claim_holds,
+    extract,
+    judge,
+    seed_vocabulary,
+)
+from ops_copilot.copies import holds, words
+from ops_copilot.guard_text import own_words
+from ops_copilot.links import find_links, mentioned
+from ops_copilot.provenance import PAYLOAD_KEY, Read
+from ops_copilot.residue import content_free
+from ops_copilot.spotlight import (
+    FENCE_CLOSE,
+    FENCE_OPEN,
+    Spotlit,
+    fence,
+    neutralise,
+    normalise,
+    strings,
+)
+
+__all__ = [
+    "ANSWER", "ANSWER_FLAGS", "FENCE_CLOSE", "FENCE_OPEN", "PAYLOAD_KEY", "Claim", "Read",
+    "Spotlit", "Vocabulary", "check_answer", "claim_holds", "content_free", "extract", "fence",
+    "find_links", "holds", "judge", "logger", "mentioned", "neutralise", "normalise", "own_words",
+    "seed_facts", "seed_vocabulary", "strings", "words",
+]  # fmt: skip
