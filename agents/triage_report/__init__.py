@@ -1,4 +1,9 @@
-"""Triage report agent (structured `TriageReport` output); the agent loads on first use."""
+"""Triage report agent (structured `TriageReport` output); the agent loads on first use.
+
+Holds: what the agent is without building it, its instruction and read-only tools
+(`definition`), its structured answer (`schema`), the ADK agent itself (`agent`), and the agent
+as the evaluation harness sees it (`port`).
+"""
 
 from __future__ import annotations
 

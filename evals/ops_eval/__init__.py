@@ -1,12 +1,26 @@
-"""The evaluation harness of the ops copilot (CLI: `ops-eval`).
+"""The evaluation harness of the ops copilot and of any agent that declares a port (CLI:
+`ops-eval`).
 
-A run flows down one staircase, each step its own module, none calling back up:
+Holds one sub-package per layer, bottom to top as `LAYERS` in tools/architecture.py declares
+them (a module imports its own layer and those below, never one above):
+- `base`: plumbing -- exit codes, settings, statistics, CLI input checks, the data policy;
+- `agents`: the adapter, the one place the harness reaches an agent, through its port;
+- `core`: the domain -- calls, turns, cases, scenarios, contracts, checks, the plan;
+- `models`: model selection, the embedded server, the router, the judge, stand-ins;
+- `playing`: a case played on the agent -- session, turns, conversations, faults, mutants;
+- `scorers`: the registry and one module per scorer;
+- `validation`: eval sets read into a plan and held to the rules;
+- `results`: the run record, its index, aggregation, merge, provenance, minimal data;
+- `running`: a run's options, its trials played and scored, its record built;
+- `deciding`: the gate, A/B, calibration, the readers' measurement, the ledger;
+- `outputs`: reports, history, MLflow tracking;
+- `redteam`: the deterministic and live injection suites;
+- `commands`: one module per CLI command;
+- `cli`: the parser only.
 
-    plan -> play -> scorers -> aggregation -> records -> report
-
-beside the offline validator (`validation`), the red team (`redteam`), model selection
-(`models`) and deterministic stand-in models (`models.stand_ins`). The names below are the public
-surface; each loads its module on first use, so importing the package costs nothing.
+A run, end to end: the plan (`validation.plan`) -> trials played (`playing`) -> scores
+(`scorers`) -> the run record (`results`) -> the report (`outputs.report`). The names below are
+the public surface; each loads its module on first use, so importing the package costs nothing.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """Deciding from run records: the regression gate (`gate`), two runs compared pair by pair
-(`ab`), the judge measured against labelled answers (`calibration`), and the append-only,
-hash-chained ledger the gate and calibration keep their decisions in (`ledger`).
+(`ab`), the judge measured against labelled answers (`calibration`), the readers of answers
+(the scorers that read words, the answer guard) measured the same way (`readers`), a live
+mutant's verdict against the unmutated agent's run by the gate's rule (`mutation`), and the
+append-only, hash-chained ledger the gate and calibration keep their decisions in (`ledger`).
 
 May import: every layer below `outputs` (`base` to `running`).
 """

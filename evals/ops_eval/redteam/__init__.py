@@ -1,6 +1,8 @@
 """The red team: an attack corpus planted into seed copies (`corpus`, `reading`, `planting`), a
 deterministic suite with scripted attackers (`suite`, judged by `checks`, `answers`, `reach`,
-reported by `results` and `summary`), and the same attacks against a real model (`live`).
+reported by `results` and `summary`), its unit level -- every payload part through
+spotlighting comes back fenced once (`unit`) -- the suite under each guard mutant (`mutation`),
+and the same attacks against a real model (`live`).
 
 May import: every layer below `commands`; the command is `commands.redteam`.
 """

@@ -7,6 +7,24 @@ judge was asked), a scorer whose needs the trial view lacks is `n/a`, and a scor
 makes the trial an error rather than a verdict. Calls are scored as their tools take them
 (`matching.canonical_trial`).
 
+Holds, one module per scorer:
+- the calls: `trajectory` (the trajectory gate, ADK's verdict per turn), `contract_mode` (the
+  trajectory read again under the case's contract mode; a report), `partial_credit` (precision,
+  recall, F1 and edit distance of the calls; a report), `tool_policy` (writes as expected, and a
+  write that waits for approval asked), `call_order` (no write before a read of its target),
+  `forbidden_calls` (what the contracts forbid), `goal_calls` (a scenario's required calls),
+  `budget` (calls, model calls, tokens and seconds per turn), `fault_handling` (after an
+  injected tool fault: one retry at most, nothing acted on or invented);
+- the answer: `facts` (the reference's claims asserted, none contradicted), `grounded` (its
+  claims held to this trial's tool results), `complete` (a response with content per turn, no
+  tool result echoed back);
+- the response checks a case declares, sharing one registration and one reading of the trial
+  (`_response`): `contains`, `not_contains`, `exact`, `regex`, `json_valid`, `json_equal`,
+  `numeric_range`, `pydantic_model` (a declared answer model), `llm_judge` (a judge grades the
+  answer against the case's rubric);
+- the outcome: `end_state` (the store equals the approved writes replayed on a fresh one),
+  `conversation_end` (how a scenario's conversation ended: the user, or a limit).
+
 May import: `base`, `core`, `models` (the judge), `playing` (faults, the direct tool calls).
 """
 

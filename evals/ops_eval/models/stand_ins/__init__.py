@@ -1,7 +1,8 @@
-"""Deterministic stand-ins for a model: scripted, oracle, saboteur, the red team's obedient and
-cautious attackers, record (`--record`) and replay (`--model replay:FILE`), and a chooser that
-hands the harness one of them. The red team and replay are product features built on them; none
-is a model the agent is evaluated as.
+"""Deterministic stand-ins for a model: scripted and oracle (`scripted`), saboteur (`saboteur`),
+the red team's obedient and cautious attackers (`attacker`, `cautious`), record (`--record`) and
+replay (`--model replay:FILE`) (`replay`), and a chooser that hands the harness one given model
+(`fixed`). The red team and replay are product features built on them; none is a model the
+agent is evaluated as.
 
 Each name loads its module on first use: a run replaying a recording needs `ReplayLlm` only,
 not the attackers (whose spotlighting tables take a while to build).

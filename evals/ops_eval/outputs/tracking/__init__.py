@@ -6,9 +6,11 @@ tracking server.
 Modules: `config` (store, experiment, judge trio; no MLflow), `rows` (rows and outputs; no
 MLflow), `scorers` (the wrappers and the judge), `live` (playing an eval set for MLflow and
 writing its run record), `replay` (the conversations' event loop; a recorded run's spans drawn
-or replayed), `lineage` (prompts, logged model), `evaluation` (the one `mlflow.genai.evaluate`
-call and its verdict). The commands are `commands.mlflow` and `commands.mlflow_ui`. MLflow is
-imported only inside functions, when a command runs.
+or replayed), `lineage` (prompts, logged model), `store` (the tracking store checked before any
+model starts), `evaluation` (the one `mlflow.genai.evaluate` call and its verdict), `mutation`
+(a mutation score as an MLflow run, `ops-eval mutate --mlflow`), `audit` (what the store holds of
+one run record, for `ops-eval audit-run --mlflow`). The commands are `commands.mlflow` and
+`commands.mlflow_ui`. MLflow is imported only inside functions, when a command runs.
 
 May import: the layers below `outputs` (`running` for a live MLflow run).
 """
