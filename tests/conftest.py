@@ -72,14 +72,14 @@ def ops_env():
 
 @pytest.fixture
 def seed():
-    from ops_copilot.seed import default_seed
+    from ops_copilot.seed.loading import default_seed
 
     return default_seed()
 
 
 @pytest.fixture
 def workspace(seed):
-    from ops_copilot.workspace import Workspace
+    from ops_copilot.store.workspace import Workspace
 
     return Workspace.fresh(seed)
 
@@ -141,7 +141,7 @@ def trial(plan):
                     response=said,
                 )
             )
-        from ops_copilot.store import StateStore
+        from ops_copilot.store.state import StateStore
 
         start = before or StateStore.create(plan.seed).snapshot()
         return TrialView(
@@ -155,7 +155,7 @@ def trial(plan):
 
     def _with_result(call):
         from ops_copilot.definition import write_tools
-        from ops_copilot.workspace import Workspace
+        from ops_copilot.store.workspace import Workspace
         from ops_eval import DirectContext
 
         if call.name in write_tools():

@@ -51,7 +51,7 @@ def test_adk_run_starts_and_exits_cleanly():
 
 def test_importing_tools_does_not_import_the_agent_or_litellm():
     code = (
-        "import sys; import ops_copilot.tools, ops_copilot.registry; "
+        "import sys; import ops_copilot.tools.reads, ops_copilot.tools.registry; "
         "print('litellm' in sys.modules, 'ops_copilot.agent' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

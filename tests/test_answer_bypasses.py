@@ -92,8 +92,8 @@ def test_a_planted_note_copied_as_it_looks_reaches_the_approver_as_untrusted_tex
     invisible characters was traced to the agent's own words, and the approval request said
     nothing (issue 40, defect 4)."""
     from ops_copilot.agent import build_agent
-    from ops_copilot.seed import load_seed
-    from ops_copilot.workspace import Workspace
+    from ops_copilot.seed.loading import load_seed
+    from ops_copilot.store.workspace import Workspace
     from ops_eval import AgentSession, ToolCall
     from ops_eval.core.model_call import CONFIRMATION
     from ops_eval.models.stand_ins import ScriptedLlm

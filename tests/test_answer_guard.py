@@ -3,8 +3,8 @@ are facts, when a claim is flagged, and that a flag is raised once."""
 
 from __future__ import annotations
 
-from ops_copilot.answer_guard import check_answer, seed_facts
-from ops_copilot.provenance import Read
+from ops_copilot.guards.answer_guard import check_answer, seed_facts
+from ops_copilot.guards.provenance import Read
 
 
 def _read(tool: str, response: dict, untrusted: tuple[str, ...] = ()) -> Read:

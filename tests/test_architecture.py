@@ -1,7 +1,7 @@
 """`tools/architecture.py`, the check `mise run lint` runs: the repository as it is passes, and a
 tree that breaks each rule -- a cycle (type-only imports too), an import up a layer, a module too
-long, a package in no layer or silent on what it may import, an agent that imports the harness
--- fails, naming what broke."""
+long, a package in no layer or silent on what it may import, an agent that imports the harness, a
+module its package's docstring does not name -- fails, naming what broke."""
 
 from __future__ import annotations
 
@@ -24,19 +24,22 @@ def check(repo: Path) -> tuple[int, str]:
 
 
 def tree(tmp_path: Path, files: dict[str, str]) -> Path:
-    """A repository with `evals/ops_eval` and `agents/` holding `files` (path -> source)."""
-    said = '"""Holds things.\n\nMay import: below.\n"""\n'
-    base = {
-        "evals/ops_eval/__init__.py": "",
-        "evals/ops_eval/base/__init__.py": said,
-        "evals/ops_eval/core/__init__.py": said,
-        "evals/ops_eval/results/__init__.py": said,
-        "agents/ops_copilot/__init__.py": "",
-    }
-    for name, text in {**base, **files}.items():
+    """A repository with `evals/ops_eval` and `agents/` holding `files` (path -> source). Every
+    folder is a package, and one whose `__init__.py` is not among `files` has a docstring naming
+    what it holds."""
+    base = [f"evals/ops_eval/{p}/__init__.py" for p in ("base", "core", "results")]
+    for name in [*base, "agents/ops_copilot/__init__.py", *files]:
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        path.write_text(files.get(name, ""))
+        package = path.parent
+        while package.parent != tmp_path:
+            (package / "__init__.py").touch()
+            package = package.parent
+    for init in tmp_path.rglob("__init__.py"):
+        if init.relative_to(tmp_path).as_posix() not in files:
+            held = sorted(p.stem for p in init.parent.iterdir() if p.name != "__init__.py")
+            init.write_text(f'"""Holds: {", ".join(held)}.\n\nMay import: below.\n"""\n')
     return tmp_path
 
 
@@ -112,7 +115,7 @@ def test_a_cycle_between_two_agent_packages_fails(tmp_path):
             "agents/triage_report/schema.py": "from ops_copilot import tools\n",
         },
     )
-    assert "import cycle: ops_copilot.tools -> triage_report.schema" in out
+    assert "import cycle: ops_copilot.tools.reads -> triage_report.schema" in out
 
 
 def test_importing_a_sibling_module_through_its_package_is_not_an_import_of_the_root(tmp_path):
@@ -158,15 +161,12 @@ def test_an_agent_that_imports_the_harness_fails(tmp_path):
         },
     )
     assert "ops_copilot.agent imports the harness (ops_eval)" in out
-    assert "ops_copilot.tools" not in out  # a docstring is not an import
-
-
-SAID = '"""Holds things.\n\nMay import: agent packages.\n"""\n'
+    assert "ops_copilot.tools.reads" not in out  # a docstring is not an import
 
 
 @pytest.mark.parametrize("lazily", [False, True])
 def test_a_module_outside_the_adapter_importing_an_agent_fails(tmp_path, lazily):
-    source = "from ops_copilot.seed import Seed\n"
+    source = "from ops_copilot.seed.loading import Seed\n"
     if lazily:
         source = "def f():\n    from ops_copilot import seed\n"
     out = refused(
@@ -183,10 +183,37 @@ def test_a_module_outside_the_adapter_importing_an_agent_fails(tmp_path, lazily)
 def test_the_adapter_may_import_an_agent_but_not_grow_past_ten_modules(tmp_path):
     files = {
         "agents/ops_copilot/seed.py": "Seed = 1\n",
-        "evals/ops_eval/agents/__init__.py": SAID,
-        "evals/ops_eval/agents/world.py": "from ops_copilot.seed import Seed\n",
+        "evals/ops_eval/agents/world.py": "from ops_copilot.seed.loading import Seed\n",
     }
     assert check(tree(tmp_path, files))[0] == 0
     files.update({f"evals/ops_eval/agents/extra{i}.py": "X = 1\n" for i in range(9)})
     out = refused(tmp_path, files)
     assert "ops_eval.agents: 11 modules (at most 10)" in out
+
+
+CORE = "evals/ops_eval/core/__init__.py"
+
+
+def test_a_module_its_package_docstring_does_not_name_fails_and_passes_once_named(tmp_path):
+    modules = {
+        "evals/ops_eval/core/calls.py": "",
+        "evals/ops_eval/core/callsite.py": "",
+        "evals/ops_eval/core/claims/__init__.py": '"""Claims.\n\nMay import: `base`.\n"""\n',
+        "agents/ops_copilot/agent.py": "",
+        "agents/ops_copilot/links.py": "",
+    }
+    silent = {  # `callsite_old` is another word: it does not name `callsite`
+        CORE: '"""Holds `calls` and `callsite_old`.\n\nMay import: `base`.\n"""\n',
+        "agents/ops_copilot/__init__.py": '"""The agent itself (`agent`)."""\n',
+    }
+    out = refused(tmp_path, {**modules, **silent})
+    assert "ops_eval.core.callsite: not named in the docstring of its package, ops_eval.core" in out
+    assert "ops_eval.core.claims: not named in the docstring of its package, ops_eval.core" in out
+    assert "ops_copilot.links: not named in the docstring of its package, ops_copilot" in out
+    assert "3 architecture problem(s)" in out  # `calls` and `agent` are named
+    named = {
+        CORE: '"""Holds `calls`, callsite.py and claims/.\n\nMay import: `base`.\n"""\n',
+        "agents/ops_copilot/__init__.py": '"""The agent (`agent`) and its `links`."""\n',
+    }
+    code, out = check(tree(tmp_path, {**modules, **named}))
+    assert code == 0, out

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ops_copilot.audit_chain import tick
-from ops_copilot.store import StateStore
+from ops_copilot.store.audit_chain import tick
+from ops_copilot.store.state import StateStore
 from ops_eval.cli import main
 
 APPROVAL = dict(approver="alice", rationale="config reverted", session_id="s1", invocation_id="e1")

@@ -118,4 +118,4 @@ def test_a_name_read_through_the_adapter_or_straight_from_the_agent_hashes_the_s
 
     direct = copies(straight)
     assert direct["ops_eval.scorers.facts"] == through["ops_eval.scorers.facts"]
-    assert "ops_copilot.answer_guard" not in through["reach"]  # the facade's other names
+    assert "ops_copilot.guards.answer_guard" not in through["reach"]  # the facade's other names

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from ops_copilot.agent import build_agent
-from ops_copilot.approval import RATIONALE_MAX_CHARS
-from ops_copilot.workspace import Workspace
+from ops_copilot.store.workspace import Workspace
+from ops_copilot.tools.approval import RATIONALE_MAX_CHARS
 from ops_eval import AgentSession, ToolCall
 from ops_eval.core.model_call import CONFIRMATION
 from ops_eval.models.stand_ins import ScriptedLlm
@@ -125,7 +125,7 @@ def test_confirmed_must_be_the_json_boolean_true(workspace, confirmed):
 def test_a_confirmation_object_whose_confirmed_is_only_truthy_is_refused(workspace):
     from types import SimpleNamespace
 
-    from ops_copilot.actions import restart_service
+    from ops_copilot.tools.actions import restart_service
     from ops_eval import DirectContext
 
     confirmation = SimpleNamespace(confirmed="true", payload=APPROVE)
@@ -236,7 +236,7 @@ def test_replayed_approval_is_refused_by_the_store_even_if_the_tool_runs_again(w
     """Defence in depth: were ADK to run the approved call twice, the audit key stops it."""
     from types import SimpleNamespace
 
-    from ops_copilot.actions import restart_service
+    from ops_copilot.tools.actions import restart_service
     from ops_eval import DirectContext
 
     ctx = DirectContext(

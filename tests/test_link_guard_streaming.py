@@ -15,7 +15,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from ops_copilot.agent import build_agent
-from ops_copilot.workspace import Workspace
+from ops_copilot.store.workspace import Workspace
 from ops_eval import AgentSession
 from support import run
 

@@ -75,9 +75,12 @@ def test_removing_the_case_that_alone_kills_a_mutant_fails_naming_it(evals, caps
 
 
 def test_a_mutant_leaves_the_agent_as_it_was_after_its_block():
-    from ops_copilot import agent, approval, results, tools, writes
-    from ops_copilot.store import StateStore
-    from ops_copilot.workspace import Workspace
+    from ops_copilot import agent
+    from ops_copilot.store import writes
+    from ops_copilot.store.state import StateStore
+    from ops_copilot.store.workspace import Workspace
+    from ops_copilot.tools import approval, results
+    from ops_copilot.tools import reads as tools
 
     watched = [
         (agent, "tool_specs"), (agent, "output_guard"), (agent, "confirmation_rule"),
@@ -125,7 +128,7 @@ def test_the_red_team_kills_a_guard_mutant_and_passes_the_agent_as_it_is():
     (a breach); with the guard in place the same attacks pass."""
     import logging
 
-    from ops_copilot.seed import default_seed
+    from ops_copilot.seed.loading import default_seed
     from ops_eval.base.model_logs import model_logs
     from ops_eval.redteam import default_attacks, default_benign, load_attacks, load_benign
     from ops_eval.redteam.mutation import redteam_kill

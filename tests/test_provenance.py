@@ -12,8 +12,8 @@ import json
 import pytest
 
 from ops_copilot.agent import build_agent
-from ops_copilot.seed import load_seed
-from ops_copilot.workspace import Workspace
+from ops_copilot.seed.loading import load_seed
+from ops_copilot.store.workspace import Workspace
 from ops_eval import AgentSession, ToolCall
 from ops_eval.core.model_call import CONFIRMATION
 from ops_eval.models.stand_ins import ScriptedLlm

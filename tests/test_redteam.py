@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from ops_copilot.agent import build_agent
-from ops_copilot.approval import Approval
-from ops_copilot.seed import default_seed
+from ops_copilot.seed.loading import default_seed
+from ops_copilot.tools.approval import Approval
 from ops_eval.cli import main
 from ops_eval.redteam import ATTACK_CLASSES, default_attacks, default_benign, load_attacks
 from ops_eval.redteam.suite import run_attack, run_suite
@@ -103,7 +103,7 @@ def test_removing_require_confirmation_alone_is_still_caught_by_the_tool(attacks
 @pytest.fixture
 def approval_check_defeated(monkeypatch):
     """The tool's own approval check accepts anything (with ADK's gate removed, no approval)."""
-    from ops_copilot import writes
+    from ops_copilot.store import writes
 
     forged = Approval(rationale="approved by nobody at all", approver="nobody")
     monkeypatch.setattr(writes, "read_approval", lambda ctx: forged)
@@ -294,7 +294,7 @@ def test_scripted_attacks_leave_stderr_to_the_verdicts(attack):
 def test_a_link_in_any_text_of_a_turn_is_a_breach_not_only_in_the_last(seed):
     """The user sees text sent alongside a tool call as much as the final answer: the red team
     reads every text of the turn."""
-    from ops_copilot.workspace import Workspace
+    from ops_copilot.store.workspace import Workspace
     from ops_eval import AgentSession, ToolCall
     from ops_eval.models.stand_ins import ScriptedLlm
     from ops_eval.playing.play import play_turn

@@ -97,7 +97,7 @@ def test_an_attack_whose_write_the_seed_never_accepts_is_refused_when_read(tmp_p
         f"error: {path}: attack x, field action.0.resolve_incident: the seed never accepts this "
         "write: INC-001 is already resolved. Nothing was changed.\n"
     )
-    from ops_copilot.seed import default_seed
+    from ops_copilot.seed.loading import default_seed
     from ops_eval.redteam import load_attacks
 
     fine = [
@@ -141,7 +141,7 @@ def test_a_corpus_that_is_not_a_yaml_text_file(tmp_path, capsys, make, message, 
 def test_argument_injection_may_name_ids_that_do_not_exist(tmp_path):
     """A hostile id is what an argument-injection attack is about; its arguments must still fit
     the tool's signature."""
-    from ops_copilot.seed import default_seed
+    from ops_copilot.seed.loading import default_seed
     from ops_eval.redteam import load_attacks
 
     hostile = {**ATTACK, "class": "argument-injection",
@@ -154,7 +154,7 @@ def test_held_out_is_set_by_the_file_not_by_an_attack(tmp_path):
     """An attack of a tuned file cannot mark itself held out and so skip its known_gap check."""
     import yaml
 
-    from ops_copilot.seed import default_seed
+    from ops_copilot.seed.loading import default_seed
     from ops_eval.redteam import CorpusError, load_attacks
 
     corpus = tmp_path / "c.yaml"

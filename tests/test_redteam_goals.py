@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from ops_copilot.agent import build_agent, output_guard
-from ops_copilot.seed import default_seed
+from ops_copilot.seed.loading import default_seed
 from ops_eval.cli import main
 from ops_eval.redteam import Attack, CorpusError, load_attacks
 from ops_eval.redteam.suite import run_suite

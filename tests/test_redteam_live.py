@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ops_copilot.seed import default_seed
+from ops_copilot.seed.loading import default_seed
 from ops_eval.redteam import default_attacks, load_attacks
 
 
@@ -129,8 +129,9 @@ def test_a_note_other_than_the_users_is_a_breach_in_the_live_variant(attacks):
 def test_the_live_variant_applies_the_call_checks(attacks, monkeypatch):
     """A write that reports success with no human approval is named as such, as in the
     deterministic suite (here the gate is removed and the tool's own check defeated)."""
-    from ops_copilot import agent, writes
-    from ops_copilot.approval import Approval
+    from ops_copilot import agent
+    from ops_copilot.store import writes
+    from ops_copilot.tools.approval import Approval
     from ops_eval.redteam.live import run_live
 
     forged = Approval(rationale="approved by nobody at all", approver="nobody")

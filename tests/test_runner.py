@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ops_copilot.answer_guard import WARNING
+from ops_copilot.guards.answer_guard import WARNING
 from ops_eval import (
     OpsEvalError,
     RunOptions,

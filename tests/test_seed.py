@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ops_copilot.seed import SeedError, load_seed
+from ops_copilot.seed.loading import SeedError, load_seed
 from opskit import textfiles
 
 
@@ -257,8 +257,8 @@ def test_the_seed_command_refuses_an_impossible_world_clock(seed_copy, monkeypat
 
 def test_seed_names_still_import_from_ops_copilot_seed():
     """seed.py was split (its record models live in seed_models); every name other modules
-    import from `ops_copilot.seed` still comes from there."""
-    from ops_copilot import seed as module
+    import from `ops_copilot.seed.loading` still comes from there."""
+    from ops_copilot.seed import loading as module
 
     for name in (
         "ENTITY_KINDS", "EntityKind", "Incident", "IncidentStatus", "Runbook", "Seed",

@@ -8,8 +8,8 @@ import threading
 
 from write_calls import resolve_approved
 
-from ops_copilot.store import StateStore
-from ops_copilot.workspace import Workspace
+from ops_copilot.store.state import StateStore
+from ops_copilot.store.workspace import Workspace
 
 
 def test_two_sessions_approving_one_resolution_at_once_resolve_it_once(seed, tmp_path, monkeypatch):

@@ -7,8 +7,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from ops_copilot.seed import load_seed
-from ops_copilot.store import StateStore, StoreError
+from ops_copilot.seed.loading import load_seed
+from ops_copilot.store.state import StateStore, StoreError
 
 APPROVAL = dict(approver="alice", rationale="config reverted", session_id="s1", invocation_id="e1")
 
@@ -220,7 +220,7 @@ def test_verify_catches_a_deleted_row(seed, tmp_path, row):
 def _forge(conn: sqlite3.Connection, plausible: bool) -> None:
     """Append an approval nobody gave for restarting `api-gateway`; with `plausible`, with the hash
     the store would compute, the recorded head moved to it and the status changed to match."""
-    from ops_copilot.audit_chain import head_key, row_hash
+    from ops_copilot.store.audit_chain import head_key, row_hash
 
     last = dict(conn.execute("SELECT * FROM audit_log ORDER BY id DESC LIMIT 1").fetchone())
     row = {
@@ -318,7 +318,7 @@ def test_verify_catches_a_dropped_or_changed_trigger(seed, tmp_path, how, broken
 def test_verify_catches_reordered_rows_even_with_consistent_hashes(seed, tmp_path):
     """The two rows swap places, each re-hashed over its own content and link: every row is
     self-consistent, but the chain no longer links in order."""
-    from ops_copilot.audit_chain import row_hash
+    from ops_copilot.store.audit_chain import row_hash
 
     path = tmp_path / "s.db"
     store = _history(seed, path)
@@ -547,7 +547,7 @@ def test_meta_only_moves_forward_from_a_raw_connection(seed, tmp_path, sql):
 def _rewind_last_write(conn: sqlite3.Connection, seed) -> None:
     """Delete the last audit row and roll back everything that would give it away: head, clock
     and the status it changed -- a consistent truncation."""
-    from ops_copilot.audit_chain import tick
+    from ops_copilot.store.audit_chain import tick
 
     with _triggers_dropped(conn):
         conn.execute("DELETE FROM audit_log WHERE id = 2")
@@ -561,7 +561,7 @@ def _rewind_last_write(conn: sqlite3.Connection, seed) -> None:
 
 
 def _wipe(conn: sqlite3.Connection, seed) -> None:
-    from ops_copilot.audit_chain import genesis, head_key
+    from ops_copilot.store.audit_chain import genesis, head_key
 
     with _triggers_dropped(conn):
         conn.execute("DELETE FROM audit_log")

@@ -10,8 +10,8 @@ import sqlite3
 import pytest
 from write_calls import resolve_approved
 
-from ops_copilot.store import StateStore
-from ops_copilot.workspace import Workspace
+from ops_copilot.store.state import StateStore
+from ops_copilot.store.workspace import Workspace
 from ops_eval.cli import main
 
 # Runs on every approved resolution: quietly marks another service up.

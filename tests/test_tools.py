@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ops_copilot.definition import guarded_tools, tool_specs, write_tools
-from ops_copilot.spotlight import FENCE_CLOSE, FENCE_OPEN
+from ops_copilot.guards.spotlight import FENCE_CLOSE, FENCE_OPEN
 
 READS = (
     "list_services",
@@ -33,7 +33,9 @@ def test_the_model_is_shown_the_reads_then_the_writes_in_declaration_order():
     assert [name for name in shown if name in expected] == expected
 
 
-@pytest.mark.parametrize("first", ["ops_copilot.actions", "ops_copilot.tools", "ops_copilot.agent"])
+@pytest.mark.parametrize(
+    "first", ["ops_copilot.tools.actions", "ops_copilot.tools.reads", "ops_copilot.agent"]
+)
 def test_the_tool_order_does_not_depend_on_which_module_is_imported_first(first):
     """The validator imports `actions` (for `note_problem`) before anything asks for the tools:
     the reads must still register first."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ops_copilot.seed import load_seed
+from ops_copilot.seed.loading import load_seed
 from ops_eval.cli import main
 from support import REPO
 
@@ -695,7 +695,7 @@ def test_an_unreadable_eval_set_is_one_precise_line(tmp_path, capsys, monkeypatc
     ],
 )
 def test_an_expected_note_the_tool_would_refuse(evals, capsys, note, message):
-    from ops_copilot.actions import MAX_NOTE_CHARS
+    from ops_copilot.tools.actions import MAX_NOTE_CHARS
 
     mutate_ops(evals, lambda d: calls(d, "memory-note-then-recall")[0]["args"].update(note=note))
     code, out, _ = validate(capsys, str(evals))
@@ -707,7 +707,7 @@ def test_an_expected_note_the_tool_would_refuse(evals, capsys, note, message):
 
 
 def test_a_note_of_the_tools_longest_length_is_accepted(evals, capsys):
-    from ops_copilot.actions import MAX_NOTE_CHARS
+    from ops_copilot.tools.actions import MAX_NOTE_CHARS
 
     note = ("Pods OOMKilled after config v42. " * 100)[:MAX_NOTE_CHARS]
     mutate_ops(evals, lambda d: calls(d, "memory-note-then-recall")[0]["args"].update(note=note))

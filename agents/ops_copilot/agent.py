@@ -16,14 +16,18 @@ from google.adk.tools.function_tool import FunctionTool  # noqa: E402
 from google.adk.tools.tool_context import ToolContext  # noqa: E402
 from google.genai import types  # noqa: E402
 
-from .answer_guard import flag_answer  # noqa: E402
-from .definition import tool_specs  # noqa: E402
-from .output_guard import guard_links  # noqa: E402
-from .prompt import INSTRUCTION  # noqa: E402
-from .registry import ToolSpec  # noqa: E402
-from .residue import drop_residue  # noqa: E402
-from .workspace import workspace_for  # noqa: E402
-from .writes import precheck_write, read_untrusted_text, write_provenance  # noqa: E402
+from ops_copilot.definition import tool_specs  # noqa: E402
+from ops_copilot.guards.answer_guard import flag_answer  # noqa: E402
+from ops_copilot.guards.output_guard import guard_links  # noqa: E402
+from ops_copilot.prompt import INSTRUCTION  # noqa: E402
+from ops_copilot.residue import drop_residue  # noqa: E402
+from ops_copilot.store.workspace import workspace_for  # noqa: E402
+from ops_copilot.store.writes import (  # noqa: E402
+    precheck_write,
+    read_untrusted_text,
+    write_provenance,
+)
+from ops_copilot.tools.registry import ToolSpec  # noqa: E402
 
 AGENT_NAME = "ops_copilot"
 DESCRIPTION = "Incident-response copilot over a fixed seed of services, incidents and runbooks."
@@ -97,7 +101,7 @@ def output_guard(names: Iterable[str] = tuple(OUTPUT_GUARDS)) -> OutputGuard | N
 
 def generation_config() -> types.GenerateContentConfig | None:
     """The sampling settings of OPS_AGENT_TEMPERATURE, for any model route; None when unset."""
-    from .model import temperature
+    from ops_copilot.model import temperature
 
     value = temperature()
     return None if value is None else types.GenerateContentConfig(temperature=value)
@@ -131,7 +135,7 @@ def build_agent(model: Any = None, *, name: str = AGENT_NAME, **overrides: Any) 
     """The agent with `model` (default: from OPS_AGENT_MODEL and friends). Its model responses
     lose their tool-call residue first (`ResidueFree`), whatever callbacks it is given."""
     if model is None:
-        from .model import build_model
+        from ops_copilot.model import build_model
 
         model = build_model()
     settings: dict[str, Any] = dict(
@@ -158,7 +162,7 @@ def __getattr__(name: str) -> Any:
         globals()["root_agent"] = agent
         return agent
     if name == "app":  # ADK's loader looks for `app` first: the agent behind the confirmation guard
-        from .confirmations import guarded_app
+        from ops_copilot.confirmations import guarded_app
 
         agent = globals().get("root_agent") or __getattr__("root_agent")
         app = guarded_app(agent, AGENT_NAME)

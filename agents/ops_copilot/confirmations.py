@@ -34,7 +34,7 @@ from google.adk.tools.tool_confirmation import ToolConfirmation
 from google.genai import types
 from pydantic import ValidationError
 
-from .approval import CONFIRMATION_CALL, invalid_approval
+from ops_copilot.tools.approval import CONFIRMATION_CALL, invalid_approval
 
 log = logging.getLogger(__name__)
 

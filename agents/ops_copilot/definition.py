@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 
-from .prompt import INSTRUCTION
-from .registry import TOOLS, ToolSpec
+from ops_copilot.prompt import INSTRUCTION
+from ops_copilot.tools.registry import TOOLS, ToolSpec
 
 __all__ = ["INSTRUCTION", "guarded_tools", "tool_specs", "write_tools"]
 
@@ -17,7 +17,7 @@ def tool_specs() -> Mapping[str, ToolSpec]:
     """The declared tools, in declaration order: the reads, then the writes -- the order the
     model is shown them in (importing `actions` registers `tools` first; cached: the validator
     asks for every expected call of every case)."""
-    from . import actions  # noqa: F401  (registration happens at import)
+    from ops_copilot.tools import actions  # noqa: F401  (registration happens at import)
 
     return TOOLS
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .settings import Settings, current
+from ops_copilot.settings import Settings, current
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from agentport import AgentPort
-
-from .definition import tool_specs
-from .seed import ENTITY_KINDS, Seed, default_seed, load_seed, normalise
+from ops_copilot.definition import tool_specs
+from ops_copilot.seed.loading import ENTITY_KINDS, Seed, default_seed, load_seed, normalise
 
 
 class WorkspaceState:
@@ -24,17 +23,17 @@ class WorkspaceState:
     bound by session id where the tools look it up (`workspace.WORKSPACES`)."""
 
     def fresh(self, seed: Seed) -> Any:
-        from .workspace import Workspace
+        from ops_copilot.store.workspace import Workspace
 
         return Workspace.fresh(seed)
 
     def bind(self, session_id: str, state: Any) -> None:
-        from .workspace import WORKSPACES
+        from ops_copilot.store.workspace import WORKSPACES
 
         WORKSPACES.bind(session_id, state)
 
     def release(self, session_id: str) -> None:
-        from .workspace import WORKSPACES
+        from ops_copilot.store.workspace import WORKSPACES
 
         WORKSPACES.release(session_id)
 
@@ -73,7 +72,7 @@ PORT = AgentPort(
     app="ops_copilot.confirmations:guarded_app",
     extras={
         # (tool, args, workspace) -> the refusal a write gets before anyone is asked, or None
-        "precheck_write": "ops_copilot.writes:precheck_write",
+        "precheck_write": "ops_copilot.store.writes:precheck_write",
         # the state is a `Workspace` whose store audits every approved write (`end_state`)
         "audited_store": True,
     },

@@ -7,17 +7,23 @@ reads it again (a CLI does so when it starts, tests after changing a variable). 
 Data (the seed, and the eval files beside it) is found the same way whatever the install: under
 `data_root()`, which is the top of a source checkout (an editable install), or the `_data` folder
 that the wheel build puts inside this package with the same layout.
+
+The variables are read by `Settings.__init__` itself, not by pydantic-settings: each field from
+the one variable its `env_var` names, exactly as written, the value as it is (what
+pydantic-settings did for these flat fields, case-sensitive, with no .env file), and validated by
+pydantic as before. Importing pydantic-settings cost every CLI start as much as pydantic itself
+(`evals/benchmarks/validate_speed.py`).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from opskit.textfiles import resolved
 
@@ -52,12 +58,22 @@ def env_var(name: str, default: Any = None) -> Any:
 SPACES = " \t\r\n"
 
 
-class Settings(BaseSettings):
-    """OPS_* variables of the agent. Empty values count as unset; surrounding spaces are dropped."""
+class Settings(BaseModel):
+    """OPS_* variables of the agent. Empty values count as unset; surrounding spaces are dropped.
 
-    model_config = SettingsConfigDict(
-        extra="ignore", str_strip_whitespace=True, case_sensitive=True
-    )
+    `Settings()` reads the process environment; keyword arguments, named by variable, win over
+    it (as pydantic-settings' init source did). Defaults are validated too."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, validate_default=True)
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**{**type(self)._environment(), **values})
+
+    @classmethod
+    def _environment(cls) -> dict[str, str]:
+        """Each field's variable that is set, by name (case-sensitive), its value untouched."""
+        names = (field.validation_alias or name for name, field in cls.model_fields.items())
+        return {name: os.environ[name] for name in names if name in os.environ}  # type: ignore[index]
 
     agent_model: str | None = env_var("OPS_AGENT_MODEL")
     """LiteLLM model string or Gemini name (checked by `model.ModelSettings`); None: unset."""
@@ -126,8 +142,8 @@ def _from_mapping_only(cls: type[Settings]) -> type[Settings]:
 
     class FromMapping(cls):  # type: ignore[valid-type, misc]
         @classmethod
-        def settings_customise_sources(cls, settings_cls, init_settings, **other_sources):  # type: ignore[override]
-            return (init_settings,)
+        def _environment(cls) -> dict[str, str]:
+            return {}
 
     return FromMapping
 

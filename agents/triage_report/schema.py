@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ops_copilot.seed import Severity
+from ops_copilot.seed.loading import Severity
 
 
 class TriageReport(BaseModel):

@@ -23,7 +23,7 @@ from google.genai import types
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from ops_copilot.approval import Approval, Refusal, read_approval
+from ops_copilot.tools.approval import Approval, Refusal, read_approval
 
 CONFIRMATION = "adk_request_confirmation"
 CALL_ID, CONFIRMATION_ID = "call-restart", "call-confirm"

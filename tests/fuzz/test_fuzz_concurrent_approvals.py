@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from write_calls import LOGS, WRITES
 
 from ops_copilot.agent import build_agent
-from ops_copilot.workspace import Workspace
+from ops_copilot.store.workspace import Workspace
 from ops_eval import AgentSession
 from ops_eval.models.stand_ins import ScriptedLlm
 from support import run

@@ -13,7 +13,7 @@ import yaml
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from ops_copilot.seed import default_seed
+from ops_copilot.seed.loading import default_seed
 from ops_eval.redteam import (
     Attack,
     BenignLine,

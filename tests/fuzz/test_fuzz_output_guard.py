@@ -27,7 +27,7 @@ from google.genai import types
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from ops_copilot.output_guard import guard_links
+from ops_copilot.guards.output_guard import guard_links
 
 USER = "How is INC-002? Our status page is https://status.acme.com/ if that helps."
 HOSTS = {"attacker.example": "attacker.example", "[2001:db8::1]:8443": "2001:db8::1"}

@@ -3,7 +3,7 @@ replayed through the real tools, row for row."""
 
 from __future__ import annotations
 
-from ops_copilot.store import StateStore
+from ops_copilot.store.state import StateStore
 from ops_eval.scorers.end_state import end_state
 
 APPROVE = "approve-restart-inventory"  # approver oncall-lead, restart inventory

@@ -166,7 +166,7 @@ def test_the_owner_of_the_previous_sentences_subject(vocab):
 def test_statuses_severities_and_entities_come_from_the_seed(plan, vocab):
     from typing import get_args
 
-    from ops_copilot.seed import IncidentStatus, ServiceStatus, Severity
+    from ops_copilot.seed.loading import IncidentStatus, ServiceStatus, Severity
 
     claims = extract("Inventory is degraded; INC-005 is investigating and SEV3.", vocab)
     assert {c.value for c in claims} == {"degraded", "investigating", "SEV3"}
@@ -244,7 +244,7 @@ def test_an_answer_nested_past_the_json_parser_is_read_as_text_not_a_crash(vocab
 def test_the_answer_guards_warning_is_never_read_as_the_models_words(trial, plan):
     """The guard quotes each flagged claim ("inventory status down"); a scorer reading the
     warning as the answer failed a right answer with the guard's own quote."""
-    from ops_copilot.guard_text import WARNING
+    from ops_copilot.guards.guard_text import WARNING
     from ops_eval.scorers.grounded import grounded
 
     said = "Inventory is down. It is owned by the fulfilment team; INC-002 is unresolved."

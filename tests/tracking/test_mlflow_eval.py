@@ -453,7 +453,7 @@ def restart_model(*, say: str | None = None) -> ScriptedLlm:
 
 
 def test_an_unapproved_restart_pauses_with_the_harness_text(track, seed):
-    from ops_copilot.workspace import Workspace
+    from ops_copilot.store.workspace import Workspace
 
     model = restart_model()
     run = track(["--cases", "restart-needs-approval"], model)

@@ -12,16 +12,23 @@ tests in tests/scorers/test_facts.py say what it reads.
 The vocabulary -- statuses, severities, services, teams, runbooks, skills, the deliberate
 negatives -- comes from the seed's schema and records, not from a word list of our own.
 
+Holds: what a claim is and the vocabulary claims are made of (`model`), the cues claims are
+worded with -- negation, absence, past states, conditions, approval (`wording`), a text read
+into claims (`reading`), JSON an answer quotes read as the record it is (`quoted`), claims about
+the answer as a whole, the deliberate negatives and a triage report's fields (`answers`), a
+response judged against a reference (`judging`), and whether a claim is true of the current
+state (`truth`).
+
 It lives with the agent because the agent reads its own answers with it too (`answer_guard`
 flags a claim that contradicts a tool result or that only untrusted text made); the harness's
 `facts` scorer and the red team read with the same reader, so guard and judge cannot disagree
 about what a sentence claims.
 """
 
-from .judging import Judgement, judge
-from .model import ANSWER, Claim, Vocabulary, seed_vocabulary
-from .reading import extract
-from .truth import claim_holds
+from ops_copilot.claims.judging import Judgement, judge
+from ops_copilot.claims.model import ANSWER, Claim, Vocabulary, seed_vocabulary
+from ops_copilot.claims.reading import extract
+from ops_copilot.claims.truth import claim_holds
 
 __all__ = [
     "claim_holds",

@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from ops_copilot.seed import normalise
-
-from .model import ANSWER, Claim, Vocabulary
-from .wording import (
+from ops_copilot.claims.model import ANSWER, Claim, Vocabulary
+from ops_copilot.claims.wording import (
     ABSENT_AFTER,
     ABSENT_BEFORE,
     APPROVED,
@@ -20,6 +18,7 @@ from .wording import (
     negated,
     word,
 )
+from ops_copilot.seed.loading import normalise
 
 
 def existence(body: str, vocab: Vocabulary) -> list[Claim]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import ONE_VALUE, Claim, Vocabulary
-from .reading import extract
+from ops_copilot.claims.model import ONE_VALUE, Claim, Vocabulary
+from ops_copilot.claims.reading import extract
 
 
 @dataclass

@@ -6,7 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, get_args
 
-from ops_copilot.seed import ENTITY_KINDS, EntityKind, IncidentStatus, Seed, ServiceStatus, Severity
+from ops_copilot.seed.loading import (
+    ENTITY_KINDS,
+    EntityKind,
+    IncidentStatus,
+    Seed,
+    ServiceStatus,
+    Severity,
+)
 
 
 class Negatives(Protocol):

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .model import Claim, Vocabulary
+from ops_copilot.claims.model import Claim, Vocabulary
 
 _INCIDENT = re.compile(r"INC-\d{3}", re.I)
 _MAX_TRIES = 50

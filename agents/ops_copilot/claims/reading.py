@@ -6,11 +6,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..visible import visible
-from .answers import answer_claims, existence, triage_report
-from .model import Claim, Vocabulary
-from .quoted import quoted_json
-from .wording import DEFLECT, OPEN, PAST, PRONOUN, QUESTION, WORDING, negated, word
+from ops_copilot.claims.answers import answer_claims, existence, triage_report
+from ops_copilot.claims.model import Claim, Vocabulary
+from ops_copilot.claims.quoted import quoted_json
+from ops_copilot.claims.wording import (
+    DEFLECT,
+    OPEN,
+    PAST,
+    PRONOUN,
+    QUESTION,
+    WORDING,
+    negated,
+    word,
+)
+from ops_copilot.guards.visible import visible
 
 
 @dataclass

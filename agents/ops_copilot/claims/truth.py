@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .model import Claim
+from ops_copilot.claims.model import Claim
 
 if TYPE_CHECKING:
-    from ..workspace import Workspace
+    from ops_copilot.store.workspace import Workspace
 
 
 def claim_holds(claim: Claim, ws: Workspace) -> bool:

@@ -9,8 +9,15 @@ the red team, `grounded`, `facts` and the guard mutants read) reach them here to
 Holds:
 - `ports`: finding, checking and caching an agent's port by name (`port`, `AGENTS`,
   `UnknownAgent`, `DEFAULT_AGENT`), and the seed each agent plays over (`seed_for`).
+- The ops copilot's own parts, for the harness parts built on them, one facade a concern:
+  `ops_world` (seed, tool tables, instruction, approval text, the triage answer model),
+  `ops_state` (the state store and write policy), `ops_guards` (spotlighting, claims, copies,
+  links, the answer guard, provenance), `ops_writes` (the write tools' argument rules),
+  `ops_agent` (the ADK agent and the modules its own mutants patch; loads ADK).
+- `project`: the process's settings and the model route, which live in the ops copilot's
+  package and which the harness's model selection shares.
 
-May import: base, agentport, and the agent packages (only this package may).
+May import: agentport and the agent packages (only this package may); nothing of the harness.
 """
 
 from .ports import AGENTS, DEFAULT_AGENT, UnknownAgent, port, seed_for

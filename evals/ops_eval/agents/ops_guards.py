@@ -3,7 +3,6 @@ definition of a copy, links, the answer guard, write provenance, tool-call resid
 `facts`, `grounded` and `complete` scorers, the red team and the minimal-data labels. Light: no
 ADK import."""
 
-from ops_copilot.answer_guard import ANSWER_FLAGS, check_answer, logger, seed_facts
 from ops_copilot.claims import (
     ANSWER,
     Claim,
@@ -13,12 +12,12 @@ from ops_copilot.claims import (
     judge,
     seed_vocabulary,
 )
-from ops_copilot.copies import holds, words
-from ops_copilot.guard_text import own_words
-from ops_copilot.links import find_links, mentioned
-from ops_copilot.provenance import PAYLOAD_KEY, Read
-from ops_copilot.residue import content_free
-from ops_copilot.spotlight import (
+from ops_copilot.guards.answer_guard import ANSWER_FLAGS, check_answer, logger, seed_facts
+from ops_copilot.guards.copies import holds, words
+from ops_copilot.guards.guard_text import own_words
+from ops_copilot.guards.links import find_links, mentioned
+from ops_copilot.guards.provenance import PAYLOAD_KEY, Read
+from ops_copilot.guards.spotlight import (
     FENCE_CLOSE,
     FENCE_OPEN,
     Spotlit,
@@ -27,6 +26,7 @@ from ops_copilot.spotlight import (
     normalise,
     strings,
 )
+from ops_copilot.residue import content_free
 
 __all__ = [
     "ANSWER", "ANSWER_FLAGS", "FENCE_CLOSE", "FENCE_OPEN", "PAYLOAD_KEY", "Claim", "Read",

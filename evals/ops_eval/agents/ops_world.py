@@ -6,18 +6,9 @@ Only this adapter imports the agent packages; the harness parts that read these 
 port cannot serve another agent with (docs/your-agent.md, "What needs which declaration").
 """
 
-from ops_copilot.approval import (
-    APPROVER_MAX_CHARS,
-    NOTHING_CHANGED,
-    RATIONALE_MAX_CHARS,
-    Approval,
-    normalise_text,
-    rationale_problem,
-    visible_chars,
-)
 from ops_copilot.definition import tool_specs, write_tools
 from ops_copilot.prompt import INSTRUCTION
-from ops_copilot.seed import (
+from ops_copilot.seed.loading import (
     ENTITY_KINDS,
     EntityKind,
     Seed,
@@ -26,6 +17,15 @@ from ops_copilot.seed import (
     default_seed,
     load_seed,
     normalise,
+)
+from ops_copilot.tools.approval import (
+    APPROVER_MAX_CHARS,
+    NOTHING_CHANGED,
+    RATIONALE_MAX_CHARS,
+    Approval,
+    normalise_text,
+    rationale_problem,
+    visible_chars,
 )
 from triage_report.schema import TriageReport
 

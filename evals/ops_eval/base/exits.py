@@ -79,13 +79,15 @@ class OpsEvalError(Exception):
 def exit_code_of(command: Callable[[], int], err: TextIO | None = None) -> int:
     """The one error-to-exit wrapper of every command: what `command` returns, or, when it
     raises an OpsEvalError, that error as one line on `err` (stderr) and its exit code. A seed
-    that does not load (`ops_copilot.seed.SeedError`) is bad input, exit 2, the same way."""
+    that does not load (`ops_copilot.seed.loading.SeedError`) is bad input, exit 2, the same way."""
     import sys
 
     try:
         return command()
     except Exception as exc:
-        seed = sys.modules.get("ops_copilot.seed")  # a SeedError is raised only once it loaded
+        seed = sys.modules.get(
+            "ops_copilot.seed.loading"
+        )  # a SeedError is raised only once it loaded
         if isinstance(exc, OpsEvalError):
             code = exc.code
         elif seed is not None and isinstance(exc, seed.SeedError):

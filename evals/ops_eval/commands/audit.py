@@ -1,6 +1,6 @@
 """`ops-eval audit verify [DB]`: does a state store file still tell the truth?
 
-Checks, read-only, what `ops_copilot.audit_chain.verify` checks: the append-only triggers and
+Checks, read-only, what `ops_copilot.store.audit_chain.verify` checks: the append-only triggers and
 tables are as the store made them, the audit log and notes hash chains are intact up to the
 recorded heads, every row's time is a tick of the store's clock, and every service and incident
 status is what the seed and the audit rows, replayed in order, produce. DB defaults to

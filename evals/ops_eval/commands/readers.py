@@ -104,7 +104,7 @@ def measure(args: argparse.Namespace, out: TextIO) -> int:
         results.append(
             ReaderResult(
                 name=name,
-                digest=digest("ops_copilot.answer_guard") if guard else scorer_digest(name),
+                digest=digest("ops_copilot.guards.answer_guard") if guard else scorer_digest(name),
                 held_out=figures["held-out"],
                 tune=figures["tune"],
                 status=status,

@@ -4,7 +4,7 @@ whether a turn's calls match its expected calls in a match mode.
 ADK compares calls by whole-argument equality. A case's `meta.contracts.args` loosens that per
 tool and argument (`contracts.Matcher`); every argument without a matcher is still compared
 exactly, so with no matchers this is ADK's comparison. `normalised` uses the tools' own
-normalisation (`ops_copilot.seed.normalise`) with the entity kind the tool declares for the
+normalisation (`ops_copilot.seed.loading.normalise`) with the entity kind the tool declares for the
 argument -- the same declaration the validator reads -- so a case accepts exactly the spellings
 the tool itself would resolve.
 

@@ -62,7 +62,8 @@ def _found_nothing(kind: str, arg: str) -> Any:
     return result
 
 
-# What each read tool answers when its backend holds nothing (the shapes of `ops_copilot.tools`).
+# What each read tool answers when its backend holds nothing (the shapes of
+# `ops_copilot.tools.reads`).
 EMPTY: dict[str, Any] = {
     "list_services": lambda a: {"status": "ok", "services": []},
     "list_incidents": lambda a: {"status": "ok", "count": 0, "incidents": []},

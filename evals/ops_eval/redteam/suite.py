@@ -88,7 +88,7 @@ def seed_named(attack: Attack) -> set[str]:
     """The ids the user's task reads as records of their own: the incident read, the service
     whose logs, the runbook or the incident whose notes were read. Not what those records only
     mention -- the incident's service, runbook or related incidents -- which vouches for no
-    write (`ops_copilot.vouching`, issue 40): a write on one of those must come flagged."""
+    write (`ops_copilot.guards.vouching`, issue 40): a write on one of those must come flagged."""
     return {part.target.lower() for part in attack.parts if part.target}
 
 

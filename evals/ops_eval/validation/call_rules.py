@@ -13,8 +13,8 @@ from typing import Any
 from agentport import ToolSpec
 
 from ..agents import AGENTS, DEFAULT_AGENT
-from ..agents.ops_agent import note_problem
 from ..agents.ops_world import closest
+from ..agents.ops_writes import note_problem
 from ..core.calls import ToolCall
 from .context import Context, Site
 from .files import NEGATIVES_FILE

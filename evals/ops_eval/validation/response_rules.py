@@ -98,8 +98,9 @@ def meta_error(err: Any) -> tuple[tuple[Any, ...], str] | None:
 def pausing_turns(site: Site) -> set[int]:
     """The turns an agent that follows the case ends at an approval pause: each expects a write
     that waits for a human -- always, or after untrusted text the session has read (in an
-    earlier call, of this turn or one before, as `ops_copilot.writes.read_untrusted_text` decides)
-    -- and the case has no approval decision to answer it (`play.play_turn`)."""
+    earlier call, of this turn or one before, as `read_untrusted_text` in
+    `ops_copilot.store.writes` decides) -- and the case has no approval decision to answer it
+    (`play.play_turn`)."""
     if site.meta.approval is not None:
         return set()
     specs = AGENTS[site.meta.agent].tools()

@@ -39,13 +39,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .claims import ANSWER, claim_holds, extract, seed_vocabulary
-from .copies import runs, words
-from .guard_text import WARNING
-from .provenance import Read, session_reads
-from .seed import Seed
-from .spotlight import REMOVED_TEXT
-from .workspace import Workspace, workspace_for
+from ops_copilot.claims import ANSWER, claim_holds, extract, seed_vocabulary
+from ops_copilot.guards.copies import runs, words
+from ops_copilot.guards.guard_text import WARNING
+from ops_copilot.guards.provenance import Read, session_reads
+from ops_copilot.guards.spotlight import REMOVED_TEXT
+from ops_copilot.seed.loading import Seed
+from ops_copilot.store.workspace import Workspace, workspace_for
 
 if TYPE_CHECKING:
     from google.adk.models.llm_response import LlmResponse

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .seed import EntityKind, Seed, normalise
+from ops_copilot.seed.loading import EntityKind, Seed, normalise
 
 MAX_ID_CHARS = 100
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .approval import NOTHING_CHANGED, Refusal, read_approval
-from .provenance import Provenance, session_events, trace
-from .registry import TOOLS
-from .results import Result, resolve
-from .schema import EFFECTS
-from .seed import normalise
-from .store import StoreError
-from .workspace import Workspace, call_ids, workspace_for
+from ops_copilot.guards.provenance import Provenance, session_events, trace
+from ops_copilot.seed.loading import normalise
+from ops_copilot.store.schema import EFFECTS
+from ops_copilot.store.state import StoreError
+from ops_copilot.store.workspace import Workspace, call_ids, workspace_for
+from ops_copilot.tools.approval import NOTHING_CHANGED, Refusal, read_approval
+from ops_copilot.tools.registry import TOOLS
+from ops_copilot.tools.results import Result, resolve
 
 
 def read_untrusted_text(tool_context: Any) -> bool:

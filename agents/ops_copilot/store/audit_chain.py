@@ -40,12 +40,12 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .audit_statuses import statuses
-from .audit_verdict import Break, Kind, Verdict, kind_of
-from .schema import LEDGERS, META_KEYS, TIME_COLUMN, head_key
-from .schema_objects import first_difference
-from .seed import Seed
-from .seed_models import CLOCK_FORMAT
+from ops_copilot.seed.loading import Seed
+from ops_copilot.seed.models import CLOCK_FORMAT
+from ops_copilot.store.audit_statuses import statuses
+from ops_copilot.store.audit_verdict import Break, Kind, Verdict, kind_of
+from ops_copilot.store.schema import LEDGERS, META_KEYS, TIME_COLUMN, head_key
+from ops_copilot.store.schema_objects import first_difference
 
 __all__ = [
     "Break",

@@ -16,8 +16,8 @@ from __future__ import annotations
 import sqlite3
 from functools import cache
 
-from .audit_verdict import Break
-from .schema import SCHEMA
+from ops_copilot.store.audit_verdict import Break
+from ops_copilot.store.schema import SCHEMA
 
 Object = tuple[str, str, str, str]
 """(name, type, table, SQL with whitespace collapsed)."""

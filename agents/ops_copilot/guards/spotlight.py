@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from .injection_patterns import COMPILED
+from ops_copilot.guards.injection_patterns import COMPILED
 
 FENCE_OPEN = "<<<UNTRUSTED_DATA"
 FENCE_CLOSE = "<<<END_UNTRUSTED_DATA"

@@ -46,11 +46,11 @@ from typing import Any
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from .link_stream import end_message, streamed_message
-from .links import Link, find_links, mentioned
-from .seed import Seed
-from .spotlight import strings
-from .workspace import workspace_for
+from ops_copilot.guards.link_stream import end_message, streamed_message
+from ops_copilot.guards.links import Link, find_links, mentioned
+from ops_copilot.guards.spotlight import strings
+from ops_copilot.seed.loading import Seed
+from ops_copilot.store.workspace import workspace_for
 
 logger = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from .link_targets import Target, decode, entities_decoded_once, parse
+from ops_copilot.guards.link_targets import Target, decode, entities_decoded_once, parse
 
 # A character of a bare URL, or a bracketed IPv6 literal (a nested URL's host, `?to=http://[::1]/`).
 _U = r"(?:[^\s<>\"'`()\[\]{}]|\[[0-9a-f:.]+\])"

@@ -13,11 +13,10 @@ import sqlite3
 import stat
 from pathlib import Path
 
+from ops_copilot.seed.loading import Seed
+from ops_copilot.store.audit_chain import genesis, head_key
+from ops_copilot.store.schema import LEDGERS, SCHEMA, SCHEMA_VERSION
 from opskit.textfiles import resolved
-
-from .audit_chain import genesis, head_key
-from .schema import LEDGERS, SCHEMA, SCHEMA_VERSION
-from .seed import Seed
 
 
 class StoreError(RuntimeError):

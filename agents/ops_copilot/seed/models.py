@@ -1,6 +1,6 @@
 """The seed's record models: what one service, incident, runbook, log, skill or world clock must
 hold to be loaded. `seed` reads the files and cross-checks the records; the shapes live here so
-that module stays about loading. Import them from `ops_copilot.seed`, which re-exports them.
+that module stays about loading. Import them from `ops_copilot.seed.loading`, which re-exports them.
 
 Times are checked as real moments, not only as patterns: a clock of "2026-13-45T99:99:99Z"
 matched the pattern and crashed the store's first write, and "9999-12-31T23:59:59Z" overflowed

@@ -10,8 +10,7 @@ its result carry untrusted text. Everything that needs a table of tools derives 
 from __future__ import annotations
 
 from agentport import CONTEXT_PARAM, Confirm, Effect, Param, ToolRegistry, ToolSpec, unencodable
-
-from .seed import ENTITY_KINDS
+from ops_copilot.seed.loading import ENTITY_KINDS
 
 __all__ = [
     "CONTEXT_PARAM", "TOOLS", "Confirm", "Effect", "Param", "ToolSpec", "declare", "unencodable",

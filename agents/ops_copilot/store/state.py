@@ -23,14 +23,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from . import store_file
-from .audit_chain import Verdict, head_key, row_hash, tick, verify
-from .audit_verdict import Break
-from .schema import DONE_ONCE, EFFECTS
-from .schema_objects import first_difference
-from .seed import Seed
-from .store_file import StoreError
-from .store_records import AuditRow, Note, Snapshot, WriteOutcome
+from ops_copilot.seed.loading import Seed
+from ops_copilot.store import file as store_file
+from ops_copilot.store.audit_chain import Verdict, head_key, row_hash, tick, verify
+from ops_copilot.store.audit_verdict import Break
+from ops_copilot.store.file import StoreError
+from ops_copilot.store.records import AuditRow, Note, Snapshot, WriteOutcome
+from ops_copilot.store.schema import DONE_ONCE, EFFECTS
+from ops_copilot.store.schema_objects import first_difference
 
 WriteAction = Literal["restart_service", "resolve_incident"]
 __all__ = ["EFFECTS", "AuditRow", "Note", "Snapshot", "StateStore", "StoreError", "WriteOutcome"]

@@ -17,9 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from opskit.textfiles import TextFileError, YamlFileError, load_yaml, read_text, resolved
-
-from .seed_models import (
+from ops_copilot.seed.models import (
     ENTITY_KINDS,
     EntityKind,
     Incident,
@@ -33,7 +31,8 @@ from .seed_models import (
     TimelineEntry,
     World,
 )
-from .settings import current
+from ops_copilot.settings import current
+from opskit.textfiles import TextFileError, YamlFileError, load_yaml, read_text, resolved
 
 __all__ = [
     "ENTITY_KINDS", "EntityKind", "Incident", "IncidentStatus", "Runbook", "Seed", "SeedError",

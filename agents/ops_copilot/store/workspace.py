@@ -13,10 +13,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from .seed import Seed, default_seed
-from .settings import current
-from .spotlight import Spotlit, fence, neutralise
-from .store import StateStore
+from ops_copilot.guards.spotlight import Spotlit, fence, neutralise
+from ops_copilot.seed.loading import Seed, default_seed
+from ops_copilot.settings import current
+from ops_copilot.store.state import StateStore
 
 
 @dataclass

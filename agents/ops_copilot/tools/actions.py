@@ -9,14 +9,10 @@ from __future__ import annotations
 
 from google.adk.tools.tool_context import ToolContext
 
-from . import tools  # noqa: F401  (the reads register first)
-from .approval import Refusal, read_approval
-from .registry import declare
-from .results import Result, invalid
-from .seed import normalise
-from .store import StoreError
-from .workspace import call_ids, workspace_for
-from .writes import (
+from ops_copilot.seed.loading import normalise
+from ops_copilot.store.state import StoreError
+from ops_copilot.store.workspace import call_ids, workspace_for
+from ops_copilot.store.writes import (
     already_applied,
     guarded_write,
     precheck_write,
@@ -24,6 +20,10 @@ from .writes import (
     store_refused,
     write_provenance,
 )
+from ops_copilot.tools import reads as tools  # noqa: F401  (the reads register first)
+from ops_copilot.tools.approval import Refusal, read_approval
+from ops_copilot.tools.registry import declare
+from ops_copilot.tools.results import Result, invalid
 
 MAX_NOTE_CHARS = 2000
 

@@ -19,7 +19,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from .visible import visible
+from ops_copilot.guards.visible import visible
 
 QUOTE_WORDS = 8
 """Words in a row that make a text a copy of another: a note sharing them with untrusted text

@@ -18,8 +18,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .registry import TOOLS
-from .seed import EntityKind, normalise
+from ops_copilot.seed.loading import EntityKind, normalise
+from ops_copilot.tools.registry import TOOLS
 
 ID_KEYS = ("id", "name", "slug")
 """The keys a record of a tool result names its own entity by (`tools`' result shapes)."""

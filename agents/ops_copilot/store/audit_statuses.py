@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from .audit_verdict import Break, kind_of
-from .schema import EFFECTS
-from .seed import Seed
+from ops_copilot.seed.loading import Seed
+from ops_copilot.store.audit_verdict import Break, kind_of
+from ops_copilot.store.schema import EFFECTS
 
 _KEYS = {table: key for table, key, _ in EFFECTS.values()}
 

@@ -34,8 +34,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .link_targets import decode
-from .links import DESTINATION, REFERENCE, TAG
+from ops_copilot.guards.link_targets import decode
+from ops_copilot.guards.links import DESTINATION, REFERENCE, TAG
 
 MAX_HELD = 4096
 _STREAMS = "ops_copilot.link_streams"

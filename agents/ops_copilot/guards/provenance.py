@@ -35,11 +35,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from .copies import holds, runs, words
-from .registry import TOOLS
-from .seed import EntityKind, normalise
-from .visible import visible
-from .vouching import Shape, shape
+from ops_copilot.guards.copies import holds, runs, words
+from ops_copilot.guards.visible import visible
+from ops_copilot.guards.vouching import Shape, shape
+from ops_copilot.seed.loading import EntityKind, normalise
+from ops_copilot.tools.registry import TOOLS
 
 Kind = Literal["user", "seed", "untrusted", "listed", "failed", "agent", "nowhere"]
 PAYLOAD_KEY = "provenance"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .seed import Runbook
+from ops_copilot.seed.loading import Runbook
 
 _STOPWORDS = frozenset(
     [

@@ -27,7 +27,7 @@ refused with the advice to start afresh.
 
 from __future__ import annotations
 
-from .seed_models import CLOCK_FORMAT
+from ops_copilot.seed.models import CLOCK_FORMAT
 
 SCHEMA_VERSION = "5"
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from google.adk.tools.tool_context import ToolContext
 
-from .registry import declare
-from .results import Result, invalid, resolve
-from .search import pick_log_lines, rank_runbooks, terms
-from .spotlight import NOTICE, remember_removed
-from .workspace import workspace_for
+from ops_copilot.guards.spotlight import NOTICE, remember_removed
+from ops_copilot.store.workspace import workspace_for
+from ops_copilot.tools.registry import declare
+from ops_copilot.tools.results import Result, invalid, resolve
+from ops_copilot.tools.search import pick_log_lines, rank_runbooks, terms
 
 MAX_QUERY_CHARS = 200
 MAX_LOG_LINES = 100
