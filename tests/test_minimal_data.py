@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval import RunOptions, execute, read_evalset
+from ops_eval import RunOptions, execute, read_evalset, summary_lines
 from ops_eval.cli import main
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
 from support import REPO
@@ -97,7 +97,8 @@ def _oracle(set_path: Path, broken: bool = False) -> OracleLlm:
 def _run(set_path: Path, out: Path, capsys, broken=False, data=None) -> tuple[int, object, str]:
     """A scripted run; (exit code, record, everything it printed)."""
     model = fixed_model(_oracle(set_path, broken), "oracle", "deterministic test model")
-    code, record, _ = execute(RunOptions(set_path=set_path, output=out, data=data), chooser=model)
+    options = RunOptions(set_path=set_path, output=out, data=data)
+    code, record, _ = execute(options, chooser=model, summary=summary_lines)  # as `ops-eval run`
     printed = capsys.readouterr()
     return code, record, printed.out + printed.err
 

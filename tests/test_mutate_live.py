@@ -16,7 +16,7 @@ from google.genai import types
 
 from ops_eval import RunOptions, read_evalset
 from ops_eval.cli import main
-from ops_eval.commands.mutate_live import mutate_live, print_live
+from ops_eval.deciding.mutation import live_lines, mutate_live
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
 from ops_eval.playing.mutants.instruction import instruction_mutants
 from ops_eval.validation.gate_config import read_gate_config
@@ -99,7 +99,7 @@ def test_a_mutant_changes_what_the_agent_is_built_with_and_the_record_hash_then_
     assert agent.INSTRUCTION == definition.INSTRUCTION == INSTRUCTION
 
 
-def test_killed_only_when_the_gate_would_flag_it_and_survived_when_nothing_moved(tmp_path, capsys):
+def test_killed_only_when_the_gate_would_flag_it_and_survived_when_nothing_moved(tmp_path):
     verdicts = _run(
         tmp_path, ["drop-if-a-tool-says", "drop-skills-list-skills-load"], [NEGATIVE], 3
     )
@@ -110,8 +110,8 @@ def test_killed_only_when_the_gate_would_flag_it_and_survived_when_nothing_moved
     assert [f.case_id for f in dropped.flips] == [NEGATIVE]
     kept = verdicts["drop-skills-list-skills-load"]
     assert kept.status == "survived" and kept.comparison.estimate == 0
-    print_live(list(verdicts.values()), "evals/ops.evalset.json", tmp_path)
-    table = capsys.readouterr().out.splitlines()
+    lines = live_lines(list(verdicts.values()), "evals/ops.evalset.json", tmp_path)
+    table = "\n".join(lines).splitlines()
     row = next(line for line in table if line.startswith("drop-if-a-tool-says"))
     assert row.split()[1:5] == ["3/3", "(100%)", "0/3", "(0%)"] and row.endswith("killed")
     assert "instruction mutation score of evals/ops.evalset.json: 1/2 killed" in table[-1]

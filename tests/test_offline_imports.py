@@ -58,7 +58,7 @@ import sys
 from ops_eval.cli import build_parser
 build_parser()
 heavy = sorted(m for m in sys.modules if m in ("yaml", "pydantic", "google.adk", "litellm"))
-import ops_eval.commands.run, ops_eval.running.trials, ops_eval.running.record
+import ops_eval.commands.run, ops_eval.running.execute, ops_eval.running.trials
 import ops_eval.validation.plan
 rules = sorted(m for m in sys.modules if m.startswith("ops_eval.validation.") and (
     m.endswith("_rules") or m.endswith(".validator")))

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 from ops_eval.cli import main
-from ops_eval.commands.run import execute
 from ops_eval.core.evalset import read_evalset
 from ops_eval.models.stand_ins import OracleLlm, Saboteur, fixed_model
 from ops_eval.outputs.tracking.rows import trial_outputs
+from ops_eval.running.execute import execute
 from ops_eval.running.options import RunOptions
 from support import REPO
 

@@ -15,9 +15,9 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from scenario_models import RISK_LINES, duet
 
-from ops_eval.commands.run import execute
 from ops_eval.core.evalset import read_evalset
 from ops_eval.models.stand_ins import OracleLlm, ReplayLlm, Saboteur, fixed_model
+from ops_eval.running.execute import execute
 from ops_eval.running.options import RunOptions
 from support import REPO
 

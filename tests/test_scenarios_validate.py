@@ -8,9 +8,9 @@ import json
 import pytest
 
 from ops_eval.cli import main
-from ops_eval.commands.run import execute
 from ops_eval.core.evalset import read_evalset
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
+from ops_eval.running.execute import execute
 from ops_eval.running.options import RunOptions
 
 SET = "scenarios.evalset.json"

@@ -57,7 +57,7 @@ _EXPORTS: dict[str, str] = {
     "load_record": "results.records",
     "SCHEMA_VERSION": "results.records",
     "RunOptions": "running.options",
-    "execute": "commands.run",
+    "execute": "running.execute",
     "summary_lines": "outputs.report",
     "markdown": "outputs.report",
     "html_report": "outputs.report",

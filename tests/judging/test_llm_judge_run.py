@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fake_openai import fake_openai, text
-from ops_eval import RunOptions, execute, load_record, read_evalset
+from ops_eval import RunOptions, execute, load_record, read_evalset, summary_lines
 from ops_eval.base.exits import EXIT_BAD_INPUT, OpsEvalError
 from ops_eval.models.judge.budget import Budget
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
@@ -41,7 +41,8 @@ def run(set_path: Path, tmp_path: Path, name: str = "run.json"):
     cases = read_evalset(set_path).cases
     model = OracleLlm.from_cases(cases)
     options = RunOptions(set_path=set_path, cases=[JUDGED, PLAIN], output=tmp_path / name)
-    code, record, path = execute(options, chooser=fixed_model(model, "oracle", "test model"))
+    chooser = fixed_model(model, "oracle", "test model")
+    code, record, path = execute(options, chooser=chooser, summary=summary_lines)
     assert load_record(path) == record
     return code, record
 

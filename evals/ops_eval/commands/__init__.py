@@ -5,7 +5,7 @@ and its code (`base.exits.exit_code_of`).
 
 Holds, by module (the command as typed where it differs):
 - playing: `run` (a live eval end to end), `mlflow` (a run logged to MLflow) and `mlflow_ui`
-  (`mlflow-ui`), `mutate` (deterministic mutants) and `mutate_live` (`mutate --live`),
+  (`mlflow-ui`), `mutate` (deterministic mutants, and `--live` instruction mutants),
   `redteam` (the injection corpus), `chat` and `web` (ADK's `adk run` and `adk web`);
 - checking inputs and artefacts: `validate` (eval sets), `seed` (the seed), `audit` (`audit
   verify`: a state store file), `audit_run` (`audit-run`: a minimal-data run's artefacts),

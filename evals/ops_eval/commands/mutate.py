@@ -7,7 +7,7 @@ The mutation score is killed / non-equivalent mutants, per set and per kind. `ga
 `mutation` block holds the floor (`min_score`) and the mutants the set must keep killing
 (`must_kill`): a change to the set that lets one survive fails, naming it.
 
-`--live` plays the instruction mutants on a live model instead (`mutate_live.py`): reported,
+`--live` plays the instruction mutants on a live model instead (`deciding.mutation`): reported,
 not gated. Each run's score is appended to the runs folder's mutation ledger
 (`results/mutation_ledger.py`: `history --mutation`, the report) and, with --mlflow, logged.
 
@@ -121,9 +121,10 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
     """Instruction mutants on the live model: reported, not gated (exit 0 once they ran)."""
     from ..base.inputs import bad_input, id_list
     from ..base.settings import current
+    from ..deciding.mutation import live_folder, live_lines, mutate_live
+    from ..outputs.report import summary_lines
     from ..playing.mutants.instruction import instruction_mutants
     from ..running.options import RunOptions, check_options
-    from .mutate_live import live_folder, mutate_live, print_live
 
     options = RunOptions(
         set_path=Path(plan.evalset.path),
@@ -141,8 +142,9 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
         policy = policy.model_copy(update={"gating_scorers": chosen})
         print(f"a trial's verdict here: the scorers {', '.join(chosen)} (--scorers)")
     folder = live_folder(current().runs_dir)
-    verdicts = mutate_live(options, mutants, policy, folder)
-    print_live(verdicts, plan.evalset.display, folder)
+    verdicts = mutate_live(options, mutants, policy, folder, summary=summary_lines)
+    for line in live_lines(verdicts, plan.evalset.display, folder):
+        print(line)
     played = [(v.mutant.name, v.mutant.kind, v.status) for v in verdicts]
     model = next(iter(verdicts)).model if verdicts else "unknown"
     _keep(args, plan, "live", model, played, len(mutants) == len(instruction_mutants()))

@@ -14,17 +14,27 @@ the same model and machine, and a mutant whose instruction makes the model rambl
 trial times out has changed what the agent does. Left out, those trials made such a mutant look
 *better* than the agent (measured: +80 points with five timeouts dropped).
 
-The score is killed / mutants, as the deterministic one is.
+The score is killed / mutants, as the deterministic one is. `mutate_live` plays both arms as
+`ops-eval run` plays a run (`running.execute`: the same model choice, progress lines and
+records, `runs/mutate-<time>/unmutated.json` and one record per mutant, whose
+`instruction_sha256` is the mutated instruction's); `live_lines` is the table
+`ops-eval mutate --live` prints.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, TextIO
 
 from ..base.stats import newcombe_paired
 from ..playing.mutants import Mutant
 from ..results.records import RunRecord, TrialRecord
+from ..running.execute import Summary, execute
+from ..running.options import RunOptions
 from ..validation.gate_config import GateConfig
 from .gate.compare import Comparison, decide
 from .gate.flips import Flip, case_flips
@@ -120,3 +130,75 @@ def _tally(trials: list[TrialRecord], scorers: list[str]) -> Tally:
 def live_score(verdicts: list[LiveVerdict]) -> tuple[int, int]:
     """(killed, mutants)."""
     return sum(v.status == "killed" for v in verdicts), len(verdicts)
+
+
+def live_folder(runs_dir: Path) -> Path:
+    return runs_dir / f"mutate-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
+
+
+def mutate_live(
+    options: RunOptions,
+    mutants: Sequence[Mutant],
+    config: GateConfig,
+    folder: Path,
+    chooser: Callable[..., Any] | None = None,
+    *,
+    summary: Summary | None = None,
+    out: TextIO | None = None,
+) -> list[LiveVerdict]:
+    """Run the unmutated agent, then each mutant (named on `out` as it starts), into `folder`;
+    each mutant's verdict. `summary` is each run's, as `execute` takes it."""
+    _, unmutated, _ = execute(
+        replace(options, output=folder / "unmutated.json"), chooser=chooser, summary=summary
+    )
+    verdicts = []
+    for mutant in mutants:
+        print(f"mutant {mutant.name}: {mutant.bug}", file=out or sys.stdout, flush=True)
+        with mutant.applied():
+            _, mutated, _ = execute(
+                replace(options, output=folder / f"{mutant.name}.json"),
+                chooser=chooser,
+                summary=summary,
+            )
+        verdicts.append(live_verdict(mutant, unmutated, mutated, config))
+    return verdicts
+
+
+def _rate(tally: Any) -> str:
+    """`9/15 (60%) 1 err`: errored trials (a timeout, say) are among the n, as failing."""
+    rate = f"{tally.k}/{tally.n}" + (f" ({tally.rate:.0%})" if tally.n else "")
+    return rate + (f" {tally.errors} err" if tally.errors else "")
+
+
+def live_lines(verdicts: Sequence[LiveVerdict], eval_set: str, folder: Path) -> list[str]:
+    """The table of `ops-eval mutate --live`: each mutant against the unmutated agent, the
+    categories and cases that moved, and the score."""
+    width = max(len(v.mutant.name) for v in verdicts) + 2
+    lines = [
+        f"\n{'mutant':<{width}}{'unmutated':<22}{'mutated':<22}{'difference (95% CI)':<30}verdict"
+    ]
+    for v in verdicts:
+        c = v.comparison
+        diff = f"{c.estimate:+.1%} [{c.low:+.1%}, {c.high:+.1%}]"
+        lines.append(
+            f"{v.mutant.name:<{width}}{_rate(c.baseline):<22}{_rate(c.candidate):<22}"
+            f"{diff:<30}{v.status}"
+        )
+        for cat in v.categories:
+            if cat.verdict in ("regressed", "inconclusive_noise"):
+                said = f"{cat.estimate:+.1%} [{cat.low:+.1%}, {cat.high:+.1%}]"
+                lines.append(
+                    f"{'':<{width}}  category {cat.name}: {_rate(cat.baseline)} -> "
+                    f"{_rate(cat.candidate)}, {said} {cat.verdict}"
+                )
+        lines += [
+            f"{'':<{width}}  {flip.case_id}: {flip.direction} ({flip.baseline} -> "
+            f"{flip.candidate}) {flip.divergence}"
+            for flip in v.flips
+        ]
+    killed, counted = live_score(list(verdicts))
+    lines.append(
+        f"instruction mutation score of {eval_set}: {killed}/{counted} killed (a regression the "
+        f"gate would flag); records in {folder}"
+    )
+    return lines

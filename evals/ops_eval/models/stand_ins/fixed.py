@@ -1,5 +1,5 @@
 """A model chooser that always hands back one given model: how tests and benchmarks run the
-harness (`commands.run.execute(..., chooser=...)`) with a scripted model, selecting none."""
+harness (`running.execute(..., chooser=...)`) with a scripted model, selecting none."""
 
 from __future__ import annotations
 
