@@ -14,6 +14,7 @@ One module per part, none calling back up (the policy file is read by
     pins       named baselines, kept as checked copies
     baseline   which run is the baseline: explicit, pinned, or the latest comparable one
     render     the text, JSON and GitHub formats
+    decide     one decision from the command's flags: inputs checked, compared, recorded
 
 May import: the layers below `deciding`, and `deciding.ledger`, `deciding.calibration` and
 `deciding.readers`.
