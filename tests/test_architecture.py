@@ -115,7 +115,7 @@ def test_a_cycle_between_two_agent_packages_fails(tmp_path):
             "agents/triage_report/schema.py": "from ops_copilot import tools\n",
         },
     )
-    assert "import cycle: ops_copilot.tools.reads -> triage_report.schema" in out
+    assert "import cycle: ops_copilot.tools -> triage_report.schema" in out
 
 
 def test_importing_a_sibling_module_through_its_package_is_not_an_import_of_the_root(tmp_path):
@@ -161,12 +161,12 @@ def test_an_agent_that_imports_the_harness_fails(tmp_path):
         },
     )
     assert "ops_copilot.agent imports the harness (ops_eval)" in out
-    assert "ops_copilot.tools.reads" not in out  # a docstring is not an import
+    assert "ops_copilot.tools" not in out  # a docstring is not an import
 
 
 @pytest.mark.parametrize("lazily", [False, True])
 def test_a_module_outside_the_adapter_importing_an_agent_fails(tmp_path, lazily):
-    source = "from ops_copilot.seed.loading import Seed\n"
+    source = "from ops_copilot.seed import Seed\n"
     if lazily:
         source = "def f():\n    from ops_copilot import seed\n"
     out = refused(
@@ -183,7 +183,7 @@ def test_a_module_outside_the_adapter_importing_an_agent_fails(tmp_path, lazily)
 def test_the_adapter_may_import_an_agent_but_not_grow_past_ten_modules(tmp_path):
     files = {
         "agents/ops_copilot/seed.py": "Seed = 1\n",
-        "evals/ops_eval/agents/world.py": "from ops_copilot.seed.loading import Seed\n",
+        "evals/ops_eval/agents/world.py": "from ops_copilot.seed import Seed\n",
     }
     assert check(tree(tmp_path, files))[0] == 0
     files.update({f"evals/ops_eval/agents/extra{i}.py": "X = 1\n" for i in range(9)})

@@ -1,6 +1,13 @@
 """The code's shape, held by `mise run lint`: the harness's layers, no import cycles, no module
 too long to read at once, every sub-package saying what it holds and what it may import
-("May import:" in its docstring), and an agent package that never imports the harness.
+("May import:" in its docstring), every module named in its package's docstring, and an agent
+package that never imports the harness.
+
+Named, precisely: each module and sub-package of `ops_eval` and of an agent package (`agents/*`)
+has its name -- the file's name without `.py`, the folder's name -- as a whole word in the
+docstring of the package it sits in, a word being a run of letters, digits and underscores: the
+module `calls` is named by "`calls`" or "calls.py", not by "callsite" or "`*_calls`". So a
+package's docstring is its table of contents, and a module added without a word there fails.
 
 The layers of `ops_eval`, bottom to top, are declared once here (`LAYERS`); docs/architecture.md
 draws them. A module may import its own layer and the layers below it, never one above. Imports
@@ -13,6 +20,7 @@ because a cycle of type-only imports is still a cycle in the design.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,6 +195,22 @@ def _adapter_problems(harness: Tree, agents: list[Tree]) -> list[str]:
     return out
 
 
+def docstring(path: Path) -> str:
+    return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"), str(path))) or ""
+
+
+def unnamed(tree: Tree) -> list[str]:
+    """Each module or sub-package of `tree` whose package's docstring does not name it."""
+    out: list[str] = []
+    for module in sorted(tree.modules):
+        package, _, name = module.rpartition(".")
+        if package in tree.modules and not re.search(
+            rf"(?<!\w){re.escape(name)}(?!\w)", docstring(tree.modules[package])
+        ):
+            out.append(f"{module}: not named in the docstring of its package, {package}")
+    return out
+
+
 def problems(repo: Path, harness: Tree, agents: list[Tree]) -> list[str]:
     """Every broken rule, one line each."""
     out: list[str] = []
@@ -203,10 +227,14 @@ def problems(repo: Path, harness: Tree, agents: list[Tree]) -> list[str]:
                 )
     out += [f"import cycle: {' -> '.join(c)}" for c in cycles(graph)]
     for module, path in sorted(harness.modules.items()):
-        if path.name == "__init__.py" and module != harness.name:
-            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-            if "May import:" not in doc:
-                out.append(f"{module}: its docstring says what it holds, not what it may import")
+        if (
+            path.name == "__init__.py"
+            and module != harness.name
+            and "May import:" not in docstring(path)
+        ):
+            out.append(f"{module}: its docstring says what it holds, not what it may import")
+    for tree in (harness, *agents):
+        out += unnamed(tree)
     together = Tree.merged(agents)  # the agent packages import each other: one graph
     out += [
         f"import cycle: {' -> '.join(c)}"
@@ -241,7 +269,8 @@ def main(repo: Path = REPO) -> int:
     modules = len(harness.modules) + sum(len(a.modules) for a in agents)
     print(
         f"architecture ok: {len(harness.modules)} harness modules in {len(LAYERS)} layers, "
-        f"{modules} modules in all: no cycle, no import up a layer, none over {MAX_LINES} lines"
+        f"{modules} modules in all: no cycle, no import up a layer, none over {MAX_LINES} lines, "
+        "each named in its package's docstring"
     )
     return 0
 
