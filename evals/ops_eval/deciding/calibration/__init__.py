@@ -9,7 +9,9 @@ the set's header), so its verdicts are trusted only as far as they were measured
   the judge is unreachable or the budget refuses a call);
 - `reports`: the append-only, hash-chained report log, and `standing` -- what the gate asks:
   the latest report on the project's set as it is now, against the project's target;
-- `render`: text and JSON.
+- `render`: text and JSON;
+- `session`: one calibration from the command's flags to the appended report, every input
+  checked before the judge is asked (its docstring lists the exit codes).
 
 The command, `ops-eval calibrate`, is `commands.calibrate`.
 May import: the layers below `deciding`, and `deciding.ledger` (the report log's chain).
