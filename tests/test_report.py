@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -18,7 +19,26 @@ CASES = read_evalset(REPO / "evals" / "ops.evalset.json").cases
 
 @pytest.fixture(scope="module")
 def failing_run(tmp_path_factory):
-    """A run where one case calls get_runbook with the wrong slug and adds an extra call."""
+    """A run where one case calls get_runbook with the wrong slug and adds an extra call, played
+    with no judge (its case has an `llm_judge` check, skipped here), whatever environment the
+    fixture is set up in: a developer's shell may name a judge, and this module-scoped fixture is
+    set up before the next test's own fixtures. It once ran with the judge a judge test had left
+    in the settings (ops_env put the variables back without reading the settings again; fixed
+    in support.TestEnv and the conftest's teardown hook): the flake noted since issue 28."""
+    from ops_eval.base.settings import reload
+    from support import TestEnv
+
+    env = TestEnv()
+    for name in [n for n in os.environ if n.startswith("OPS_JUDGE_")]:
+        env.delenv(name)
+    reload()  # whatever a test before this one left in the settings
+    try:
+        yield _play_failing_run(tmp_path_factory)
+    finally:
+        env.close()
+
+
+def _play_failing_run(tmp_path_factory):
     model = OracleLlm.from_cases(CASES)
     prompt = next(c for c in CASES if c.eval_id == "recommend-fix-inc-002").turns[0].prompt
     calls, reference = model.turns[prompt]
@@ -41,6 +61,7 @@ def failing_run(tmp_path_factory):
         RunOptions(output=path, cases=["recommend-fix-inc-002", "open-incidents"]), chooser=chooser
     )
     assert code == 1
+    assert record.judge is None, record.judge  # no judge reached the run
     return path
 
 
