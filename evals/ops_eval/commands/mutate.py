@@ -70,53 +70,6 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def _evidence(verdict: Any) -> str:
-    if verdict.status == "equivalent":
-        return f"marked equivalent: {verdict.why}"
-    if verdict.status == "killed":
-        return "; ".join(
-            f"{case} ({', '.join(scorers)})" for case, scorers in verdict.killed_by.items()
-        )
-    if not verdict.changed:
-        tools = "/".join(verdict.mutant.tools)
-        reached = f"{verdict.reached} trial(s) called {tools}, " if tools else ""
-        return f"never exercised: {reached}no trial played differently"
-    return (
-        f"exercised, unnoticed: {verdict.changed} trial(s) played differently and every scorer "
-        "that read them passed"
-    )
-
-
-def _with_redteam(result: Any, plan: Any) -> Any:
-    """`result` with each surviving guard mutant played through the red team: killed when the
-    red team fails under it (`redteam/mutation.py`)."""
-    from dataclasses import replace
-
-    from ..redteam import (
-        default_attacks,
-        default_benign,
-        default_held_out,
-        load_attacks,
-        load_benign,
-    )
-    from ..redteam.mutation import redteam_kill
-
-    attacks = load_attacks([default_attacks(), default_held_out()], plan.seed)
-    benign = load_benign(default_benign())
-    verdicts = []
-    for v in result.verdicts:
-        found = None
-        if v.mutant.kind == "guard" and v.status == "survived":
-            found = redteam_kill(v.mutant, attacks, benign, plan.seed)
-        verdicts.append(replace(v, status="killed", killed_by={"red team": [found]}) if found
-                        else v)  # fmt: skip
-    return replace(result, verdicts=verdicts)
-
-
-def _score(killed: int, counted: int) -> str:
-    return f"{killed}/{counted}" + (f" ({killed / counted:.0%})" if counted else "")
-
-
 def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) -> int:
     """Instruction mutants on the live model: reported, not gated (exit 0 once they ran)."""
     from ..base.inputs import bad_input, id_list
@@ -152,38 +105,18 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.inputs import MAX_REPEATS, bad_input, count, id_list, trial_timeout
+    from ..base.inputs import bad_input
     from ..base.settings import current
-    from ..playing.mutants import OWN_AGENTS, for_agents
-    from ..playing.mutants.instruction import instruction_mutants
-    from ..running.mutate import mutate
+    from ..redteam.mutation import with_redteam
+    from ..running.mutate import floor_problems, mutate, select_mutants, verdict_lines
     from ..validation.gate_config import GateConfigError, read_gate_config
     from ..validation.gate_rules import gate_path
     from ..validation.plan import load_plan
 
-    if args.repeats is not None:  # refused as `run` refuses it, with or without --live
-        count("--repeats", args.repeats, MAX_REPEATS)
-    if args.timeout is not None:
-        trial_timeout("--timeout", args.timeout)
-    alone = [
-        f"--{n}" for n in ("cases", "scorers", "repeats", "timeout") if getattr(args, n) is not None
-    ]
-    if not args.live and alone:  # never silently ignored
-        raise bad_input(
-            f"{', '.join(alone)}: go with --live (the oracle plays every case once, offline)"
-        )
-    if args.live and args.redteam:
-        raise bad_input("--redteam plays the guard mutants, not --live's instruction mutants")
+    _check_modes(args)
     set_path = Path(args.set) if args.set else current().evals_dir / "ops.evalset.json"
     plan = load_plan(set_path)
-    agents = {c.meta.agent for c in plan.cases if c.meta}
-    if args.redteam and not agents <= OWN_AGENTS:
-        raise bad_input("--redteam plays the ops copilot's guards; this set tests another agent")
-    mutants = instruction_mutants() if args.live else for_agents(agents)
-    names = id_list("--mutants", args.mutants, "mutant") or list(mutants)
-    unknown = [n for n in names if n not in mutants]
-    if unknown:
-        raise bad_input(f"--mutants: {', '.join(unknown)}: no such mutant ({', '.join(mutants)})")
+    mutants, names = select_mutants(plan, args.mutants, live=args.live, redteam=args.redteam)
     if args.mlflow:  # a store the configuration cannot use is refused before anything plays
         from ..outputs.tracking.config import tracking_target
 
@@ -194,37 +127,35 @@ def run(args: argparse.Namespace) -> int:
         raise bad_input(str(exc)) from None
     if args.live:
         return _live(args, plan, policy, [mutants[n] for n in names])
-    floor = policy.mutation
-    result = mutate(plan, [mutants[n] for n in names], floor.equivalent)
+    result = mutate(plan, [mutants[n] for n in names], policy.mutation.equivalent)
     if args.redteam:
-        result = _with_redteam(result, plan)
-    if result.broken_unmutated:
-        print(f"left out (they fail unmutated): {', '.join(result.broken_unmutated)}")
-    width = max(len(n) for n in names) + 2
-    print(f"{'mutant':<{width}}{'kind':<8}{'verdict':<12}evidence")
-    for v in result.verdicts:
-        print(f"{v.mutant.name:<{width}}{v.mutant.kind:<8}{v.status:<12}{_evidence(v)}")
-    kinds = ", ".join(
-        f"{kind} {_score(*result.score(kind))}" for kind in ("tool", "guard", "policy")
-    )
-    killed, counted = result.score()
-    print(f"mutation score of {result.eval_set}: {_score(killed, counted)}; {kinds}")
-    problems = [
-        f"{v.mutant.name} survived, and gate.yaml's mutation.must_kill lists it ({v.mutant.bug})"
-        for v in result.verdicts
-        if v.status == "survived" and v.mutant.name in floor.must_kill
-    ]
-    if counted and len(names) == len(mutants) and killed / counted < floor.min_score:
-        problems.append(
-            f"mutation score {killed / counted:.0%} is below gate.yaml's mutation.min_score "
-            f"{floor.min_score:.0%}"
-        )
-    for problem in problems:
-        print(f"FAILED: {problem}")
+        result = with_redteam(result, plan)
+    problems = floor_problems(result, policy.mutation, len(names) == len(mutants))
+    for line in verdict_lines(result) + [f"FAILED: {p}" for p in problems]:
+        print(line)
     verdicts = [(v.mutant.name, v.mutant.kind, v.status) for v in result.verdicts]
     mode = "oracle+redteam" if args.redteam else "oracle"
     _keep(args, plan, mode, "oracle (scripted)", verdicts, len(names) == len(mutants))
     return EXIT_FAILED if problems else EXIT_OK
+
+
+def _check_modes(args: argparse.Namespace) -> None:
+    """The options of one mode refused in the other, never silently ignored (exit 2)."""
+    from ..base.inputs import MAX_REPEATS, bad_input, count, trial_timeout
+
+    if args.repeats is not None:  # refused as `run` refuses it, with or without --live
+        count("--repeats", args.repeats, MAX_REPEATS)
+    if args.timeout is not None:
+        trial_timeout("--timeout", args.timeout)
+    alone = [
+        f"--{n}" for n in ("cases", "scorers", "repeats", "timeout") if getattr(args, n) is not None
+    ]
+    if not args.live and alone:
+        raise bad_input(
+            f"{', '.join(alone)}: go with --live (the oracle plays every case once, offline)"
+        )
+    if args.live and args.redteam:
+        raise bad_input("--redteam plays the guard mutants, not --live's instruction mutants")
 
 
 def _keep(

@@ -1,11 +1,13 @@
 """The deterministic red team under each guard mutant (`ops-eval mutate --redteam`): a mutant that
 switches a guard off must make the red team fail -- a breach, an attack past a guard, coverage
-that drifts -- or the red team, too, has a blind spot."""
+that drifts -- or the red team, too, has a blind spot. `with_redteam` plays every guard mutant
+an eval set let survive through the red team."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from ..playing.mutants import Mutant
 
@@ -29,3 +31,22 @@ def redteam_kill(mutant: Mutant, attacks: Sequence[object], benign: Sequence[obj
     if result.invalid:
         found.append(f"{len(result.invalid)} invalid run(s)")
     return "; ".join(found) or f"exit {result.exit_code}"
+
+
+def with_redteam(result: Any, plan: Any) -> Any:
+    """`result` (`running.mutate.Mutation`) with each surviving guard mutant played through the
+    red team: killed when the red team fails under it."""
+    from dataclasses import replace
+
+    from . import default_attacks, default_benign, default_held_out, load_attacks, load_benign
+
+    attacks = load_attacks([default_attacks(), default_held_out()], plan.seed)
+    benign = load_benign(default_benign())
+    verdicts = []
+    for v in result.verdicts:
+        found = None
+        if v.mutant.kind == "guard" and v.status == "survived":
+            found = redteam_kill(v.mutant, attacks, benign, plan.seed)
+        verdicts.append(replace(v, status="killed", killed_by={"red team": [found]}) if found
+                        else v)  # fmt: skip
+    return replace(result, verdicts=verdicts)

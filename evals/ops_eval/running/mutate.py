@@ -11,7 +11,9 @@ is left out of every verdict (and named). Then, per mutant:
 - **equivalent**: a person marked it (`gate.yaml`: `mutation.equivalent`, with the reason) as
   unable to change any outcome; left out of the score.
 
-The mutation score is killed / (mutants - equivalent), per set and per kind.
+The mutation score is killed / (mutants - equivalent), per set and per kind. `select_mutants`
+picks the mutants `ops-eval mutate` plays, `verdict_lines` is its table, and `floor_problems`
+what fails it against `gate.yaml`'s `mutation` block (the floor, the must-kill mutants).
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..core.plan import Plan
 from ..playing.mutants import Mutant
 from ..results.record_parts import TrialRecord
+
+if TYPE_CHECKING:
+    from ..validation.gate_config import MutationFloor
 
 Status = Literal["killed", "survived", "equivalent"]
 TIMEOUT_S = 60.0
@@ -69,21 +74,23 @@ def _failing(trial: TrialRecord) -> list[str]:
 def play_all(plan: Plan, model: object, mutant: Mutant | None = None) -> list[TrialRecord]:
     """Every case of `plan` once, on `model` -- played under `mutant` when given -- and scored
     as `ops-eval run` scores it. Only the play is mutated: the scorers' references (the gold
-    store `end_state` builds through the real tools) are made by the agent as it is."""
+    store `end_state` builds through the real tools) are made by the agent as it is: the engine
+    (`trials.play_trials`) enters the mutant around each trial's play and leaves it to score."""
     import logging
-    from contextlib import nullcontext
+    from contextlib import AbstractContextManager
 
     from ..base.model_logs import model_logs
-    from ..playing.play import play_trial
-    from .trials import scored_trial
+    from .options import RunOptions
+    from .trials import bare, in_plan_order, play_trials
 
-    async def one(case: object) -> object:
-        with mutant.applied() if mutant else nullcontext():
-            return await play_trial(plan, case, 1, model, TIMEOUT_S)  # type: ignore[arg-type]
+    def applied(case: object, repeat: int) -> AbstractContextManager[object]:
+        return mutant.applied()  # type: ignore[union-attr]
 
+    options = RunOptions(timeout_s=TIMEOUT_S)  # each case once, one at a time, nothing kept
+    finished: list[TrialRecord] = []
     with model_logs(floor=logging.ERROR):  # the guards warn at what a mutant lets through
-        views = [asyncio.run(one(case)) for case in plan.cases]
-    return [scored_trial(plan, view) for view in views]  # type: ignore[arg-type]
+        asyncio.run(play_trials(plan, model, options, finished.append, applied if mutant else bare))
+    return in_plan_order(plan, options, finished)
 
 
 def _played(trial: TrialRecord) -> object:
@@ -127,3 +134,78 @@ def mutate(
         reached = _reached(trials, mutant.tools)
         verdicts.append(Verdict(mutant, status, killed, reached, changed))
     return Mutation(plan.evalset.display, broken, verdicts)
+
+
+def select_mutants(
+    plan: Plan, names: str | None, *, live: bool, redteam: bool
+) -> tuple[dict[str, Mutant], list[str]]:
+    """(every mutant the mode offers for the set's agents -- instruction mutants `live`, else the
+    deterministic ones --, the names `--mutants` chose, all by default); exit 2 for `redteam`
+    on a set of another agent, or a name that is no such mutant."""
+    from ..base.inputs import bad_input, id_list
+    from ..playing.mutants import OWN_AGENTS, for_agents
+    from ..playing.mutants.instruction import instruction_mutants
+
+    agents = {c.meta.agent for c in plan.cases if c.meta}
+    if redteam and not agents <= OWN_AGENTS:
+        raise bad_input("--redteam plays the ops copilot's guards; this set tests another agent")
+    mutants = instruction_mutants() if live else for_agents(agents)
+    chosen = id_list("--mutants", names, "mutant") or list(mutants)
+    unknown = [n for n in chosen if n not in mutants]
+    if unknown:
+        raise bad_input(f"--mutants: {', '.join(unknown)}: no such mutant ({', '.join(mutants)})")
+    return mutants, chosen
+
+
+def _evidence(verdict: Verdict) -> str:
+    if verdict.status == "equivalent":
+        return f"marked equivalent: {verdict.why}"
+    if verdict.status == "killed":
+        return "; ".join(
+            f"{case} ({', '.join(scorers)})" for case, scorers in verdict.killed_by.items()
+        )
+    if not verdict.changed:
+        tools = "/".join(verdict.mutant.tools)
+        reached = f"{verdict.reached} trial(s) called {tools}, " if tools else ""
+        return f"never exercised: {reached}no trial played differently"
+    return (
+        f"exercised, unnoticed: {verdict.changed} trial(s) played differently and every scorer "
+        "that read them passed"
+    )
+
+
+def _score(killed: int, counted: int) -> str:
+    return f"{killed}/{counted}" + (f" ({killed / counted:.0%})" if counted else "")
+
+
+def verdict_lines(result: Mutation) -> list[str]:
+    """The cases left out, one row per mutant (kind, verdict, evidence), and the score."""
+    lines = []
+    if result.broken_unmutated:
+        lines.append(f"left out (they fail unmutated): {', '.join(result.broken_unmutated)}")
+    width = max((len(v.mutant.name) for v in result.verdicts), default=0) + 2
+    lines.append(f"{'mutant':<{width}}{'kind':<8}{'verdict':<12}evidence")
+    for v in result.verdicts:
+        lines.append(f"{v.mutant.name:<{width}}{v.mutant.kind:<8}{v.status:<12}{_evidence(v)}")
+    kinds = ", ".join(
+        f"{kind} {_score(*result.score(kind))}" for kind in ("tool", "guard", "policy")
+    )
+    lines.append(f"mutation score of {result.eval_set}: {_score(*result.score())}; {kinds}")
+    return lines
+
+
+def floor_problems(result: Mutation, floor: MutationFloor, complete: bool) -> list[str]:
+    """What fails the run against `gate.yaml`'s `mutation` block: a must-kill mutant that
+    survived, and -- when every mutant was played (`complete`) -- a score below the floor."""
+    problems = [
+        f"{v.mutant.name} survived, and gate.yaml's mutation.must_kill lists it ({v.mutant.bug})"
+        for v in result.verdicts
+        if v.status == "survived" and v.mutant.name in floor.must_kill
+    ]
+    killed, counted = result.score()
+    if counted and complete and killed / counted < floor.min_score:
+        problems.append(
+            f"mutation score {killed / counted:.0%} is below gate.yaml's mutation.min_score "
+            f"{floor.min_score:.0%}"
+        )
+    return problems

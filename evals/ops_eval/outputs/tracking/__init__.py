@@ -10,8 +10,9 @@ or replayed), `lineage` (prompts, logged model), `store` (the tracking store che
 model starts), `evaluation` (the one `mlflow.genai.evaluate` call and its verdict), `mutation`
 (a mutation score as an MLflow run, `ops-eval mutate --mlflow`), `audit` (what the store holds of
 one run record, for `ops-eval audit-run --mlflow`), `logged` (a run logged: a record as it was
-written, or an eval set played live; the command's exit code). The commands are `commands.mlflow` and
-`commands.mlflow_ui`. MLflow is imported only inside functions, when a command runs.
+written, or an eval set played live; the command's exit code). The commands are
+`commands.mlflow` and `commands.mlflow_ui`. MLflow is imported only inside functions, when a
+command runs.
 
 May import: the layers below `outputs` (`running` for a live MLflow run).
 """
