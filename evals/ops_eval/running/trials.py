@@ -1,11 +1,18 @@
-"""Every planned trial of a run played on the agent and scored by the registry, a few at a time,
-each handed on as it finishes so that a run cut short keeps what finished."""
+"""The engine: the one loop that plays trials (`play_trials`), every planned trial of a run played
+on the agent and scored by the registry, a few at a time, each handed on as it finishes so that a
+run cut short keeps what finished. `ops-eval run` (and each arm of `mutate --live`) drives it with
+the trial's span around each trial; the deterministic mutants (`mutate.play_all`) with the
+mutant applied around each. `play_one` is one trial played with the run's options -- the step
+the loop takes, and what MLflow's own loop over rows calls (`outputs.tracking.live`). Nothing
+else calls `playing.play.play_trial` (`tools/architecture.py` holds it).
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ..core.evalset import Case
@@ -17,6 +24,21 @@ from .options import RunOptions, planned_trials
 
 if TYPE_CHECKING:
     from ..core.trial import TrialView
+
+Around = Callable[[Case, int], AbstractContextManager[Any]]
+"""What is entered around each trial's play (case, repeat), and left before it is scored."""
+
+
+def in_span(case: Case, repeat: int) -> AbstractContextManager[Any]:
+    """The trial's span, which ADK's spans of the trial nest under (`ops-eval run`)."""
+    from ..playing.spans import trial_span
+
+    return trial_span(case.eval_id, repeat)
+
+
+def bare(case: Case, repeat: int) -> AbstractContextManager[Any]:
+    """Nothing around the trial."""
+    return nullcontext()
 
 
 def scored_trial(plan: Plan, view: TrialView, minimal: Minimal | None = None) -> TrialRecord:
@@ -56,14 +78,27 @@ def _dumped(snapshot: Any) -> dict[str, Any]:
     return snapshot.model_dump() if hasattr(snapshot, "model_dump") else dict(snapshot)
 
 
-async def _trial(
-    plan: Plan, case: Case, repeat: int, model: Any, options: RunOptions, judges: Executor | None
-) -> TrialRecord:
+async def play_one(
+    plan: Plan, case: Case, repeat: int, model: Any, options: RunOptions, around: Around = bare
+) -> TrialView:
+    """One trial of `case` played on `model` with the run's trial timeout and users, inside
+    `around` (left before the trial is scored: a mutant applied there never scores)."""
     from ..playing.play import play_trial
-    from ..playing.spans import trial_span
 
-    with trial_span(case.eval_id, repeat):  # ADK's spans of the trial nest under it
-        view = await play_trial(plan, case, repeat, model, options.timeout_s, options.users)
+    with around(case, repeat):
+        return await play_trial(plan, case, repeat, model, options.timeout_s, options.users)
+
+
+async def _trial(
+    plan: Plan,
+    case: Case,
+    repeat: int,
+    model: Any,
+    options: RunOptions,
+    judges: Executor | None,
+    around: Around,
+) -> TrialRecord:
+    view = await play_one(plan, case, repeat, model, options, around)
     if judges is None:
         return scored_trial(plan, view, options.minimal)
     # A judge call blocks for seconds: scored off the loop, other trials keep playing.
@@ -73,10 +108,14 @@ async def _trial(
 
 
 async def play_trials(
-    plan: Plan, model: Any, options: RunOptions, on_done: Callable[[TrialRecord], None]
+    plan: Plan,
+    model: Any,
+    options: RunOptions,
+    on_done: Callable[[TrialRecord], None],
+    around: Around = in_span,
 ) -> None:
-    """Play every planned trial, `options.concurrency` at a time; each finished trial goes to
-    `on_done` as it finishes, so a run cut short still has them."""
+    """Play every planned trial, `options.concurrency` at a time, each inside `around`; each
+    finished trial goes to `on_done` as it finishes, so a run cut short still has them."""
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
     # Judged trials are scored in threads of their own, not asyncio's default executor: a run
     # stopped by Ctrl-C does not wait for a judge call in flight (up to its timeout) before it
@@ -85,7 +124,7 @@ async def play_trials(
 
     async def one(case: Case, repeat: int) -> None:
         async with semaphore:
-            trial = await _trial(plan, case, repeat, model, options, judges)
+            trial = await _trial(plan, case, repeat, model, options, judges, around)
         on_done(trial)
 
     by_id = {case.eval_id: case for case in plan.cases}
