@@ -4,8 +4,10 @@ orders (a winner only when both agree) or, with no judge, by the deterministic g
 
 - `pairs`: which runs, which trials make pairs, and what the judge is shown of each;
 - `decide`: one pair's outcome, from the judge's two answers or the gating verdicts;
-- `report`: the comparison as a pydantic model, as text or JSON.
+- `report`: the comparison as a pydantic model, as text or JSON;
+- `compare`: two runs resolved, paired and compared, by a judge or by the verdicts (its
+  docstring lists the exit codes).
 
-The command, `ops-eval ab`, is `commands.ab` (its docstring lists the exit codes).
+The command, `ops-eval ab`, is `commands.ab`.
 May import: the layers below `deciding`, and `deciding.gate` (the gating verdicts).
 """

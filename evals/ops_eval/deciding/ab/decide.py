@@ -1,6 +1,6 @@
 """One pair decided: by the judge, asked twice with the order swapped, or -- with no judge -- by
 the two trials' deterministic gating verdicts (the gating scorers less those that use a judge,
-chosen by `commands.ab`).
+chosen by `compare`).
 
 A judge that leans towards a position would otherwise decide comparisons by the order it was
 shown them in. Asked both ways, that bias cannot produce a winner: a winner needs order 1 (A
