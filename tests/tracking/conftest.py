@@ -1,0 +1,69 @@
+"""Fixtures of the MLflow tests: a real run record to log with `--from-run` (edited copies of
+it)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support import REPO
+
+RECORD_CASES = ["open-incidents", "list-skills"]
+
+
+@pytest.fixture(scope="session")
+def base_record(tmp_path_factory) -> dict[str, Any]:
+    """A real run record of the oracle (two cases x two repeats, every gating scorer passing),
+    as JSON: played once per session for every module that logs an edited copy of it."""
+    from ops_eval import RunOptions, execute, read_evalset
+    from ops_eval.base.settings import reload
+    from ops_eval.models.stand_ins import OracleLlm, fixed_model
+
+    folder = tmp_path_factory.mktemp("base-record")
+    model = OracleLlm.from_cases(read_evalset(REPO / "evals" / "ops.evalset.json").cases)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("OPS_RUNS_DIR", str(folder / "runs"))
+        reload()
+        try:
+            options = RunOptions(cases=RECORD_CASES, repeats=2, output=folder / "run.json")
+            code, _, path = execute(
+                options,
+                chooser=fixed_model(model, "oracle", "deterministic test model"),
+                out=io.StringIO(),
+                err=io.StringIO(),
+            )
+        finally:
+            env.undo()
+            reload()
+    assert code == 0
+    data = json.loads(path.read_text())
+    assert len(data["trials"]) == 4
+    for trial in data["trials"]:  # what the edits of its copies rely on
+        assert trial["scores"]["trajectory"]["outcome"] == "pass"
+        assert trial["scores"]["end_state"]["outcome"] == "pass"
+    return data
+
+
+@pytest.fixture
+def write_record(base_record, tmp_path):
+    """write_record(edit=None, name="run.json") -> a copy of the base record (edited in place by
+    `edit` first, its figures then worked out again from its edited trials), checked to load
+    as a record."""
+    from ops_eval import load_record
+    from support import refigured
+
+    def write(edit=None, name: str = "run.json") -> Path:
+        data = json.loads(json.dumps(base_record))
+        if edit is not None:
+            edit(data)
+            data = refigured(data)
+        path = tmp_path / name
+        path.write_text(json.dumps(data))
+        load_record(path)  # still a valid record
+        return path
+
+    return write
