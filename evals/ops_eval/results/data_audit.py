@@ -14,15 +14,23 @@ own output must not leak what it found):
   harness wrote about a trial (a scorer's detail, an error, why it looped or ended) holding a
   run of 8 or more characters its vocabulary does not build (`results.vocabulary`): a copy of
   the trial's text, cut, escaped or case-changed, that no whole-value mask caught.
+
+`audit_run` is the command's audit of one run: its record, that no spans file lies beside it,
+each `--also` file or folder, and what a `more` hook scans (the MLflow store, above this layer:
+`outputs.tracking.audit.scan_store`). Exit codes: 0 nothing found; 1 a leak (one line each); 2
+a run, file or planted list that cannot be read.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from ..base.exits import EXIT_FAILED, EXIT_OK
+from ..base.inputs import bad_input
 from ..base.scrub import findings
 from .minimal import HASH
 from .vocabulary import Vocabulary
@@ -143,3 +151,91 @@ def planted_leaks(name: str, data: bytes, planted: list[str]) -> list[Leak]:
             shown = value[:3] + "…" if len(value) > 3 else "…"
             leaks.append(Leak(name, f"planted value #{number} ({shown})", "found"))
     return leaks
+
+
+def _planted(path: str | None) -> list[str]:
+    from opskit.textfiles import TextFileError, read_text
+
+    if path is None:
+        return []
+    try:
+        values = [line.strip() for line in read_text(Path(path)).splitlines()]
+    except TextFileError as exc:
+        raise bad_input(f"--planted {path}: {exc}") from None
+    values = [v for v in values if v]
+    if not values:
+        raise bad_input(f"--planted {path}: no value in it")
+    return values
+
+
+def _files(paths: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            found += sorted(p for p in path.rglob("*") if p.is_file())
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise bad_input(f"--also {given}: {_not_a_file(path)}")
+    return found
+
+
+def _not_a_file(path: Path) -> str:
+    """What `path` is, when it is neither a file nor a folder (reading a device or a pipe
+    would never end, or read nothing the run wrote)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "no such file or folder"
+    kinds = {
+        stat.S_ISCHR: "a character device",
+        stat.S_ISBLK: "a block device",
+        stat.S_ISFIFO: "a named pipe (FIFO)",
+        stat.S_ISSOCK: "a socket",
+    }
+    kind = next((name for test, name in kinds.items() if test(mode)), "not a regular file")
+    return f"{kind}, not a file or folder"
+
+
+More = Callable[[str, list[str], list["Leak"], list[str]], int]
+"""Scans `run_id`'s artefacts elsewhere into the leaks (and notes); how many it scanned."""
+
+
+def audit_run(
+    run: str, also: list[str], planted_file: str | None, more: More | None = None
+) -> tuple[int, list[str]]:
+    """(exit code, the lines to print) of the audit of the run `run` names (path or run id)."""
+    import contextlib
+    import json
+
+    from ..base.settings import current
+    from ..playing.spans import spans_path
+    from .runs import load, resolve_run
+
+    path = resolve_run(run, current().runs_dir)
+    record = load(path, "RUN")
+    planted = _planted(planted_file)
+    raw = path.read_bytes()
+    leaks: list[Leak] = record_leaks(json.loads(raw), f"record {path.name}")
+    leaks += planted_leaks(f"record {path.name}", raw, planted)
+    scanned = 1
+    spans = spans_path(path)
+    if spans.exists():
+        leaks.append(Leak(f"spans {spans.name}", "file", "exists (ADK's spans hold text)"))
+    for file in _files(also):
+        scanned += 1
+        data = file.read_bytes()
+        with contextlib.suppress(UnicodeDecodeError):  # binary: searched for planted values only
+            leaks += text_leaks(str(file), data.decode("utf-8"))
+        leaks += planted_leaks(str(file), data, planted)
+    notes: list[str] = []
+    if more is not None:
+        scanned += more(record.run_id, planted, leaks, notes)
+    lines = [leak.line() for leak in leaks] + notes
+    verdict = f"{len(leaks)} leak(s)" if leaks else "nothing it must not hold"
+    kind = "minimal-data" if record.minimal else "full-data"
+    lines.append(f"audit-run {record.run_id} ({kind}): {scanned} artefact(s) scanned, {verdict}")
+    return (EXIT_FAILED if leaks else EXIT_OK), lines

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from .config import TrackingTarget
 
@@ -52,3 +53,31 @@ def store_files(target: TrackingTarget) -> list[Path]:
     if target.artifacts is not None and target.artifacts.is_dir():
         found += sorted(p for p in target.artifacts.rglob("*") if p.is_file())
     return found
+
+
+def scan_store(run_id: str, planted: list[str], leaks: list[Any], notes: list[str]) -> int:
+    """Scan the store's record of `run_id` into `leaks` (`results.data_audit.audit_run`'s
+    `more`); how many artefacts were scanned. OpsEvalError (exit 3) when the store cannot be
+    read."""
+    from ...base.exits import EXIT_INFRA, OpsEvalError
+    from ...results.data_audit import planted_leaks, text_leaks
+    from .config import tracking_target
+    from .store import ensure_mlflow, reachable
+
+    target = tracking_target()
+    reachable(target)
+    ensure_mlflow(lambda line: None)
+    scanned = 0
+    try:
+        for name, text in logged_texts(target, run_id):
+            scanned += 1
+            leaks += text_leaks(name, text)
+            leaks += planted_leaks(name, text.encode(), planted)
+    except Exception as exc:  # MLflow's own errors have no common base
+        raise OpsEvalError(EXIT_INFRA, f"MLflow store {target.shown}: {exc}") from None
+    if not scanned:
+        notes.append(f"note: no MLflow run in {target.shown} logged run {run_id}")
+    for file in store_files(target):
+        scanned += 1
+        leaks += planted_leaks(f"mlflow store {file.name}", file.read_bytes(), planted)
+    return scanned
