@@ -1,14 +1,23 @@
-"""Fixtures of the MLflow tests: a real run record to log with `--from-run` (edited copies of
-it)."""
+"""Fixtures of the MLflow tests: one tracking store per module and `track` (the command into it,
+in the test's own experiment), and a real run record to log with `--from-run` (edited copies of
+it).
+
+A module logs to one store, each test in its own experiment (one store is faster than many).
+MLflow rebuilds its tracer provider whenever the tracking URI changes while ADK's tracer kept
+the first one: a live evaluation into a second store of the same process lost every trace until
+the evaluation re-pointed ADK's tracer (test_mlflow_ready's two-stores test). Refusals, which
+must never reach MLflow, get a fresh store each (`store`)."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mlflow_readback import Tracker
 
 from support import REPO
 
@@ -67,3 +76,18 @@ def write_record(base_record, tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(scope="module")
+def shared_store(tmp_path_factory, mlflow_installed) -> str:
+    """The module's one tracking store (see this file's docstring)."""
+    return f"sqlite:///{tmp_path_factory.mktemp('store') / 'mlflow.db'}"
+
+
+@pytest.fixture
+def track(mlflow_cli, ops_env, shared_store, request) -> Tracker:
+    """`ops-eval mlflow ARGV` into the module's store, in an experiment named for this test."""
+    experiment = re.sub(r"[^\w.-]+", "-", request.node.name)
+    ops_env.setenv("MLFLOW_TRACKING_URI", shared_store)
+    ops_env.setenv("MLFLOW_EXPERIMENT_NAME", experiment)
+    return Tracker(mlflow_cli, shared_store, experiment)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-
 from mlflow_readback import (
     CASES,
     COURSE,
@@ -25,6 +24,7 @@ from mlflow_readback import (
     registry_names,
     span_names,
 )
+
 from ops_eval.base.exits import OpsEvalError
 from ops_eval.models.stand_ins import fixed_model
 

@@ -1,8 +1,10 @@
 """Where `ops-eval mlflow` logs, checked before anything is logged: `--output` on the store or
-inside its artifacts folder is refused, and a store the command cannot use (a folder, a path
-under a file, a text file, a database whose driver the mlflow group does not ship, a deleted
-experiment) is bad input (exit 2) at once, from a run record or before a model is started.
-Each test has its own fresh store (the `store` fixture)."""
+inside its artifacts folder is refused; a store the command cannot use (a folder, a path under
+a file, a text file, a database whose driver the mlflow group does not ship, a deleted
+experiment) is bad input (exit 2) at once, from a run record or before a model is started; a
+URI MLflow cannot use is bad input and an unreachable server infrastructure (exit 3), at once;
+the default store is the checkout's SQLite file, and a server's URI is shown without the local
+UI. Each test that reaches a store has its own fresh one (the `store` fixture)."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
-from mlflow_readback import db_of, error_lines, untouchable
+from mlflow_readback import db_of, error_lines, free_port, untouchable
 
 from ops_eval.base.exits import OpsEvalError
+from ops_eval.models.stand_ins import ScriptedLlm
+from support import REPO
 
-# -- --output on the store --------------------------------------------------------------------
+# -- --output on the store ------------------------------------------------------------------------
 
 
 def test_output_on_the_store_file_is_refused_and_the_store_unchanged(mlflow_cli, store):
@@ -50,7 +54,7 @@ def test_output_inside_the_artifacts_folder_is_refused(mlflow_cli, store):
     assert model.calls == 0
 
 
-# -- Store problems are exit 2 before anything ------------------------------------------------
+# -- Store problems are exit 2 before anything ----------------------------------------------------
 
 
 def _folder_uri(tmp: Path) -> str:
@@ -155,3 +159,56 @@ def test_a_deleted_experiment_is_bad_input_before_the_model_is_started(store, de
     assert "'gone'" in str(caught.value) and "deleted" in str(caught.value)
     assert not entered
     _nothing_logged(store, deleted_experiment)
+
+
+# -- Where it logs --------------------------------------------------------------------------------
+
+
+def test_a_tracking_server_uri_is_shown_without_the_local_ui(ops_env):
+    from ops_eval.outputs.tracking.config import tracking_target
+
+    ops_env.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:5999")
+    ops_env.delenv("MLFLOW_EXPERIMENT_NAME")
+    target = tracking_target()
+    assert target.lines() == ["tracking: http://127.0.0.1:5999 (experiment ops-copilot)"]
+    assert target.sqlite_file is None and target.artifacts is None
+
+
+@pytest.mark.parametrize("uri", ["/tmp/x.db", "file:///tmp", "sqlite://", "sqlite:///"])
+def test_a_uri_mlflow_cannot_use_is_bad_input(ops_env, uri):
+    from ops_eval.outputs.tracking.config import tracking_target
+
+    ops_env.setenv("MLFLOW_TRACKING_URI", uri)
+    with pytest.raises(OpsEvalError) as caught:
+        tracking_target()
+    assert caught.value.code == 2 and uri in str(caught.value)
+
+
+def test_the_default_store_is_the_checkouts_sqlite_file(ops_env):
+    from ops_eval.outputs.tracking.config import tracking_target
+
+    ops_env.delenv("MLFLOW_TRACKING_URI")
+    ops_env.delenv("MLFLOW_EXPERIMENT_NAME")
+    target = tracking_target()
+    assert target.uri == f"sqlite:///{REPO / 'mlflow.db'}"
+    assert target.experiment == "ops-copilot"
+    assert target.sqlite_file == REPO / "mlflow.db"
+    assert target.artifacts == REPO / "mlruns"
+    assert target.lines()[1].startswith("open it: mise run mlflow:ui")
+    ops_env.setenv("MLFLOW_EXPERIMENT_NAME", "team-evals")
+    assert tracking_target().experiment == "team-evals"
+
+
+def test_an_unreachable_tracking_server_is_infrastructure_at_once(mlflow_cli, ops_env):
+    uri = f"http://127.0.0.1:{free_port()}"
+    ops_env.setenv("MLFLOW_TRACKING_URI", uri)
+    model = ScriptedLlm(script=[])
+    started = time.perf_counter()
+    code, out, err = mlflow_cli(["--cases", "open-incidents"], model=model)
+    assert time.perf_counter() - started < 15
+    assert code == 3, out + err
+    (line,) = error_lines(err)
+    assert uri in line
+    assert f"tracking: {uri} (experiment ops-copilot)" in out.splitlines()
+    assert "open it:" not in out
+    assert model.calls == 0
