@@ -1,159 +1,33 @@
 """`ops-eval history [--set S] [--model M] [--format csv|json|html] [--output PATH]`: every run
-record under the runs folder as one row, oldest first -- so a trend is read from the records
-themselves, with each rate's denominator and interval, instead of from memory or screenshots.
-What a row holds and how runs are compared: `outputs.history.rows`; the formats:
-`outputs.history.formats`.
-
-Files that are not run records are passed over and counted on stderr, never silently. Exit
-codes: 0 written; 2 bad input -- an output path that is a folder or cannot be written, a filter
-that matches no record, or no run record at all.
+record under the runs folder as one row, oldest first, with each rate's denominator and
+interval (`outputs.history`: its rows, formats and exit codes); `--mutation`: the mutation
+scores.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..base.exits import EXIT_OK
-from ..base.inputs import bad_input, output_file
-from ..outputs.history.formats import FORMATS, render
-from ..outputs.history.rows import history_rows, select
-
-
-def _filters(eval_set: str | None, model: str | None) -> str:
-    return " ".join(
-        f"{option} {value}" for option, value in (("--set", eval_set), ("--model", model)) if value
-    )
-
-
-def export_history(
-    eval_set: str | None = None,
-    model: str | None = None,
-    fmt: str | None = None,
-    output: str | None = None,
-) -> tuple[str, int, Path | None]:
-    """(the history as text, its row count, the file it was written to or None for stdout) of
-    the run records under the runs folder. The format defaults to the output's suffix when that
-    is .csv, .json or .html, else csv. Says on stderr how many files it passed over.
-    OpsEvalError (exit 2) for a bad filter, an unwritable output, or no run record."""
-    from ..base.settings import current
-    from ..results.run_index import scan
-
-    if eval_set is not None and not eval_set.strip():
-        raise bad_input("--set: empty; give an eval set path or name (e.g. ops)")
-    if model is not None and not model.strip():
-        raise bad_input("--model: empty; give a model name as its runs record it")
-    out = output_file("--output", Path(output)) if output else None
-    if fmt is None:
-        suffix = out.suffix.lstrip(".").lower() if out else ""
-        fmt = suffix if suffix in FORMATS else "csv"
-    folder = current().runs_dir
-    records, skipped = scan(folder) if folder.is_dir() else ([], [])
-    if skipped:
-        path, why = skipped[0]
-        print(
-            f"passed over {len(skipped)} file(s) that are not run records: "
-            f"first: {path.name}: {why}",
-            file=sys.stderr,
-        )
-    if not records:
-        raise bad_input(f"no run record in {folder}; run `mise run eval` first")
-    kept = select(history_rows(records), eval_set, model)  # compared over all, then filtered
-    if not kept:
-        sets = sorted({r.eval_set for _, r in records})
-        models = sorted({r.model.name for _, r in records})
-        raise bad_input(
-            f"no run record in {folder} matches {_filters(eval_set, model)} "
-            f"({len(records)} record(s); eval sets: {', '.join(sets)}; "
-            f"models: {', '.join(models)})"
-        )
-    text = render(kept, fmt, folder)
-    if out is not None:
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
-    return text, len(kept), out
-
-
-def run_history(
-    eval_set: str | None = None,
-    model: str | None = None,
-    fmt: str | None = None,
-    output: str | None = None,
-) -> int:
-    """`export_history`, printed to stdout or written to `output`; exit 0, or OpsEvalError."""
-    text, count, out = export_history(eval_set, model, fmt, output)
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        print(f"history: {count} run(s) -> {out}", file=sys.stderr)
-    return EXIT_OK
-
-
-def mutation_history(eval_set: str | None, fmt: str | None, output: str | None) -> int:
-    """`history --mutation`: the mutation ledger's entries (`results/mutation_ledger.py`), one
-    row each, oldest first, as csv or json; exit 0, or OpsEvalError (exit 2)."""
-    import csv
-    import io
-    import json
-
-    from ..base.settings import current
-    from ..results.mutation_ledger import KINDS, LedgerError, entries
-
-    out = output_file("--output", Path(output)) if output else None
-    fmt = fmt or (out.suffix.lstrip(".").lower() if out else "") or "csv"
-    if fmt not in ("csv", "json"):
-        raise bad_input(f"--format {fmt}: history --mutation writes csv or json")
-    try:
-        found = entries(current().runs_dir)
-    except LedgerError as exc:
-        raise bad_input(str(exc)) from None
-    rows = [
-        {
-            "time": e.time,
-            "eval_set": e.eval_set,
-            "eval_set_sha256": e.eval_set_sha256[:12],
-            "mode": e.mode,
-            "model": e.model,
-            "killed": e.killed,
-            "counted": e.counted,
-            "score": "" if e.score is None else round(e.score, 4),
-            **{k: "/".join(map(str, e.kinds[k])) if k in e.kinds else "" for k in KINDS},
-            "complete": e.complete,
-            "survived": " ".join(e.survived),
-        }
-        for e in found
-        if eval_set is None or e.eval_set.endswith(eval_set) or eval_set in e.eval_set
-    ]
-    if not rows:
-        where = f" for --set {eval_set}" if eval_set else ""
-        raise bad_input(f"no mutation score{where} in {current().runs_dir}; run `ops-eval mutate`")
-    if fmt == "json":
-        text = json.dumps(rows, indent=2) + "\n"
-    else:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        text = buffer.getvalue()
-    if out is None:
-        sys.stdout.write(text)
-        return EXIT_OK
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
-    print(f"mutation history: {len(rows)} score(s) -> {out}", file=sys.stderr)
-    return EXIT_OK
+from ..outputs.history.formats import FORMATS
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..outputs.history.export import export_history, mutation_history
+
     if args.mutation:
-        return mutation_history(args.set, args.format, args.output)
-    return run_history(args.set, args.model, args.format, args.output)
+        text, count, out = mutation_history(args.set, args.format, args.output)
+        said = f"mutation history: {count} score(s) -> {out}"
+    else:
+        text, count, out = export_history(args.set, args.model, args.format, args.output)
+        said = f"history: {count} run(s) -> {out}"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        print(said, file=sys.stderr)
+    return EXIT_OK
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
