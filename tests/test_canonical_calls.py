@@ -8,7 +8,7 @@ scripted model (a stand-in, named as such) on the real agent.
 from __future__ import annotations
 
 import pytest
-from test_validate import calls, mutate_ops, validate
+from validate_cli import calls, mutate_ops, validate
 
 from ops_copilot.definition import tool_specs
 from ops_eval import RunOptions, ToolCall, execute, read_evalset

@@ -5,7 +5,7 @@ naming the case, the turn (where one applies), the tool and the argument; a brok
 from __future__ import annotations
 
 import pytest
-from test_validate import case, mutate_ops, validate
+from validate_cli import case, mutate_ops, validate
 
 FILE = "evals/ops.evalset.json"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_validate import case, mutate_ops, validate
+from validate_cli import case, mutate_ops, validate
 
 
 def contracts(eval_id: str, **declared):
