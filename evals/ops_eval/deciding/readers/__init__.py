@@ -9,7 +9,8 @@ agent's answer guard -- against real models' answers labelled by hand, as the ju
 - `rescore`: each labelled trial scored again, offline, by the readers as they are now;
 - `metrics`: false fails and false passes (the guard: false flags) with their denominators and
   intervals, "not measured" under 40 items per class;
-- `reports`: the append-only measurement log and `standing`, what the gate warns on.
+- `reports`: the append-only measurement log and `standing`, what the gate warns on;
+- `measure`: every reader measured and the measurement appended, and its text (the exit codes).
 
 The command is `ops-eval readers` (`commands.readers`).
 May import: the layers below `deciding`, and `deciding.ledger` (the log's chain).
