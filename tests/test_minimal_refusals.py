@@ -181,18 +181,18 @@ def test_mlflow_refuses_a_live_minimal_run_and_its_judge_on_a_minimal_record(
 def test_minimal_shards_merge_into_a_minimal_record_and_two_keys_do_not_merge(
     keyed, capsys, ops_env
 ):
-    from ops_eval.commands.merge import merge
+    from ops_eval.results.merge import merge_runs
     from ops_eval.results.records import load_record
 
     one = _minimal_run(keyed, "s1.json", shard=(1, 2), run_group="g")
     two = _minimal_run(keyed, "s2.json", shard=(2, 2), run_group="g")
-    record, path = merge([str(one), str(two)], keyed / "merged.json")
+    record, path = merge_runs([str(one), str(two)], keyed / "merged.json")
     assert record.data == load_record(one).data and load_record(path).minimal
     assert not path.with_name("merged.spans.jsonl").exists()
     ops_env.setenv("OPS_EVAL_DATA_KEY", "another-key-0123456789")
     other = _minimal_run(keyed, "s2b.json", shard=(2, 2), run_group="g")
     with pytest.raises(OpsEvalError, match=r"differs from .* in data kept"):
-        merge([str(one), str(other)], keyed / "merged2.json")
+        merge_runs([str(one), str(other)], keyed / "merged2.json")
     assert json.loads(one.read_text())["data"]["policy"] == "minimal"
 
 

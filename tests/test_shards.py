@@ -12,9 +12,8 @@ import pytest
 from ops_eval import OpsEvalError, RunOptions, execute, load_record, read_evalset
 from ops_eval.base.inputs import parse_shard
 from ops_eval.cli import main
-from ops_eval.commands.merge import merge
 from ops_eval.models.stand_ins import Saboteur, fixed_model
-from ops_eval.results.merge import merge_records
+from ops_eval.results.merge import merge_records, merge_runs
 from ops_eval.results.record_parts import shard_slice
 from ops_eval.results.records import RecordError, write_record
 from support import REPO
@@ -68,7 +67,7 @@ def _verdicts(record):
 def test_three_shards_merged_say_what_one_unsharded_run_says(runs, tmp_path):
     (whole, _), shards = runs
     out = tmp_path / "merged.json"
-    merged, path = merge([str(p) for _, p in shards], out)
+    merged, path = merge_runs([str(p) for _, p in shards], out)
     assert path == out and load_record(out) == merged
     assert _verdicts(merged) == _verdicts(whole)
     gates = {c.case_id: c.gate for c in merged.cases}
@@ -87,7 +86,7 @@ def test_the_shards_spans_are_merged_beside_the_merged_record(runs, tmp_path):
     from ops_eval.playing.spans import read_spans, spans_path
 
     _, shards = runs
-    merged, path = merge([str(p) for _, p in shards], tmp_path / "merged.json")
+    merged, path = merge_runs([str(p) for _, p in shards], tmp_path / "merged.json")
     spans = read_spans(spans_path(path), merged.run_id)  # refuses another run's file
     assert set(spans) == {(t.case_id, t.repeat) for t in merged.trials}
     assert all(spans[key] for key in spans)
@@ -106,7 +105,7 @@ def test_a_shard_without_its_spans_is_named_and_the_others_are_kept(runs, tmp_pa
         if i != 2:
             shutil.copy(spans_path(p), spans_path(copies[-1]))
     said = []
-    merged, path = merge([str(c) for c in copies], tmp_path / "merged.json", said.append)
+    merged, path = merge_runs([str(c) for c in copies], tmp_path / "merged.json", said.append)
     assert len(said) == 1 and shards[1][0].run_id in said[0] and "no spans" in said[0]
     kept = read_spans(spans_path(path), merged.run_id)
     assert set(kept) == {(t.case_id, t.repeat) for r, _ in (shards[0], shards[2]) for t in r.trials}
@@ -158,7 +157,7 @@ def test_a_shard_record_with_a_trial_not_its_own_is_refused(runs, tmp_path):
 
 def _refused(specs, match):
     with pytest.raises(OpsEvalError) as err:
-        merge(specs, None)
+        merge_runs(specs, None)
     assert err.value.code == 2 and match in str(err.value), str(err.value)
     assert "\n" not in str(err.value)
 
@@ -196,7 +195,7 @@ def test_shards_of_one_model_on_several_servers_merge_naming_every_server(runs, 
     for i, (record, _) in enumerate(shards, 1):
         model = dict(json.loads(record.model_dump_json())["model"], endpoint=f"http://gpu{i}:8000")
         edited.append(str(_edited(record, tmp_path / f"s{i}.json", model=model)))
-    merged, _ = merge(edited, tmp_path / "merged.json")
+    merged, _ = merge_runs(edited, tmp_path / "merged.json")
     assert merged.model.name == shards[0][0].model.name
     assert merged.model.endpoint == "http://gpu1:8000, http://gpu2:8000, http://gpu3:8000"
     assert any("http://gpu2:8000 (shard 2)" in note for note in merged.notes)
@@ -218,7 +217,7 @@ def test_merge_refuses_shards_of_two_runs_alike_by_their_run_group(runs, tmp_pat
     _refused(mixed, f"{mixed[2]}: run ")
     _refused(mixed, "in run group;")
     _refused(_grouped(shards, tmp_path, ["run-7", "run-7", None]), "in run group;")
-    merged, _ = merge(_grouped(shards, tmp_path, ["run-7"] * 3), tmp_path / "m.json")
+    merged, _ = merge_runs(_grouped(shards, tmp_path, ["run-7"] * 3), tmp_path / "m.json")
     assert not any("--run-group" in note for note in merged.notes)
 
 
@@ -231,7 +230,7 @@ def test_the_run_group_given_to_run_is_in_the_shard_record_and_merge_compares_it
         grouped.append(str(path))
     _refused([*grouped, str(shards[2][1])], "in run group;")  # the third is of no group
     _, third, path = run(tmp_path / "g3.json", shard=(3, 3), run_group="ci-42")
-    merged, _ = merge([*grouped, str(path)], tmp_path / "m.json")
+    merged, _ = merge_runs([*grouped, str(path)], tmp_path / "m.json")
     assert "run group ci-42" in merged.notes
 
 
@@ -243,13 +242,13 @@ def test_merge_refuses_an_output_that_is_a_link_to_one_of_its_shards(runs, tmp_p
     os.link(shards[0][1], linked)
     before = linked.read_bytes()
     with pytest.raises(OpsEvalError, match="would overwrite shard"):
-        merge([str(p) for _, p in shards], linked)
+        merge_runs([str(p) for _, p in shards], linked)
     assert Path(shards[0][1]).read_bytes() == before
 
 
 def test_shards_without_a_run_group_merge_saying_it_was_taken_on_trust(runs, tmp_path):
     _, shards = runs
-    merged, _ = merge([str(p) for _, p in shards], tmp_path / "m.json")
+    merged, _ = merge_runs([str(p) for _, p in shards], tmp_path / "m.json")
     assert any("carry no --run-group" in note for note in merged.notes)
 
 
@@ -277,7 +276,7 @@ def test_merge_refuses_an_output_that_is_one_of_its_shards(runs, tmp_path):
         shutil.copy(p, c)
     before = copies[0].read_bytes()
     with pytest.raises(OpsEvalError, match=f"would overwrite shard {shards[0][0].run_id}"):
-        merge([str(c) for c in copies], copies[0])
+        merge_runs([str(c) for c in copies], copies[0])
     assert copies[0].read_bytes() == before
 
 
@@ -324,7 +323,7 @@ def test_merge_refuses_missing_trials_naming_them(runs):
     _, shards = runs
     missing = ", ".join(f"{c} #{r}" for c, r in shards[1][0].shard.trials[:3])
     with pytest.raises(OpsEvalError) as err:
-        merge([str(shards[0][1]), str(shards[2][1])], None)
+        merge_runs([str(shards[0][1]), str(shards[2][1])], None)
     assert err.value.code == 2 and missing in str(err.value)
     assert "shard(s) 2/3 not given" in str(err.value)
 

@@ -6,11 +6,17 @@ x repeats 1..R, 0-based -- has p % N == I - 1 (`record_parts.shard_slice`). The 
 only on the selected cases, the repeats and I/N, so each shard checks itself (`records`) and a
 merge checks the shards cover the run exactly once. Merging recomputes the aggregates from the
 union of the trials (`aggregation`), never from the shards' own partial ones.
+
+`merge_runs` is `ops-eval merge`: the shard records named on the command line merged and
+written under the runs folder, or to `--output`, with the shards' spans files merged beside it
+for `ops-eval mlflow --from-run`. OpsEvalError (exit 2) for shards that are not the shards of
+one run, or an output that would overwrite one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..base.inputs import bad_input
@@ -165,3 +171,86 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
         notes=notes,
         **fields,
     )
+
+
+def _same(a: Path, b: Path) -> bool:
+    """One file, by name or by a link to it."""
+    import os
+
+    from opskit.textfiles import resolved  # not at import: the CLI loads this module
+
+    if resolved(a) == resolved(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def _merged_path(record: RunRecord, started: str) -> Path:
+    import uuid
+    from datetime import datetime
+
+    from ..base.settings import current
+
+    stamp = datetime.fromisoformat(started).strftime("%Y%m%dT%H%M%SZ")
+    name = Path(record.eval_set).name.removesuffix(".evalset.json")
+    return current().runs_dir / f"{stamp}-{name}-merged-{uuid.uuid4().hex[:6]}.json"
+
+
+def _merged_spans(shards: Sequence[tuple[str, RunRecord]], say: Callable[[str], None]) -> dict:
+    """The spans each shard's run kept beside its record (`playing.spans`), by trial; a shard
+    without a usable spans file is named, and `ops-eval mlflow --from-run` draws its trials
+    instead."""
+    from ..playing.spans import SpansError, read_spans, spans_path
+
+    kept: dict = {}
+    for where, record in shards:
+        try:
+            kept.update(read_spans(spans_path(Path(where)), record.run_id))
+        except SpansError as exc:
+            say(f"note: shard {record.run_id}: no spans kept for the merged run ({exc})")
+    return kept
+
+
+def merge_runs(
+    specs: Sequence[str], output: Path | None, say: Callable[[str], None] = lambda _: None
+) -> tuple[RunRecord, Path]:
+    """`ops-eval merge`: the shard records `specs` name (paths or run ids), merged and written
+    to `output`, or under the runs folder as a run's record is; the shards' spans files are
+    merged beside it, for `ops-eval mlflow --from-run`."""
+    import uuid
+    from datetime import UTC, datetime
+
+    from ..base.data_policy import holding
+    from ..base.inputs import check_writable, output_file
+    from ..base.settings import current
+    from ..playing.spans import spans_path, write_spans
+    from .records import write_record
+    from .runs import load, resolve_run
+
+    runs_dir = current().runs_dir
+    shards = []
+    for spec in specs:
+        path = resolve_run(spec, runs_dir)
+        shards.append((str(path), load(path, "shard")))
+    record = merge_records(shards, uuid.uuid4().hex[:12])
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    path = output_file("--output", output) if output else _merged_path(record, started)
+    for where, shard in shards:  # the merged record must not take an input's place
+        for mine in (Path(where), spans_path(Path(where))):
+            if any(_same(mine, out) for out in (path, spans_path(path))):
+                raise bad_input(
+                    f"--output {path}: it would overwrite shard {shard.run_id} ({where})"
+                )
+    check_writable(path)
+    if record.minimal:  # its shards kept no spans; nothing of their text is written here
+        with holding("minimal"):
+            write_record(record, path)
+        return record, path
+    check_writable(spans_path(path), "--output (its spans file)")
+    spans = _merged_spans(shards, say)
+    write_record(record, path)
+    if spans:
+        write_spans(path, record.run_id, spans)
+    return record, path
