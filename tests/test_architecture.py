@@ -1,7 +1,8 @@
 """`tools/architecture.py`, the check `mise run lint` runs: the repository as it is passes, and a
 tree that breaks each rule -- a cycle (type-only imports too), an import up a layer, a module too
 long, a package in no layer or silent on what it may import, an agent that imports the harness, a
-module its package's docstring does not name -- fails, naming what broke."""
+module its package's docstring does not name, a module outside the engine that plays trials --
+fails, naming what broke."""
 
 from __future__ import annotations
 
@@ -217,3 +218,28 @@ def test_a_module_its_package_docstring_does_not_name_fails_and_passes_once_name
     }
     code, out = check(tree(tmp_path, {**modules, **named}))
     assert code == 0, out
+
+
+PLAY = "evals/ops_eval/playing/play.py"
+PLAYERS = "async def play_turn():\n    pass\n\n\nasync def play_trial():\n    await play_turn()\n"
+ENGINE = (
+    "async def run(cases):\n    from ..playing.play import play_trial\n\n"
+    "    for c in cases:\n        await play_trial(c)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        ENGINE,  # the engine's loop, copied outside the engine
+        "from ..playing import play\n\n\nasync def f(c):\n    return await play.play_trial(c)\n",
+        "from ..playing.play import play_turn as turn\n",
+    ],
+)
+def test_a_module_outside_the_engine_playing_trials_fails(tmp_path, source):
+    files = {PLAY: PLAYERS, "evals/ops_eval/running/trials.py": ENGINE}
+    assert check(tree(tmp_path, files))[0] == 0, "the engine and playing.play may"
+    out = refused(tmp_path, {**files, "evals/ops_eval/running/mutate.py": source})
+    assert "ops_eval.running.mutate calls play_t" in out
+    assert "only the engine plays trials (ops_eval.running.trials;" in out
+    assert "1 architecture problem(s)" in out

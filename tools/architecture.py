@@ -1,7 +1,8 @@
 """The code's shape, held by `mise run lint`: the harness's layers, no import cycles, no module
 too long to read at once, every sub-package saying what it holds and what it may import
-("May import:" in its docstring), every module named in its package's docstring, and an agent
-package that never imports the harness.
+("May import:" in its docstring), every module named in its package's docstring, an agent
+package that never imports the harness, and one engine that plays trials (`MAY_PLAY`: who may
+call `playing.play`'s players, each with its reason).
 
 Named, precisely: each module and sub-package of `ops_eval` and of an agent package (`agents/*`)
 has its name -- the file's name without `.py`, the folder's name -- as a whole word in the
@@ -29,6 +30,18 @@ REPO = Path(__file__).resolve().parents[1]
 MAX_LINES = 350
 ADAPTER = "agents"  # the one sub-package of the harness that may import an agent package
 MAX_ADAPTER_MODULES = 10
+PLAYERS = ("play_trial", "play_turn")  # `playing.play`'s calls that play the agent
+# The modules of the harness that may name them, each with its reason: one loop over trials.
+MAY_PLAY = {
+    "playing.play": "defines them: a trial's turns, played one after another",
+    "running.trials": "the engine: the one loop over trials, and its step MLflow's rows call",
+    "redteam.suite": "attacks, not eval cases: each on a seed copy with its payload planted, "
+    "per (attacker, guard mode), every pause denied, judged on the model's requests and the "
+    "store -- no case, repeat, scorer or run record for the engine to play (not yet an engine "
+    "concept)",
+    "redteam.live": "attacks, not eval cases: a clean and an attacked session per attack and "
+    "guard mode on a planted seed copy, every pause denied (not yet an engine concept)",
+}
 
 # ops_eval's sub-packages, bottom to top (the package's own `__init__` sits above them all).
 LAYERS: tuple[str, ...] = (
@@ -195,6 +208,26 @@ def _adapter_problems(harness: Tree, agents: list[Tree]) -> list[str]:
     return out
 
 
+def _player_problems(harness: Tree) -> list[str]:
+    """One engine plays trials: outside `MAY_PLAY`, no module names `play_trial` or
+    `play_turn` (a call, an attribute, an import)."""
+    allowed = {f"{harness.name}.{m}" for m in MAY_PLAY}
+    out = []
+    for module in sorted(set(harness.modules) - allowed):
+        tree = ast.parse(harness.modules[module].read_text(encoding="utf-8"))
+        named = {
+            getattr(node, "id", None) or getattr(node, "attr", None) or getattr(node, "name", "")
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Name | ast.Attribute | ast.alias)
+        } & set(PLAYERS)
+        if named:
+            out.append(
+                f"{module} calls {', '.join(sorted(named))}: only the engine plays trials "
+                f"({harness.name}.running.trials; allowed: {', '.join(sorted(MAY_PLAY))})"
+            )
+    return out
+
+
 def docstring(path: Path) -> str:
     return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"), str(path))) or ""
 
@@ -241,6 +274,7 @@ def problems(repo: Path, harness: Tree, agents: list[Tree]) -> list[str]:
         for c in cycles({m: together.imports(m) for m in together.modules})
     ]
     out += _adapter_problems(harness, agents)
+    out += _player_problems(harness)
     for agent in agents:
         for module in sorted(agent.modules):
             names = agent.imported_names(module)
@@ -270,7 +304,7 @@ def main(repo: Path = REPO) -> int:
     print(
         f"architecture ok: {len(harness.modules)} harness modules in {len(LAYERS)} layers, "
         f"{modules} modules in all: no cycle, no import up a layer, none over {MAX_LINES} lines, "
-        "each named in its package's docstring"
+        "each named in its package's docstring, one engine playing trials"
     )
     return 0
 

@@ -3,7 +3,9 @@ registry as it ends, and the run record `ops-eval run` would write, built from t
 
 MLflow calls `LivePlay.predict` from its worker threads, inside each row's trace; the
 conversations themselves run on one event loop (`replay.LoopThread`), as `ops-eval run` plays
-them, so LiteLLM's async clients stay on one loop.
+them, so LiteLLM's async clients stay on one loop. The loop over rows is MLflow's; each row is
+the engine's one step (`running.trials.play_one`), scored here, in MLflow's thread, so a judge
+call never blocks the loop the other rows play on.
 """
 
 from __future__ import annotations
@@ -74,14 +76,11 @@ class LivePlay:
     def predict(self, case_id: str, repeat: int, turns: list[str]) -> dict[str, Any]:
         """One conversation: every turn in a fresh session and store, scored by the registry;
         a span per approval pause; what MLflow logs as the row's outputs."""
-        from ...playing.play import play_trial
-        from ...running.trials import scored_trial
+        from ...running.trials import play_one, scored_trial
 
         case = next(c for c in self.plan.cases if c.eval_id == case_id)
-        model, timeout = self.choice.model, self.options.timeout_s
-        view = self.loop.run(
-            play_trial(self.plan, case, repeat, model, timeout, self.options.users)
-        )
+        # MLflow's loop over rows, the engine's step: played on the loop, scored in this thread
+        view = self.loop.run(play_one(self.plan, case, repeat, self.choice.model, self.options))
         trial = scored_trial(self.plan, view)
         self.book.put(trial)
         for turn in trial.turns:
