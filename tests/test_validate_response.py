@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_validate import EVALS, case, load, mutate_ops, validate
+from validate_cli import EVALS, case, load, mutate_ops, validate
 
 FILE = "evals/ops.evalset.json"
 CASE = "open-incidents"  # one turn; reference: "Two incidents are open: INC-002 (...) and INC-009"
