@@ -2,7 +2,8 @@
 deterministic suite with scripted attackers (`suite`, judged by `checks`, `answers`, `reach`,
 reported by `results` and `summary`), its unit level -- every payload part through
 spotlighting comes back fenced once (`unit`) -- the suite under each guard mutant (`mutation`),
-and the same attacks against a real model (`live`).
+and the same attacks against a real model (`live`); the corpus the command chose, run either
+way (`corpus_run`).
 
 May import: every layer below `commands`; the command is `commands.redteam`.
 """
