@@ -4,10 +4,15 @@ simulated user's included), the calls the agent made as the expected calls, its 
 references -- marked `meta.draft`, which the validator refuses until a person has set what the
 agent should have done and removed the mark. A turn that ended at an approval pause has no
 reference: the pause text is the harness's, never a reference.
+
+`drafted` is the command's draft of a run's trial; `add_draft` adds it to an eval set file
+(created when missing), written whole or not at all: a set that cannot be read, or that already
+has the id, is refused (exit 2) and left as it was.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..base.inputs import bad_input
@@ -91,3 +96,66 @@ def draft_case(record: RunRecord, trial: TrialRecord, source: str, eval_id: str)
         "session_input": {"app_name": "ops_copilot", "user_id": "oncall", "state": {}},
         "meta": meta,
     }
+
+
+def drafted(run: str, trial: str, eval_id: str | None) -> tuple[dict[str, Any], str]:
+    """(the draft case, its eval id) of the trial `trial` (CASE[#REPEAT]) of the run `run`
+    (path or run id); exit 2 for a minimal-data run (no text to draft from) or a bad id."""
+    from ..base.settings import current
+    from ..validation.case_rules import id_problem
+    from .minimal import refuse_minimal
+    from .runs import load, resolve_run
+
+    path = resolve_run(run, current().runs_dir)
+    record = load(path)
+    refuse_minimal(record, str(path), "a draft case is made of the trial's prompts and answers")
+    found = pick(record, trial)
+    eval_id = eval_id or f"{found.case_id}-draft-r{found.repeat}"
+    if wrong := id_problem(eval_id):
+        raise bad_input(f"--id {wrong}")
+    return draft_case(record, found, path.name, eval_id), eval_id
+
+
+def add_draft(target: Path, case: dict[str, Any], eval_id: str) -> Path:
+    """`case` added to the eval set file `target` (created when missing); the file written."""
+    import json
+
+    from ..base.inputs import output_file
+
+    target = output_file("--output", target)
+    data = _set_to_extend(target, eval_id)
+    data["eval_cases"].append(case)
+    _write(target, json.dumps(data, indent=2) + "\n")
+    return target
+
+
+def _set_to_extend(target: Path, eval_id: str) -> dict[str, Any]:
+    from ..core.evalset import MalformedInput, read_json
+
+    if not target.exists():
+        name = target.name.removesuffix(".json").removesuffix(".evalset")
+        return {"eval_set_id": name, "name": name, "eval_cases": []}
+    try:
+        _, data = read_json(target)
+    except MalformedInput as exc:
+        raise bad_input(str(exc)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("eval_cases"), list):
+        raise bad_input(f"{target}: not an eval set (no 'eval_cases' list); nothing was added")
+    if any(isinstance(c, dict) and c.get("eval_id") == eval_id for c in data["eval_cases"]):
+        raise bad_input(f"{target}: already has a case {eval_id}; give another --id")
+    return data
+
+
+def _write(target: Path, text: str) -> None:
+    import os
+    import tempfile
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
