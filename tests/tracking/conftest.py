@@ -10,51 +10,20 @@ must never reach MLflow, get a fresh store each (`store`)."""
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mlflow_readback import Tracker
-
-from support import REPO
-
-RECORD_CASES = ["open-incidents", "list-skills"]
+from mlflow_readback import Tracker, oracle_record
 
 
 @pytest.fixture(scope="session")
 def base_record(tmp_path_factory) -> dict[str, Any]:
-    """A real run record of the oracle (two cases x two repeats, every gating scorer passing),
-    as JSON: played once per session for every module that logs an edited copy of it."""
-    from ops_eval import RunOptions, execute, read_evalset
-    from ops_eval.base.settings import reload
-    from ops_eval.models.stand_ins import OracleLlm, fixed_model
-
-    folder = tmp_path_factory.mktemp("base-record")
-    model = OracleLlm.from_cases(read_evalset(REPO / "evals" / "ops.evalset.json").cases)
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("OPS_RUNS_DIR", str(folder / "runs"))
-        reload()
-        try:
-            options = RunOptions(cases=RECORD_CASES, repeats=2, output=folder / "run.json")
-            code, _, path = execute(
-                options,
-                chooser=fixed_model(model, "oracle", "deterministic test model"),
-                out=io.StringIO(),
-                err=io.StringIO(),
-            )
-        finally:
-            env.undo()
-            reload()
-    assert code == 0
-    data = json.loads(path.read_text())
-    assert len(data["trials"]) == 4
-    for trial in data["trials"]:  # what the edits of its copies rely on
-        assert trial["scores"]["trajectory"]["outcome"] == "pass"
-        assert trial["scores"]["end_state"]["outcome"] == "pass"
-    return data
+    """`mlflow_readback.oracle_record`, played once per session for every module that logs an
+    edited copy of it."""
+    return oracle_record(tmp_path_factory.mktemp("base-record"))
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""What the MLflow tests play and read back: the ops set's cases and the oracle; what one
+"""What the MLflow tests play and read back: the ops set's cases, the oracle and a real run
+record of it (`oracle_record`, behind the `base_record` fixture); what one
 `ops-eval mlflow` left in its experiment of a store (`Logged`, through `Tracker`, which the
 `track` fixture gives) -- its run, traces, Feedback and logged model; its error lines; the
 SQLite file behind a URI; a free loopback port to name an unreachable server; and a model any
@@ -6,12 +7,15 @@ call to which is counted."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ops_eval import load_record, read_evalset
 from ops_eval.models.stand_ins import OracleLlm, ScriptedLlm
@@ -20,6 +24,7 @@ from support import REPO
 OPS = REPO / "evals" / "ops.evalset.json"
 CASES = read_evalset(OPS).cases
 COURSE = ("tool_trajectory", "complete_conversation", "response_facts", "tool_policy")
+RECORD_CASES = ["open-incidents", "list-skills"]
 JUDGE_TRIO = ("MLFLOW_JUDGE_MODEL", "MLFLOW_JUDGE_BASE_URL", "MLFLOW_JUDGE_API_KEY")
 
 
@@ -29,6 +34,36 @@ def prompt_of(case_id: str, turn: int = 1) -> str:
 
 def oracle() -> OracleLlm:
     return OracleLlm.from_cases(CASES)
+
+
+def oracle_record(folder: Path) -> dict[str, Any]:
+    """A real run record of the oracle in `folder` (two cases x two repeats, every gating
+    scorer passing), as JSON: what `--from-run` tests log edited copies of."""
+    from ops_eval import RunOptions, execute
+    from ops_eval.base.settings import reload
+    from ops_eval.models.stand_ins import fixed_model
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("OPS_RUNS_DIR", str(folder / "runs"))
+        reload()
+        try:
+            options = RunOptions(cases=RECORD_CASES, repeats=2, output=folder / "run.json")
+            code, _, path = execute(
+                options,
+                chooser=fixed_model(oracle(), "oracle", "deterministic test model"),
+                out=io.StringIO(),
+                err=io.StringIO(),
+            )
+        finally:
+            env.undo()
+            reload()
+    assert code == 0
+    data = json.loads(path.read_text())
+    assert len(data["trials"]) == 4
+    for trial in data["trials"]:  # what the edits of its copies rely on
+        assert trial["scores"]["trajectory"]["outcome"] == "pass"
+        assert trial["scores"]["end_state"]["outcome"] == "pass"
+    return data
 
 
 def error_lines(err: str) -> list[str]:
