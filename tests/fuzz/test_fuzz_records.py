@@ -41,8 +41,8 @@ def real_record(tmp_path_factory) -> tuple[Path, Any]:
 @given(data=st.data())
 def test_any_mutation_of_a_real_record_is_reported_or_is_a_record_error(real_record, data):
     from ops_eval.base.exits import EXIT_BAD_INPUT, OpsEvalError
-    from ops_eval.commands.report import write_reports
     from ops_eval.outputs.report import summary_lines
+    from ops_eval.outputs.report.written import write_reports
     from ops_eval.results.records import RecordError, RunRecord, load_record
 
     folder, original = real_record

@@ -1,8 +1,8 @@
 """Reports of a run record: the terminal summary (`summary`), Markdown (fit for
 $GITHUB_STEP_SUMMARY) and one self-contained HTML file with aligned trajectories (`align`) and a
 pass-rate chart with error bars (`chart`); and the geometry of the history page's pass-rate trend
-with its interval band (`trend`). The Markdown and HTML come from the jinja2 templates beside
-this module.
+with its interval band (`trend`); both reports written for `ops-eval report` (`written`). The
+Markdown and HTML come from the jinja2 templates beside this module.
 
 May import: the layers below `outputs`.
 """
