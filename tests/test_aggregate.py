@@ -3,26 +3,9 @@ denominator, and no verdict where the gate metric says nothing."""
 
 from __future__ import annotations
 
-from ops_eval import Score, TrialRecord, aggregate, registered
+from trial_records import trial
 
-
-def trial(case: str, status: str = "passed", repeat: int = 1, **outcomes: Score) -> TrialRecord:
-    scores = {
-        **{name: Score(outcome="n/a") for name in registered()},  # scorers not named here
-        "trajectory": Score(outcome="pass", value=1.0),
-        "complete": Score(outcome="pass"),
-        "end_state": Score(outcome="pass"),
-        "facts": Score(outcome="pass"),
-        "tool_policy": Score(outcome="pass"),
-        **outcomes,
-    }
-    return TrialRecord(
-        case_id=case,
-        category="happy",
-        repeat=repeat,
-        status=status,
-        scores=scores if status != "error" else {},
-    )
+from ops_eval import Score, aggregate
 
 
 def test_the_trajectory_mean_gates_each_case_as_adk_does():

@@ -7,15 +7,14 @@ words split by markup, a status said in other words, near-copies of a planted ph
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
 from ops_eval.redteam import Attack
 from ops_eval.redteam.suite import run_suite
+from support import REPO
 
-CRAFTED = yaml.safe_load((Path(__file__).parent / "answer_bypasses.yaml").read_text("utf-8"))
+CRAFTED = yaml.safe_load((REPO / "tests" / "answer_bypasses.yaml").read_text("utf-8"))
 KINDS = list(CRAFTED["classes"])
 
 

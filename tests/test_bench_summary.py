@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
-RUN_ALL = Path(__file__).resolve().parents[1] / "evals" / "benchmarks" / "run_all.py"
+from support import REPO
+
+RUN_ALL = REPO / "evals" / "benchmarks" / "run_all.py"
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from judged_runs import judge_gating_policy, write_run
 
 from ops_eval.cli import main
 from ops_eval.deciding.calibration import CalibrationSet, append_report, load_set
@@ -19,35 +20,10 @@ from ops_eval.deciding.calibration.reports import ItemOutcome
 from ops_eval.deciding.calibration.run import build_report
 from ops_eval.deciding.calibration.target import TARGET, Target
 from ops_eval.models.judge import GRADING, JudgeUse
-from ops_eval.results.records import write_record
-from ops_eval.results.synthetic import synthetic_record
-from ops_eval.scorers.base import Score
-from support import REPO, refigured
+from support import REPO
 
 PIN = "openai/judge-model@sha256:0123456789abcdef"
 VERSION = GRADING.version
-SET = "evals/scenario.evalset.json"  # no required cases
-
-
-def judge_gating_policy(tmp_path: Path, ops_env, monkeypatch) -> Path:
-    """A runs folder (OPS_RUNS_DIR, returned) under a policy in which every registered scorer
-    that can fail gates, `llm_judge` among them. Shared with the embedded judge's end-to-end
-    test."""
-    import ops_eval.validation.gate_config as config
-    from ops_eval.scorers import registered
-
-    runs = tmp_path / "runs"
-    ops_env.setenv("OPS_RUNS_DIR", str(runs))
-    assert registered()["llm_judge"].uses_judge  # what the gate reads to find the judge
-    names = [n for n, s in registered().items() if s.gate != "report"]
-    policy = tmp_path / "policy" / "gate.yaml"
-    policy.parent.mkdir()
-    policy.write_text(
-        "suite_threshold: 0.8\nregression_threshold: 0.05\n"
-        f"gating_scorers: [{', '.join(names)}]\njudge_budget_tokens: 100000\n"
-    )
-    monkeypatch.setattr(config, "gate_file", lambda evals_dir=None: policy)
-    return runs
 
 
 @pytest.fixture
@@ -67,33 +43,6 @@ def _judge(**extra) -> JudgeUse:
         **extra,
     }
     return JudgeUse(**fields)
-
-
-def write_run(
-    runs: Path,
-    outcomes: list[str],
-    *,
-    run_id: str = "cand0001",
-    judge: JudgeUse | None = None,
-    detail: str = "the judge passed the answer",
-) -> Path:
-    """A run of len(outcomes) one-trial cases where every scorer passes and `llm_judge` has the
-    outcome given per trial."""
-    record = synthetic_record(
-        [(f"case-{i:02d}", "happy", [True]) for i in range(len(outcomes))],
-        run_id=run_id,
-        eval_set=SET,
-    )
-    trials = [
-        t.model_copy(
-            update={"scores": {**t.scores, "llm_judge": Score(outcome=outcome, detail=detail)}}
-        )
-        for t, outcome in zip(record.trials, outcomes, strict=True)
-    ]
-    runs.mkdir(parents=True, exist_ok=True)
-    path = runs / f"{run_id}.json"
-    write_record(refigured(record.model_copy(update={"trials": trials, "judge": judge})), path)
-    return path
 
 
 SHIPPED = REPO / "evals" / "calibration" / "set.yaml"

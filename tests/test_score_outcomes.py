@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from types import SimpleNamespace
 
-from test_aggregate import trial as record_of
+from trial_records import trial as record_of
 
 from ops_eval import Score, aggregate
 from ops_eval.core.response_checks import RegexCheck

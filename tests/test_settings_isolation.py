@@ -5,9 +5,9 @@ fixtures. CI once failed 26 tests of test_shards.py on a seed path test_seed.py 
 
 from __future__ import annotations
 
-from pathlib import Path
+from support import REPO
 
-TESTS = Path(__file__).resolve().parent
+TESTS = REPO / "tests"
 
 INNER = """
 import pytest

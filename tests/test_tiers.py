@@ -13,14 +13,14 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from processes import TAG, llama_servers, new_tag
+from support import REPO
 from tiers import MARKER, serving
 
-TESTS = Path(__file__).resolve().parent
+TESTS = REPO / "tests"
 # a harmless command the guard takes for llama.cpp's server (it names the server's module)
 LOOKALIKE = [sys.executable, "-c", "import time; time.sleep(3)", "ops_eval.models.llama_server"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pytest
 from calibration_helpers import SHIPPED_SET, calibrate_cli, isolate, shipped_items, write_set
-from test_gate_judge import judge_gating_policy, write_run
+from judged_runs import judge_gating_policy, write_run
 
 from ops_eval.base.settings import current
 from ops_eval.cli import main

@@ -6,7 +6,7 @@ of the mean, like n/a), never a pass."""
 from __future__ import annotations
 
 import pytest
-from test_aggregate import trial as record_of
+from trial_records import trial as record_of
 
 from ops_eval import Score
 
