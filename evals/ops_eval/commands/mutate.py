@@ -1,15 +1,8 @@
-"""`ops-eval mutate`: would the eval set notice if the agent broke? Every deterministic mutant of
-the agent (`playing/mutants/`) is played through the set with the scripted oracle
-(`running/mutate.py`), offline, and each is killed (which cases, which scorers), survived (a blind
-spot: was it exercised at all?) or equivalent (marked so in `gate.yaml`, with the reason).
-
-The mutation score is killed / non-equivalent mutants, per set and per kind. `gate.yaml`'s
-`mutation` block holds the floor (`min_score`) and the mutants the set must keep killing
-(`must_kill`): a change to the set that lets one survive fails, naming it.
-
-`--live` plays the instruction mutants on a live model instead (`deciding.mutation`): reported,
-not gated. Each run's score is appended to the runs folder's mutation ledger
-(`results/mutation_ledger.py`: `history --mutation`, the report) and, with --mlflow, logged.
+"""`ops-eval mutate`: would the eval set notice if the agent broke? Every deterministic mutant
+is played through the set with the scripted oracle, offline (`running.mutate`: killed,
+survived or equivalent; the score against `gate.yaml`'s `mutation` floor and must-kill list);
+`--live` plays the instruction mutants on a live model instead, reported, not gated
+(`deciding.mutation`). Each score is appended to the mutation ledger and, with --mlflow, logged.
 
 Exit codes: 0 the floor met and every must-kill mutant killed (--live: the mutants ran); 1 not;
 2 bad input (an unknown mutant, a set that does not validate, a gate file that does not read, an
@@ -72,35 +65,26 @@ def add_parser(subparsers: Any) -> None:
 
 def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) -> int:
     """Instruction mutants on the live model: reported, not gated (exit 0 once they ran)."""
-    from ..base.inputs import bad_input, id_list
     from ..base.settings import current
-    from ..deciding.mutation import live_folder, live_lines, mutate_live
+    from ..deciding.mutation import live_folder, live_lines, live_run_options, mutate_live
     from ..outputs.report import summary_lines
     from ..playing.mutants.instruction import instruction_mutants
-    from ..running.options import RunOptions, check_options
+    from ..results.mutation_ledger import entry_for
 
-    options = RunOptions(
-        set_path=Path(plan.evalset.path),
-        cases=id_list("--cases", args.cases, "case"),
-        repeats=REPEATS if args.repeats is None else args.repeats,
-        timeout_s=TIMEOUT_S if args.timeout is None else args.timeout,
+    repeats = REPEATS if args.repeats is None else args.repeats
+    timeout = TIMEOUT_S if args.timeout is None else args.timeout
+    options, policy, chosen = live_run_options(
+        plan, policy, args.cases, repeats, timeout, args.scorers
     )
-    check_options(options)
-    if chosen := id_list("--scorers", args.scorers, "scorer"):
-        from ..scorers import registered
-
-        unknown = [n for n in chosen if n not in registered()]
-        if unknown:
-            raise bad_input(f"--scorers: {', '.join(unknown)}: no such scorer")
-        policy = policy.model_copy(update={"gating_scorers": chosen})
+    if chosen:
         print(f"a trial's verdict here: the scorers {', '.join(chosen)} (--scorers)")
     folder = live_folder(current().runs_dir)
     verdicts = mutate_live(options, mutants, policy, folder, summary=summary_lines)
     for line in live_lines(verdicts, plan.evalset.display, folder):
         print(line)
-    played = [(v.mutant.name, v.mutant.kind, v.status) for v in verdicts]
     model = next(iter(verdicts)).model if verdicts else "unknown"
-    _keep(args, plan, "live", model, played, len(mutants) == len(instruction_mutants()))
+    complete = len(mutants) == len(instruction_mutants())
+    _keep(args, entry_for(plan.evalset, "live", model, verdicts, complete))
     return EXIT_OK
 
 
@@ -108,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from ..base.inputs import bad_input
     from ..base.settings import current
     from ..redteam.mutation import with_redteam
+    from ..results.mutation_ledger import entry_for
     from ..running.mutate import floor_problems, mutate, select_mutants, verdict_lines
     from ..validation.gate_config import GateConfigError, read_gate_config
     from ..validation.gate_rules import gate_path
@@ -133,9 +118,9 @@ def run(args: argparse.Namespace) -> int:
     problems = floor_problems(result, policy.mutation, len(names) == len(mutants))
     for line in verdict_lines(result) + [f"FAILED: {p}" for p in problems]:
         print(line)
-    verdicts = [(v.mutant.name, v.mutant.kind, v.status) for v in result.verdicts]
     mode = "oracle+redteam" if args.redteam else "oracle"
-    _keep(args, plan, mode, "oracle (scripted)", verdicts, len(names) == len(mutants))
+    complete = len(names) == len(mutants)
+    _keep(args, entry_for(plan.evalset, mode, "oracle (scripted)", result.verdicts, complete))
     return EXIT_FAILED if problems else EXIT_OK
 
 
@@ -158,23 +143,11 @@ def _check_modes(args: argparse.Namespace) -> None:
         raise bad_input("--redteam plays the guard mutants, not --live's instruction mutants")
 
 
-def _keep(
-    args: argparse.Namespace,
-    plan: Any,
-    mode: Any,
-    model: str,
-    verdicts: list[tuple[str, str, str]],
-    complete: bool,
-) -> None:
-    """The score into the runs folder's mutation ledger (`results/mutation_ledger.py`), and
-    into MLflow with --mlflow."""
+def _keep(args: argparse.Namespace, entry: Any) -> None:
+    """The score into the runs folder's mutation ledger, and into MLflow with --mlflow."""
     from ..base.settings import current
-    from ..results.mutation_ledger import append, entry_of
-    from ..results.provenance import sha256
+    from ..results.mutation_ledger import append
 
-    entry = entry_of(
-        plan.evalset.display, sha256(plan.evalset.text), mode, model, verdicts, complete
-    )
     print(f"mutation ledger: {append(entry, current().runs_dir)}")
     if args.mlflow:
         from ..outputs.tracking.mutation import log_mutation

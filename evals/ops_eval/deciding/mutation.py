@@ -17,8 +17,8 @@ trial times out has changed what the agent does. Left out, those trials made suc
 The score is killed / mutants, as the deterministic one is. `mutate_live` plays both arms as
 `ops-eval run` plays a run (`running.execute`: the same model choice, progress lines and
 records, `runs/mutate-<time>/unmutated.json` and one record per mutant, whose
-`instruction_sha256` is the mutated instruction's); `live_lines` is the table
-`ops-eval mutate --live` prints.
+`instruction_sha256` is the mutated instruction's), with `live_run_options`; `live_lines` is
+the table `ops-eval mutate --live` prints.
 """
 
 from __future__ import annotations
@@ -130,6 +130,37 @@ def _tally(trials: list[TrialRecord], scorers: list[str]) -> Tally:
 def live_score(verdicts: list[LiveVerdict]) -> tuple[int, int]:
     """(killed, mutants)."""
     return sum(v.status == "killed" for v in verdicts), len(verdicts)
+
+
+def live_run_options(
+    plan: Any,
+    policy: GateConfig,
+    cases: str | None,
+    repeats: int,
+    timeout_s: float,
+    scorers: str | None,
+) -> tuple[RunOptions, GateConfig, list[str] | None]:
+    """(the options both arms run with, the policy that decides -- its gating scorers replaced
+    by `--scorers` when given --, the scorers given); exit 2 for options `ops-eval run` would
+    refuse or a scorer that does not exist."""
+    from ..base.inputs import bad_input, id_list
+    from ..running.options import check_options
+
+    options = RunOptions(
+        set_path=Path(plan.evalset.path),
+        cases=id_list("--cases", cases, "case"),
+        repeats=repeats,
+        timeout_s=timeout_s,
+    )
+    check_options(options)
+    if chosen := id_list("--scorers", scorers, "scorer"):
+        from ..scorers import registered
+
+        unknown = [n for n in chosen if n not in registered()]
+        if unknown:
+            raise bad_input(f"--scorers: {', '.join(unknown)}: no such scorer")
+        policy = policy.model_copy(update={"gating_scorers": chosen})
+    return options, policy, chosen
 
 
 def live_folder(runs_dir: Path) -> Path:

@@ -10,8 +10,9 @@ the agent, and is never rewritten to carry a score measured later.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -138,3 +139,14 @@ def entry_of(
         mutants_played=len(verdicts),
         complete=complete,
     )
+
+
+def entry_for(
+    evalset: Any, mode: Mode, model: str, verdicts: Sequence[Any], complete: bool
+) -> MutationEntry:
+    """The entry of one `mutate` run of the eval set file `evalset` from its verdicts (each
+    with a `mutant` and a `status`, deterministic or live)."""
+    from .provenance import sha256
+
+    played = [(v.mutant.name, v.mutant.kind, v.status) for v in verdicts]
+    return entry_of(evalset.display, sha256(evalset.text), mode, model, played, complete)
