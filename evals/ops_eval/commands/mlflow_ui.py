@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from ..base.exits import EXIT_BAD_INPUT, EXIT_OK, OpsEvalError
+from ..base.exits import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
@@ -23,30 +22,15 @@ def run(args: argparse.Namespace) -> int:
 
     from ..base.inputs import tcp_port
     from ..outputs.tracking.config import tracking_target
-    from ..outputs.tracking.store import ensure_mlflow
+    from ..outputs.tracking.store import ui_command
 
     target = tracking_target()
     port = tcp_port("--port", args.port)
-    if target.sqlite_file is None:
-        raise OpsEvalError(
-            EXIT_BAD_INPUT,
-            f"MLFLOW_TRACKING_URI is {target.shown}: open that server's own UI in a browser",
-        )
-    if not target.sqlite_file.exists():
-        raise OpsEvalError(
-            EXIT_BAD_INPUT,
-            f"no store at {target.sqlite_file} yet: run `mise run eval:mlflow` first",
-        )
-    ensure_mlflow(lambda line: print(line, file=sys.stderr, flush=True))
-    mlflow = str(Path(sys.executable).with_name("mlflow"))
-    command = [mlflow, "ui", "--backend-store-uri", target.uri, "--host", "127.0.0.1"]
-    command += ["--port", str(port)]
-    if target.artifacts is not None:
-        command += ["--default-artifact-root", str(target.artifacts)]
+    command = ui_command(target, port, lambda line: print(line, file=sys.stderr, flush=True))
     print(
         f"MLflow UI on http://127.0.0.1:{port} over {target.uri}: it answers after about "
         "30 s (Ctrl-C stops it)"
     )
     os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
-    os.execv(mlflow, command)
+    os.execv(command[0], command)
     return EXIT_OK  # not reached

@@ -1,7 +1,8 @@
 """The tracking store as `ops-eval mlflow` needs it: MLflow installed (the optional group, on
 first use), a tracking server that answers, an experiment that can take runs -- each checked
 before any model starts -- and the one evaluation call, with what can go wrong turned into one
-line and an exit code."""
+line and an exit code; and the MLflow UI's command line over a local store (`ops-eval
+mlflow-ui`)."""
 
 from __future__ import annotations
 
@@ -78,3 +79,28 @@ def check_store(target: Any) -> None:
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     except Exception as exc:  # MlflowException, or the database driver's own
         raise OpsEvalError(EXIT_INFRA, f"MLflow ({target.shown}): {describe(exc)}") from None
+
+
+def ui_command(target: Any, port: int, say: Callable[[str], None]) -> list[str]:
+    """The `mlflow ui` command line over `target`'s SQLite store, on loopback at `port`;
+    exit 2 for a tracking server (open its own UI) or a store not made yet."""
+    import sys
+    from pathlib import Path
+
+    if target.sqlite_file is None:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"MLFLOW_TRACKING_URI is {target.shown}: open that server's own UI in a browser",
+        )
+    if not target.sqlite_file.exists():
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"no store at {target.sqlite_file} yet: run `mise run eval:mlflow` first",
+        )
+    ensure_mlflow(say)
+    mlflow = str(Path(sys.executable).with_name("mlflow"))
+    command = [mlflow, "ui", "--backend-store-uri", target.uri, "--host", "127.0.0.1"]
+    command += ["--port", str(port)]
+    if target.artifacts is not None:
+        command += ["--default-artifact-root", str(target.artifacts)]
+    return command
