@@ -1,7 +1,7 @@
 """Argument matchers decide the verdict under `ops-eval`: a case that declares them is judged by
 the `trajectory` gate (in the configured mode), `tool_policy` and `end_state` with them, end to
 end through `execute`, while a wrong value still fails. (`adk eval`, which ignores `meta`, keeps
-the exact expected arguments: `tests/test_adk_eval.py`.)"""
+the exact expected arguments: `tests/project/test_adk_eval.py`.)"""
 
 from __future__ import annotations
 

@@ -78,7 +78,7 @@ def test_triage_reference_must_be_a_report_that_agrees_with_the_seed(evals, caps
     assert out[1].startswith(
         "evals/triage-report.evalset.json: case triage-inc-002, turn 1, meta.response[3]: the "
         "case's own reference response fails regex"
-    )  # the case's response checks hold its reference too (tests/test_validate_response.py)
+    )  # the case's response checks hold its reference too (validation/test_validate_response.py)
     assert any(
         ln.startswith(
             "evals/triage-report.evalset.json: case triage-inc-009, turn 1, final_response: "

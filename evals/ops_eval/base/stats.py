@@ -3,7 +3,7 @@ runs are compared with an interval of their difference rather than a point drop.
 
 Public: the gate, the reports, the red team and the judge calibration all use these functions
 (standard library only), and anyone may; `Rate`, every rate as one (pydantic) model, is here
-too. Each function names its source; `tests/test_stats.py` checks each against the published
+too. Each function names its source; `tests/base/test_stats.py` checks each against the published
 worked examples. Counts are whole numbers of any integral
 type (`operator.index`: int, numpy.int64, ...), never a bool or a float. Inputs that have no
 answer -- counts too large for floating-point arithmetic among them -- raise `StatsError` (a
