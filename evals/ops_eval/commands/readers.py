@@ -57,18 +57,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from ..deciding.readers.collect import collect, draft_labels
+    from ..deciding.readers.collect import collect, collected_lines
     from ..deciding.readers.items import default_folder
 
     folder = Path(args.folder) if args.folder else default_folder()
     done = collect([Path(r) for r in args.records], args.tag, folder, args.temperature)
-    print(
-        f"collected: {len(done.added)} trial(s) added to {folder / 'answers.jsonl'}; "
-        f"{len(done.same)} repeat an answer already there; {len(done.left_out)} have none"
-    )
-    for line in done.left_out:
-        print(f"  left out: {line}")
-    if done.added:
-        print(f"label each under `labels:` in {folder / 'answers.yaml'}:")
-        print(draft_labels(done), end="")
+    print("\n".join(collected_lines(done, folder)))
     return EXIT_OK

@@ -93,3 +93,17 @@ def draft_labels(collected: Collected) -> str:
         f"  - id: {name}\n" + "".join(f"    {k}: {json.dumps(v)}\n" for k, v in stub.items())
         for name in collected.added
     )
+
+
+def collected_lines(done: Collected, folder: Path) -> list[str]:
+    """What `ops-eval readers collect` says: what was added, what was left out and why, and
+    the label stubs to fill in."""
+    lines = [
+        f"collected: {len(done.added)} trial(s) added to {folder / TRIALS_FILE}; "
+        f"{len(done.same)} repeat an answer already there; {len(done.left_out)} have none"
+    ]
+    lines += [f"  left out: {line}" for line in done.left_out]
+    if done.added:
+        lines.append(f"label each under `labels:` in {folder / 'answers.yaml'}:")
+        lines.append(draft_labels(done).removesuffix("\n"))
+    return lines
