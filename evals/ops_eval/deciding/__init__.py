@@ -2,7 +2,9 @@
 (`ab`), the judge measured against labelled answers (`calibration`), the readers of answers
 (the scorers that read words, the answer guard) measured the same way (`readers`), a live
 mutant's verdict against the unmutated agent's run by the gate's rule (`mutation`), and the
-append-only, hash-chained ledger the gate and calibration keep their decisions in (`ledger`).
+append-only, hash-chained ledger the gate and calibration keep their decisions in (`ledger`);
+beside them, whether a state store file's own hash-chained audit trail is intact
+(`store_audit`).
 
 May import: every layer below `outputs` (`base` to `running`).
 """
