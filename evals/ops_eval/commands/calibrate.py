@@ -1,12 +1,6 @@
-"""`ops-eval calibrate`: measure the configured judge (OPS_JUDGE_*) against the set's labels --
-given by hand, by this project's engineer (see the set's header) -- and append the report the
-gate reads.
-
-    ops-eval calibrate [--set PATH] [--min-agreement X] [--min-kappa Y] [--format text|json]
-
-What is checked before the judge is asked, what certifies, and the exit codes:
-`deciding.calibration.session`.
-"""
+"""`ops-eval calibrate`: measure the configured judge against the set's labels and append the
+report the gate reads (`deciding.calibration.session`: what is checked before the judge is
+asked, what certifies, the exit codes)."""
 
 from __future__ import annotations
 

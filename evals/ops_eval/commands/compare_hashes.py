@@ -1,10 +1,6 @@
 """`ops-eval compare-hashes RUN_A RUN_B`: which answers and argument values two minimal-data
-runs share, compared by their keyed hashes trial by trial (same case, same repeat, same turn),
-without either run holding any text (`results.minimal.compare`).
-
-Exit codes: 0 compared (the counts are printed, whatever they are); 2 a run that cannot be
-read, or two runs whose hashes do not compare -- one kept text, or they were hashed under
-different keys, where an equal hash would mean nothing and none is counted.
+runs share, by their keyed hashes trial by trial (`results.minimal.compare`). Exit 0 compared;
+2 a run that cannot be read, or hashes that do not compare (one kept text, or two keys).
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""`ops-eval gate`: is a run worse than its baseline, by more than noise?
-
-    ops-eval gate [RUN] [--baseline RUN | --pinned NAME] [--allow-change KIND,...]
-                  [--suite-threshold X] [--regression-threshold X] [--require-baseline]
-                  [--format text|json|github]
-
-RUN is a run record's path or run id (default: the newest run). The decision and its exit
-codes: `deciding.gate.decide`; each is appended to the gate ledger, which an override
+"""`ops-eval gate [RUN]`: is a run worse than its baseline, by more than noise? The decision and
+its exit codes: `deciding.gate.decide`; each is appended to the gate ledger, which an override
 (`gate_override`) and the next baseline choice read (`baseline`).
 """
 

@@ -1,12 +1,6 @@
-"""`ops-eval mlflow` (`mise run eval:mlflow`); its UI is `ops-eval mlflow-ui` (`mlflow_ui`).
-
-Live, every case x repeat of the eval set is played on the chosen model as one MLflow row, and
-the run record `ops-eval run` would write is written too; with `--from-run RUN` a run record is
-logged instead and no model is called (`outputs.tracking.logged`). Configuration is settled
-before anything is imported, installed or started; MLflow is an optional dependency group,
-installed on first use. Exit codes: 0 the logged model READY (the course's four metrics all 1.0,
-every other gating scorer clean); 1 FAILED; 2 bad input or configuration; 3 MLflow, the tracking
-server or the model unavailable, or every conversation errored.
+"""`ops-eval mlflow` (`mise run eval:mlflow`): an eval set played live into MLflow, or with
+`--from-run RUN` a run record logged (`outputs.tracking.logged`: what is refused first, and the
+exit codes: 0 READY, 1 FAILED, 2 bad input, 3 MLflow, the server or the model unavailable).
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""`ops-eval mutate`: would the eval set notice if the agent broke? Every deterministic mutant
-is played through the set with the scripted oracle, offline (`running.mutate`: killed,
-survived or equivalent; the score against `gate.yaml`'s `mutation` floor and must-kill list);
-`--live` plays the instruction mutants on a live model instead, reported, not gated
-(`deciding.mutation`). Each score is appended to the mutation ledger and, with --mlflow, logged.
-
-Exit codes: 0 the floor met and every must-kill mutant killed (--live: the mutants ran); 1 not;
-2 bad input (an unknown mutant, a set that does not validate, a gate file that does not read, an
-option of the other mode); 3 the live model or the tracking store could not be reached.
+"""`ops-eval mutate`: would the eval set notice if the agent broke? Deterministic mutants played
+offline with the scripted oracle (`running.mutate`), or with `--live` instruction mutants on a
+model, reported, not gated (`deciding.mutation`); each score goes to the mutation ledger. Exit 0
+the floor met and every must-kill mutant killed (--live: they ran); 1 not; 2 bad input; 3 the
+live model or the tracking store could not be reached.
 """
 
 from __future__ import annotations

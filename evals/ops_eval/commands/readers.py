@@ -1,9 +1,6 @@
 """`ops-eval readers`: measure every reader of answers against real answers labelled by hand, and
 append the measurement the gate reads (`deciding.readers.measure`: what decides, the exit
 codes); `ops-eval readers collect`: add a live run's trials to the labelled set, for labelling.
-
-    ops-eval readers [--folder DIR] [--verbose] [--format text|json]
-    ops-eval readers collect RECORD... --tag NAME [--temperature T] [--folder DIR]
 """
 
 from __future__ import annotations
