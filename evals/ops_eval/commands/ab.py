@@ -25,19 +25,18 @@ def run_ab(
 ) -> int:
     """The command: the report on `out`, messages on `err`; the exit code. `budget` replaces
     the gate policy's (tests)."""
-    out, err = out or sys.stdout, err or sys.stderr
-    return exit_code_of(lambda: _report(args, out, err, budget), err)
-
-
-def _report(args: argparse.Namespace, out: TextIO, err: TextIO, budget: Budget | None) -> int:
     from ..deciding.ab.compare import compare_runs
     from ..deciding.ab.report import text_lines
 
-    report = compare_runs(args.run_a, args.run_b, err, budget)
-    lines = [report.model_dump_json(indent=1)] if args.format == "json" else text_lines(report)
-    for line in lines:
-        print(line, file=out)
-    return report.exit_code
+    out, err = out or sys.stdout, err or sys.stderr
+
+    def report() -> int:
+        done = compare_runs(args.run_a, args.run_b, err, budget)
+        lines = [done.model_dump_json(indent=1)] if args.format == "json" else text_lines(done)
+        print("\n".join(lines), file=out)
+        return done.exit_code
+
+    return exit_code_of(report, err)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,14 +32,8 @@ def run_pin(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from ..deciding.gate.pins import pin_lines
     from ..deciding.ledger.chain import default_ledger
-    from ..deciding.ledger.entries import PinEntry
 
-    pins = [e for e in default_ledger().entries() if isinstance(e, PinEntry)]
-    latest = {p.name: p for p in pins}
-    if not latest:
-        print("no pinned baseline")
-    for p in latest.values():
-        by = f" by {p.by}" if p.by else ""
-        print(f"{p.name}: run {p.run} ({p.path}), pinned{by} at {p.at}")
+    print("\n".join(pin_lines(default_ledger())))
     return EXIT_OK

@@ -10,11 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..base.exits import EXIT_BAD_INPUT, EXIT_INFRA, OpsEvalError
-
-LIVE_OPTIONS = (
-    "set", "cases", "repeats", "concurrency", "model", "output", "timeout", "user", "data"
-)  # fmt: skip
+from ..base.exits import EXIT_INFRA, OpsEvalError
 
 
 def add_parser(sub: Any) -> None:
@@ -73,19 +69,13 @@ def run_mlflow(
     from ..outputs.tracking.config import judge_config, masked, tracking_target
     from ..outputs.tracking.evaluation import summary_lines
     from ..outputs.tracking.live import live_options
-    from ..outputs.tracking.logged import log_live, log_record
+    from ..outputs.tracking.logged import log_live, log_record, refuse_live_options
 
     out, err = out or sys.stdout, err or sys.stderr
     target = tracking_target()
     judge = judge_config()
     if args.from_run is not None:
-        given = [f"--{o}" for o in LIVE_OPTIONS if getattr(args, o) is not None]
-        if given:
-            raise OpsEvalError(
-                EXIT_BAD_INPUT,
-                f"--from-run logs a recorded run as it is: {', '.join(given)} cannot be given "
-                "with it",
-            )
+        refuse_live_options(args)
     for line in target.lines():
         print(line, file=out, flush=True)
     if judge is not None:

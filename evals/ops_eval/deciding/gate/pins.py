@@ -130,3 +130,17 @@ def resolve_pin(ledger: Ledger, name: str) -> tuple[Path, PinEntry]:
             f"(at {entry.at}, sha256 {entry.sha256[:12]}…)"
         )
     return path, entry
+
+
+def pin_lines(ledger: Ledger) -> list[str]:
+    """The pinned baselines, the latest pin of each name, one line each (`ops-eval baseline
+    list`)."""
+    from ..ledger.entries import PinEntry
+
+    latest = {e.name: e for e in ledger.entries() if isinstance(e, PinEntry)}
+    if not latest:
+        return ["no pinned baseline"]
+    return [
+        f"{p.name}: run {p.run} ({p.path}), pinned{f' by {p.by}' if p.by else ''} at {p.at}"
+        for p in latest.values()
+    ]

@@ -18,6 +18,21 @@ from typing import Any, TextIO
 from ...base.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 from .store import check_store, ensure_mlflow, evaluate_or_exit, reachable
 
+LIVE_OPTIONS = (
+    "set", "cases", "repeats", "concurrency", "model", "output", "timeout", "user", "data"
+)  # fmt: skip
+
+
+def refuse_live_options(args: Any) -> None:
+    """`--from-run` logs a recorded run as it is: exit 2 when an option of a live run is given
+    with it (`args`: the command's, with None for an option not given)."""
+    given = [f"--{o}" for o in LIVE_OPTIONS if getattr(args, o) is not None]
+    if given:
+        raise OpsEvalError(
+            EXIT_BAD_INPUT,
+            f"--from-run logs a recorded run as it is: {', '.join(given)} cannot be given with it",
+        )
+
 
 @dataclass(frozen=True)
 class Logged:
