@@ -33,11 +33,6 @@ def run(args: argparse.Namespace) -> int:
         found = compare(a, b)
     except NotComparable as exc:
         raise OpsEvalError(EXIT_BAD_INPUT, f"nothing comparable: {exc}") from None
-    print(
-        f"runs {a.run_id} and {b.run_id} (key id {a.data.key_id if a.data else '-'}): answers "
-        f"{found.answers_equal} equal, {found.answers_differ} different; argument values "
-        f"{found.args_equal} equal, {found.args_differ} different; scorer details "
-        f"{found.details_equal} equal, {found.details_differ} different; {found.unmatched} "
-        "turn(s) or call(s) without a counterpart"
-    )
+    key = a.data.key_id if a.data else "-"
+    print(f"runs {a.run_id} and {b.run_id} (key id {key}): {found.line()}")
     return EXIT_OK

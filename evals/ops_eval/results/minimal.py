@@ -241,6 +241,15 @@ class Comparison:
     unmatched: int
     """Turns one run played and the other did not, and calls to another tool at that place."""
 
+    def line(self) -> str:
+        """The counts, as `ops-eval compare-hashes` says them after the runs' ids."""
+        return (
+            f"answers {self.answers_equal} equal, {self.answers_differ} different; argument "
+            f"values {self.args_equal} equal, {self.args_differ} different; scorer details "
+            f"{self.details_equal} equal, {self.details_differ} different; {self.unmatched} "
+            "turn(s) or call(s) without a counterpart"
+        )
+
 
 MIN_SAID = 3
 """Shorter values are not looked for in a label (`a`, `20`: they would replace the label's own
