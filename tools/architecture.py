@@ -1,8 +1,8 @@
 """The code's shape, held by `mise run lint`: the harness's layers, no import cycles, no module
 too long to read at once, every sub-package saying what it holds and what it may import
 ("May import:" in its docstring), every module named in its package's docstring, an agent
-package that never imports the harness, and one engine that plays trials (`MAY_PLAY`: who may
-call `playing.play`'s players, each with its reason).
+package that never imports the harness, one engine that plays trials (`MAY_PLAY`: who may
+call `playing.play`'s players, each with its reason), and thin commands (`_command_problems`).
 
 Named, precisely: each module and sub-package of `ops_eval` and of an agent package (`agents/*`)
 has its name -- the file's name without `.py`, the folder's name -- as a whole word in the
@@ -31,6 +31,9 @@ MAX_LINES = 350
 ADAPTER = "agents"  # the one sub-package of the harness that may import an agent package
 MAX_ADAPTER_MODULES = 10
 PLAYERS = ("play_trial", "play_turn")  # `playing.play`'s calls that play the agent
+COMMANDS = "commands"  # a command parses, calls the library and prints:
+MAX_HANDLER_LINES = 60  # no function of a command longer than this
+MAX_COMMANDS_LINES = 1200  # and `commands/` at most this long in all
 # The modules of the harness that may name them, each with its reason: one loop over trials.
 MAY_PLAY = {
     "playing.play": "defines them: a trial's turns, played one after another",
@@ -228,6 +231,36 @@ def _player_problems(harness: Tree) -> list[str]:
     return out
 
 
+def _command_problems(harness: Tree) -> list[str]:
+    """Thin commands: no function (handler, parser, helper) of `commands` over
+    `MAX_HANDLER_LINES` lines, the package at most `MAX_COMMANDS_LINES` lines in all, and no
+    command importing another command module -- what a second command needs is the library's."""
+    package = f"{harness.name}.{COMMANDS}"
+    mine = [m for m in sorted(harness.modules) if m == package or m.startswith(package + ".")]
+    out, total = [], 0
+    for module in mine:
+        text = harness.modules[module].read_text(encoding="utf-8")
+        total += len(text.splitlines())
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            if length > MAX_HANDLER_LINES:
+                out.append(
+                    f"{module}.{node.name}: {length} lines (a command's function at most "
+                    f"{MAX_HANDLER_LINES}: move the work into the library)"
+                )
+        sideways = sorted(t for t in harness.imports(module) if t in mine and t != package)
+        if sideways:
+            out.append(
+                f"{module} imports {', '.join(sideways)}: a command imports the library, "
+                "never another command"
+            )
+    if total > MAX_COMMANDS_LINES:
+        out.append(f"{package}: {total} lines in all (at most {MAX_COMMANDS_LINES})")
+    return out
+
+
 def docstring(path: Path) -> str:
     return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"), str(path))) or ""
 
@@ -275,6 +308,7 @@ def problems(repo: Path, harness: Tree, agents: list[Tree]) -> list[str]:
     ]
     out += _adapter_problems(harness, agents)
     out += _player_problems(harness)
+    out += _command_problems(harness)
     for agent in agents:
         for module in sorted(agent.modules):
             names = agent.imported_names(module)
@@ -304,7 +338,7 @@ def main(repo: Path = REPO) -> int:
     print(
         f"architecture ok: {len(harness.modules)} harness modules in {len(LAYERS)} layers, "
         f"{modules} modules in all: no cycle, no import up a layer, none over {MAX_LINES} lines, "
-        "each named in its package's docstring, one engine playing trials"
+        "each named in its package's docstring, one engine playing trials, thin commands"
     )
     return 0
 

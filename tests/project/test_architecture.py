@@ -1,7 +1,8 @@
 """`tools/architecture.py`, the check `mise run lint` runs: the repository as it is passes, and a
 tree that breaks each rule -- a cycle (type-only imports too), an import up a layer, a module too
 long, a package in no layer or silent on what it may import, an agent that imports the harness, a
-module its package's docstring does not name, a module outside the engine that plays trials --
+module its package's docstring does not name, a module outside the engine that plays trials, a
+command function over 60 lines, commands over 1,200 lines in all, a command importing another --
 fails, naming what broke."""
 
 from __future__ import annotations
@@ -242,4 +243,43 @@ def test_a_module_outside_the_engine_playing_trials_fails(tmp_path, source):
     out = refused(tmp_path, {**files, "evals/ops_eval/running/mutate.py": source})
     assert "ops_eval.running.mutate calls play_t" in out
     assert "only the engine plays trials (ops_eval.running.trials;" in out
+    assert "1 architecture problem(s)" in out
+
+
+def function(name: str, lines: int) -> str:
+    """A function of exactly `lines` lines."""
+    return f"def {name}():\n" + "    x = 1\n" * (lines - 2) + "    return x\n"
+
+
+def test_a_command_function_over_60_lines_fails_and_60_passes(tmp_path):
+    command = "evals/ops_eval/commands/gate.py"
+    code, out = check(tree(tmp_path, {command: function("run", 60)}))
+    assert code == 0, out
+    out = refused(tmp_path, {command: function("run", 61)})
+    assert "ops_eval.commands.gate.run: 61 lines (a command's function at most 60" in out
+    assert "1 architecture problem(s)" in out
+    nested = "def add_parser():\n    " + function("handler", 61).replace("\n", "\n    ")
+    out = refused(tmp_path, {command: nested.rstrip() + "\n"})
+    assert "ops_eval.commands.gate.handler: 61 lines" in out  # a nested handler counts too
+
+
+def test_commands_over_1200_lines_in_all_fail_and_1200_pass(tmp_path):
+    # four modules, each under the 350-line limit: only their sum can break a rule
+    files = {f"evals/ops_eval/commands/c{i}.py": "X = 1\n" * 300 for i in range(4)}
+    code, out = check(tree(tmp_path, files))  # 4 x 300, and the package docstring's 4 lines
+    assert code == 1 and "ops_eval.commands: 1204 lines in all (at most 1200)" in out, out
+    files["evals/ops_eval/commands/c3.py"] = "X = 1\n" * 296
+    code, out = check(tree(tmp_path, files))
+    assert code == 0, out
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["from .run import execute\n", "def f():\n    from ops_eval.commands import run\n"],
+)
+def test_a_command_importing_another_command_fails(tmp_path, source):
+    files = {"evals/ops_eval/commands/run.py": "def execute():\n    pass\n"}
+    assert check(tree(tmp_path, files))[0] == 0
+    out = refused(tmp_path, {**files, "evals/ops_eval/commands/mutate.py": source})
+    assert "ops_eval.commands.mutate imports ops_eval.commands.run: a command imports the " in out
     assert "1 architecture problem(s)" in out
