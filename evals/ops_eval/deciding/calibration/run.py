@@ -82,7 +82,7 @@ def shown_path(path: Path) -> str:
 
 def certifies_why(cset: CalibrationSet) -> str | None:
     """Why the set cannot certify a judge, or None when it can. (A set of one class is refused
-    before this: `commands.calibrate`.)"""
+    before this: `session`.)"""
     if len(cset.items) < MIN_ITEMS:
         return (
             f"{len(cset.items)} items, fewer than the {MIN_ITEMS} a calibration needs to certify "
