@@ -1,6 +1,6 @@
 """The ADK worker of `ops-eval validate`: started before the validator is imported, handed the
-files no earlier run accepted, stopped unused when there are none, and a worker that fails is
-one line and exit 3 -- never a hang, a traceback or a worker left behind."""
+files no earlier run accepted, not started when every file was accepted before, and a worker
+that fails is one line and exit 3 -- never a hang, a traceback or a worker left behind."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
+from ops_eval.base.settings import current, reload
 from ops_eval.cli import main
-from ops_eval.validation import adk
+from ops_eval.validation import adk, discovery, validator
 
 
 def as_a_fresh_process(monkeypatch, tmp_path) -> None:
@@ -18,6 +19,7 @@ def as_a_fresh_process(monkeypatch, tmp_path) -> None:
     process: a test that ran earlier in this one (a run's plan) may have loaded them, and then
     ADK's check is made in process, with no worker."""
     monkeypatch.setenv("OPS_EVAL_CACHE", str(tmp_path / "cache"))
+    reload()  # as `main` does: the test reads the cache there too
     monkeypatch.delitem(sys.modules, "google.adk.evaluation.eval_set", raising=False)
 
 
@@ -36,18 +38,68 @@ def workers(monkeypatch, tmp_path):
     return started
 
 
-def test_a_cold_validate_hands_the_prestarted_worker_every_file(workers, capsys):
+@pytest.fixture
+def prestarted(monkeypatch):
+    """For each validate, whether it started the worker before importing the validator."""
+    said: list[bool] = []
+    real = adk.prestart
+
+    def recorded(candidates=()):
+        real(candidates)
+        said.append(adk._EARLY is not None)
+
+    monkeypatch.setattr(adk, "prestart", recorded)
+    return said
+
+
+def test_a_cold_validate_hands_the_prestarted_worker_every_file(workers, prestarted, capsys):
     assert main(["validate"]) == 0
+    assert prestarted == [True]
     assert len(workers) == 1 and workers[0].returncode == 0  # one worker, and it did the work
     assert "ok: 4 eval set(s)" in capsys.readouterr().out
 
 
-def test_a_warm_validate_stops_the_worker_it_did_not_need(workers):
+def test_a_warm_validate_starts_no_worker(workers, prestarted, capsys):
     assert main(["validate"]) == 0
+    cold = capsys.readouterr()
     assert main(["validate"]) == 0  # every file accepted before: no ADK check to make
-    assert len(workers) == 2
-    assert workers[1].returncode not in (None, 0)  # killed, not left running
-    assert adk._EARLY is None
+    assert capsys.readouterr() == cold  # and nothing it says differs
+    assert prestarted == [True, False] and len(workers) == 1 and adk._EARLY is None
+
+
+def test_a_file_the_guess_left_out_is_still_checked(workers, prestarted, monkeypatch):
+    """A guess that names only accepted files starts no worker early; `start` then starts one
+    for the files it did not name, and they are checked all the same."""
+    criteria = current().evals_dir / discovery.CONFIG_FILE
+    adk._save_accepted({adk._key("config", criteria.read_text()): None})
+    monkeypatch.setattr(discovery, "adk_candidates", lambda paths, project: [("config", criteria)])
+    assert main(["validate"]) == 0
+    assert prestarted == [False]
+    assert len(workers) == 1 and workers[0].returncode == 0  # started later, and did the work
+
+
+@pytest.mark.parametrize("ad_hoc", [False, True], ids=["project", "ad-hoc folder"])
+def test_the_guess_names_what_the_validator_hands_adk(ad_hoc, monkeypatch, tmp_path):
+    """`adk_candidates` names, by path, exactly the texts the validator hands ADK's check: for
+    the project's sets, and for a folder of its own with no criteria beside its set (the
+    project's stand in). Else a warm validate would start a worker it does not need."""
+    paths: list[str] = []
+    if ad_hoc:
+        (tmp_path / "mine.evalset.json").write_text(
+            (current().evals_dir / "ops.evalset.json").read_text()
+        )
+        paths = [str(tmp_path)]
+    handed: list[list[tuple[str, str]]] = []
+
+    def capture(items, *, in_process=False):
+        handed.append(items)
+        raise KeyboardInterrupt  # seen enough: stop before any check is made
+
+    monkeypatch.setattr(adk, "start", capture)
+    with pytest.raises(KeyboardInterrupt):
+        validator.validate(paths)
+    guessed = discovery.adk_candidates(paths, current().evals_dir)
+    assert handed == [[(kind, path.read_text()) for kind, path in guessed]]
 
 
 def test_nothing_to_validate_leaves_no_worker(workers, tmp_path):

@@ -24,9 +24,12 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..base.settings import current
     from ..validation import adk
+    from ..validation.discovery import adk_candidates
 
-    adk.prestart()  # ADK's import is most of a cold validation: begun before anything else
+    # ADK's import is most of a cold validation: begun before anything else, if it is needed
+    adk.prestart(adk_candidates(args.paths, current().evals_dir))
     try:
         from ..validation.validator import render, render_warnings, validate
 

@@ -1,15 +1,15 @@
 """Reading eval sets and holding them to the rules, before any model is called.
 
-Holds: the files a validation reads (`files`, `adk`, `adk_parse`, `gate_config`), the validator
-(`validator`: `validate` for the CLI, `check` for a run), what its rules share (`problems`,
-`context`) and the rules: a case's `meta`, field by field (`meta_rules`), a case as a whole and
-the text of its turns (`case_rules`), each expected call (`call_rules`), what a case may expect
-of the agent under policy (`policy_rules`), trajectory contracts' argument matchers
-(`contract_rules`), forbidden calls, order rules and budgets (`policy_contract_rules`), tool
-faults (`fault_rules`), response checks (`response_rules`), conversation scenarios
-(`scenario_rules`), whole files and across them (`set_rules`), the gate's policy (`gate_rules`),
-and a case that copies what the agent is given (`leaks`); and `plan`, which reads one set into
-the `core.plan.Plan` a run plays.
+Holds: the files a validation reads (`discovery`, `files`, `adk`, `adk_parse`, `gate_config`), the
+validator (`validator`: `validate` for the CLI, `check` for a run), what its rules share
+(`problems`, `context`) and the rules: a case's `meta`, field by field (`meta_rules`), a case as a
+whole and the text of its turns (`case_rules`), each expected call (`call_rules`), what a case may
+expect of the agent under policy (`policy_rules`), trajectory contracts' argument matchers
+(`contract_rules`), forbidden calls, order rules and budgets (`policy_contract_rules`), tool faults
+(`fault_rules`), response checks (`response_rules`), conversation scenarios (`scenario_rules`),
+whole files and across them (`set_rules`), the gate's policy (`gate_rules`), and a case that copies
+what the agent is given (`leaks`); and `plan`, which reads one set into the `core.plan.Plan` a run
+plays.
 
 May import: `base`, `core`, `models`, `playing`, `scorers` (the validator checks a reference
 answer with the scorers' own response check and a gate policy's scorer names against the

@@ -9,8 +9,9 @@ a third of a millisecond per case, so two things keep the validator fast:
   are remembered by content hash in `.cache/ops-eval/` (git-ignored; rejections never cached);
 - files that do need ADK are parsed in a worker process while the validator's own rules run in
   this one (`start` ... `finish`); `ops-eval validate` starts that worker before it imports
-  anything else (`prestart`), so ADK's import overlaps this process's own start-up too, and
-  stops it unused when every file was accepted before.
+  anything else (`prestart`), so ADK's import overlaps this process's own start-up too -- unless
+  every file it will hand ADK was accepted before (a warm run), where a worker would only take
+  a core from the rules until it was stopped unused.
 A live run, which needs ADK's parse anyway, asks for it in process (`in_process=True`): every
 file is parsed once, here, and the parsed objects are kept for the run.
 """
@@ -22,9 +23,12 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+from opskit.textfiles import TextFileError, read_text
 
 from .adk_parse import SchemaIssue, config_issues, issues_for, parse_evalset
 
@@ -78,12 +82,28 @@ def _worker() -> subprocess.Popen[str]:
     )
 
 
-def prestart() -> None:
+def prestart(candidates: Iterable[tuple[str, Path]] = ()) -> None:
     """Start the worker now, before the caller imports the validator: importing ADK's models is
-    most of a cold validation, and it then runs beside this process's start-up and rules."""
+    most of a cold validation, and it then runs beside this process's start-up and rules. Not
+    when every one of `candidates` -- (kind, file), what the validation will hand ADK
+    (`discovery.adk_candidates`) -- was accepted before; a file they leave out still gets a
+    worker from `start`, a little later."""
     global _EARLY
-    if _EARLY is None and "google.adk.evaluation.eval_set" not in sys.modules:
+    loaded = "google.adk.evaluation.eval_set" in sys.modules
+    if _EARLY is None and not loaded and not _accepted_before(list(candidates)):
         _EARLY = _worker()
+
+
+def _accepted_before(candidates: list[tuple[str, Path]]) -> bool:
+    """Each file's text, read as the validator reads it, was accepted by this ADK version (no
+    file, or one that cannot be read: False, and the validator says why)."""
+    if not candidates:
+        return False
+    accepted = _load_accepted()
+    try:
+        return all(_key(kind, read_text(path)) in accepted for kind, path in candidates)
+    except TextFileError:
+        return False
 
 
 def _stop(worker: subprocess.Popen[str]) -> None:

@@ -1,4 +1,4 @@
-"""The files a validation reads: eval sets found under the given paths, and the context files
+"""The files a validation reads: eval sets (found by `discovery`), and the context files
 beside them -- the criteria (`test_config.json`), the deliberate negatives (`negatives.yaml`)
 and the set-level contracts (`contracts.yaml`, read by `contracts.read_set_contracts`) -- each
 read once, its own problems reported on the way.
@@ -22,10 +22,10 @@ from opskit.textfiles import YamlFileError, load_yaml, resolved
 from ..core.criteria import strictness_problems
 from ..core.evalset import MalformedInput, display_path, read_json
 from ..core.negatives import Negatives
+from .discovery import CONFIG_FILE
 from .problems import Problem
 
 NEGATIVES_FILE = "negatives.yaml"
-CONFIG_FILE = "test_config.json"
 
 
 @dataclass(frozen=True)
@@ -35,18 +35,6 @@ class Config:
     path: Path
     text: str
     data: Any
-
-
-def discover(paths: Iterable[str | Path], default: Path) -> list[Path]:
-    """Eval set files named or found under the given paths (default: the project's evals/)."""
-    found: list[Path] = []
-    for raw in paths or [default]:
-        path = Path(raw)
-        if path.is_dir():
-            found.extend(sorted(path.glob("*.evalset.json")))
-        else:
-            found.append(path)
-    return list(dict.fromkeys(found))
 
 
 @dataclass

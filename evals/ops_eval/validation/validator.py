@@ -29,16 +29,9 @@ from .call_rules import expected_calls
 from .case_rules import eval_id, has_turns, session_input, turn_texts
 from .context import Context, Site
 from .contract_rules import case_contracts, contracts_file
+from .discovery import CONFIG_FILE, discover
 from .fault_rules import case_faults
-from .files import (
-    CONFIG_FILE,
-    NEGATIVES_FILE,
-    Config,
-    Fallbacks,
-    discover,
-    read_configs,
-    read_negatives,
-)
+from .files import NEGATIVES_FILE, Config, Fallbacks, read_configs, read_negatives
 from .gate_rules import gate_file_problems
 from .meta_rules import valid_meta
 from .policy_contract_rules import case_policy, set_policy
