@@ -93,7 +93,8 @@ from ops_eval.cli import main
 code = main(["validate"])
 heavy = sorted(m for m in ("google.adk.runners", "litellm", "ops_eval.playing.session",
                            "pydantic_settings") if m in sys.modules)
-print(code, heavy)
+commands = sorted(m for m in sys.modules if m.startswith("ops_eval.commands."))
+print(code, heavy, commands)
 """
 
 
@@ -101,6 +102,10 @@ def test_validate_never_imports_the_agents_runtime():
     """`ops-eval validate` checks scenarios with the scripted user's own rules, never through
     the modules that play a conversation: ADK's Runner and LiteLLM take a second to import,
     and the offline gate must start fast. Nor pydantic-settings, which cost a warm validation
-    as much as pydantic itself: the settings read their variables themselves."""
+    as much as pydantic itself: the settings read their variables themselves. Nor another
+    command's module: a command line that names its command builds that command's parser
+    alone (`gate_override` is asked first whether the line is `gate override ...`)."""
     proc = probe(VALIDATE_ONLY)
-    assert proc.stdout.strip().splitlines()[-1] == "0 []", proc.stdout + proc.stderr
+    said = proc.stdout.strip().splitlines()[-1]
+    expected = "0 [] ['ops_eval.commands.gate_override', 'ops_eval.commands.validate']"
+    assert said == expected, proc.stdout + proc.stderr

@@ -3,10 +3,13 @@ beside the validator (`python -m ops_eval.validation.adk_parse`: it imports ADK'
 then parses the JSON list of (kind, text) items it reads on stdin).
 
 A module of its own, importing nothing of ours, so the worker loads ADK's models and no more.
+The worker keeps all it loads until it exits, so it runs without the cyclic garbage collector
+and skips the collections of interpreter exit: a third of its time was spent in them.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from dataclasses import dataclass
@@ -62,6 +65,7 @@ def issues_for(kind: str, text: str) -> list[SchemaIssue]:
 
 
 def _worker() -> None:
+    gc.disable()
     from google.adk.evaluation.eval_config import EvalConfig  # noqa: F401  before any input
     from google.adk.evaluation.eval_set import EvalSet  # noqa: F401
 
@@ -71,6 +75,7 @@ def _worker() -> None:
     items = json.loads(payload)
     out = [[[list(i.loc), i.message] for i in issues_for(kind, text)] for kind, text in items]
     sys.stdout.write(json.dumps(out))
+    gc.freeze()  # nothing to collect as it exits (stdout is still flushed)
 
 
 if __name__ == "__main__":
