@@ -70,7 +70,15 @@ def test_an_unknown_model_built_in_code_is_an_error(checked, score):
     assert "model: 'ops_copilot.secrets.Key' is not a known answer model" in result.detail
 
 
-def test_the_model_names_are_the_agents_declared_answer_schemas():
+def test_an_agent_asked_for_by_name_gives_its_schema_before_any_set_named_it():
+    """Failed before: only agents already loaded (by some set naming them) had a schema, so
+    `ANSWER_SCHEMAS["triage_report"]` raised `KeyError` when run first (CI, random order)."""
+    assert ANSWER_SCHEMAS["triage_report"].__name__ == "TriageReport"
+    with pytest.raises(KeyError):
+        ANSWER_SCHEMAS["ops_copilot"]  # answers in free text: no schema
+
+
+def test_the_model_names_are_the_agents_declared_answer_schemas(plan):
     from ops_eval.agents import AGENTS
 
     assert {"TriageReport": ANSWER_SCHEMAS["triage_report"]} == ANSWER_MODELS

@@ -23,7 +23,10 @@ class _Schemas(Mapping[str, type[BaseModel]]):
         return {name: p.answer_schema for name, p in AGENTS.items() if p.answer_schema}
 
     def __getitem__(self, name: str) -> type[BaseModel]:
-        return self._now()[name]
+        schema = AGENTS[name].answer_schema  # an agent asked for by name is loaded
+        if schema is None:
+            raise KeyError(name)
+        return schema
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._now())
@@ -37,6 +40,9 @@ class _Models(_Schemas):
 
     def _now(self) -> dict[str, type[BaseModel]]:
         return {model.__name__: model for model in ANSWER_SCHEMAS.values()}
+
+    def __getitem__(self, name: str) -> type[BaseModel]:
+        return self._now()[name]
 
 
 ANSWER_SCHEMAS: Mapping[str, type[BaseModel]] = _Schemas()
