@@ -2,7 +2,8 @@
 too long to read at once, every sub-package saying what it holds and what it may import
 ("May import:" in its docstring), every module named in its package's docstring, an agent
 package that never imports the harness, one engine that plays trials (`MAY_PLAY`: who may
-call `playing.play`'s players, each with its reason), and thin commands (`_command_problems`).
+call `playing.play`'s players, each with its reason), thin commands (`_command_problems`), and
+each capability in one package that few modules outside it import (`CAPABILITIES`).
 
 Named, precisely: each module and sub-package of `ops_eval` and of an agent package (`agents/*`)
 has its name -- the file's name without `.py`, the folder's name -- as a whole word in the
@@ -45,6 +46,16 @@ MAY_PLAY = {
     "redteam.live": "attacks, not eval cases: a clean and an attacked session per attack and "
     "guard mode on a planted seed copy, every pause denied (not yet an engine concept)",
 }
+
+# Each capability lives in one package, its public surface in the package's `__init__`; outside
+# it, at most `MAX_CAPABILITY_USERS` modules import from it, besides the commands that expose it
+# and the package root's public surface (`_capability_problems`).
+CAPABILITIES = {
+    "red team": "redteam",
+    "tracking": "outputs.tracking",
+    "reports": "outputs.report",
+}
+MAX_CAPABILITY_USERS = 2
 
 # ops_eval's sub-packages, bottom to top (the package's own `__init__` sits above them all).
 LAYERS: tuple[str, ...] = (
@@ -261,6 +272,40 @@ def _command_problems(harness: Tree) -> list[str]:
     return out
 
 
+def capability_users(harness: Tree, package: str) -> list[str]:
+    """The modules outside `package` (a dotted name under the harness) that import from it,
+    the commands and the harness's root aside."""
+    inside = f"{harness.name}.{package}"
+    exempt = (inside, f"{harness.name}.{COMMANDS}", f"{harness.name}.cli")
+
+    def within(module: str, prefix: str) -> bool:
+        return module == prefix or module.startswith(prefix + ".")
+
+    return sorted(
+        module
+        for module in harness.modules
+        if module != harness.name
+        and not any(within(module, p) for p in exempt)
+        and any(within(t, inside) for t in harness.imports(module))
+    )
+
+
+def _capability_problems(harness: Tree) -> list[str]:
+    """Each capability in one package: at most `MAX_CAPABILITY_USERS` modules outside it import
+    from it (`CAPABILITIES`), so "where is it?" has one answer and its surface stays small."""
+    out = []
+    for name, package in CAPABILITIES.items():
+        users = capability_users(harness, package)
+        if f"{harness.name}.{package}" not in harness.modules:
+            out.append(f"{name}: its package {harness.name}.{package} does not exist")
+        elif len(users) > MAX_CAPABILITY_USERS:
+            out.append(
+                f"{name} ({harness.name}.{package}): imported by {len(users)} modules outside "
+                f"it, commands aside (at most {MAX_CAPABILITY_USERS}): {', '.join(users)}"
+            )
+    return out
+
+
 def docstring(path: Path) -> str:
     return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"), str(path))) or ""
 
@@ -309,6 +354,7 @@ def problems(repo: Path, harness: Tree, agents: list[Tree]) -> list[str]:
     out += _adapter_problems(harness, agents)
     out += _player_problems(harness)
     out += _command_problems(harness)
+    out += _capability_problems(harness)
     for agent in agents:
         for module in sorted(agent.modules):
             names = agent.imported_names(module)
@@ -338,7 +384,8 @@ def main(repo: Path = REPO) -> int:
     print(
         f"architecture ok: {len(harness.modules)} harness modules in {len(LAYERS)} layers, "
         f"{modules} modules in all: no cycle, no import up a layer, none over {MAX_LINES} lines, "
-        "each named in its package's docstring, one engine playing trials, thin commands"
+        "each named in its package's docstring, one engine playing trials, thin commands, "
+        f"{len(CAPABILITIES)} capabilities each in one package"
     )
     return 0
 

@@ -7,6 +7,7 @@ fails, naming what broke."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,9 @@ import pytest
 from support import REPO
 
 CHECK = REPO / "tools" / "architecture.py"
+_spec = importlib.util.spec_from_file_location("tools_architecture", CHECK)
+ARCHITECTURE = sys.modules.setdefault("tools_architecture", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(ARCHITECTURE)  # type: ignore[union-attr]  # the check's declarations
 
 
 def check(repo: Path) -> tuple[int, str]:
@@ -28,8 +32,9 @@ def check(repo: Path) -> tuple[int, str]:
 def tree(tmp_path: Path, files: dict[str, str]) -> Path:
     """A repository with `evals/ops_eval` and `agents/` holding `files` (path -> source). Every
     folder is a package, and one whose `__init__.py` is not among `files` has a docstring naming
-    what it holds."""
-    base = [f"evals/ops_eval/{p}/__init__.py" for p in ("base", "core", "results")]
+    what it holds. Each declared capability's package exists (empty)."""
+    packages = ("base", "core", "results", *ARCHITECTURE.CAPABILITIES.values())
+    base = [f"evals/ops_eval/{p.replace('.', '/')}/__init__.py" for p in packages]
     for name in [*base, "agents/ops_copilot/__init__.py", *files]:
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -283,3 +288,33 @@ def test_a_command_importing_another_command_fails(tmp_path, source):
     out = refused(tmp_path, {**files, "evals/ops_eval/commands/mutate.py": source})
     assert "ops_eval.commands.mutate imports ops_eval.commands.run: a command imports the " in out
     assert "1 architecture problem(s)" in out
+
+
+def test_a_capability_imported_by_three_modules_outside_it_fails_and_two_pass(tmp_path):
+    name, package = "tracking", ARCHITECTURE.CAPABILITIES["tracking"]  # outputs.tracking
+    inside = f"evals/ops_eval/{package.replace('.', '/')}/surface.py"
+    importer = f"from ops_eval.{package} import surface\n"
+    files = {
+        inside: "X = 1\n",
+        "evals/ops_eval/commands/expose.py": importer,  # the commands that expose it are free
+        "evals/ops_eval/commands/again.py": importer,
+        "evals/ops_eval/commands/more.py": importer,
+        "evals/ops_eval/commands/most.py": importer,
+        "evals/ops_eval/outputs/history/one.py": "def f():\n    " + importer,  # lazily too
+        "evals/ops_eval/outputs/report/two.py": importer,
+    }
+    high = "evals/ops_eval/cli.py"  # the top sits above every capability
+    code, out = check(tree(tmp_path, {**files, high: importer}))
+    assert code == 0, out
+    out = refused(tmp_path, {**files, "evals/ops_eval/redteam/three.py": importer})
+    assert f"{name} (ops_eval.{package}): imported by 3 modules outside it, commands aside" in out
+    assert "ops_eval.outputs.history.one, ops_eval.outputs.report.two, ops_eval.redteam." in out
+    assert "1 architecture problem(s)" in out
+
+
+def test_a_declared_capability_without_its_package_fails(tmp_path):
+    package = next(iter(ARCHITECTURE.CAPABILITIES.values()))
+    repo = tree(tmp_path, {})
+    init = repo / "evals" / "ops_eval" / package.replace(".", "/") / "__init__.py"
+    init.unlink()
+    assert "does not exist" in check(repo)[1]
