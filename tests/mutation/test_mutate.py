@@ -44,6 +44,14 @@ def test_at_least_fifteen_mutants_each_with_its_bug_and_kind():
         assert mutant.kind in ("tool", "guard", "policy") and len(mutant.bug) > 20, mutant.name
 
 
+def test_the_mutants_declared_are_the_names_validate_holds_gate_yaml_to():
+    """`validation.gate_config.MUTANTS` (below the mutants, for validation) names each mutant
+    declared, in order, and nothing else."""
+    from ops_eval.validation.gate_config import MUTANTS as NAMES
+
+    assert tuple(MUTANTS) == NAMES
+
+
 def test_the_ops_set_kills_the_mutants_it_kills_today_and_names_its_blind_spots(capsys):
     code, out = _mutate(capsys)
     assert code == 0, out

@@ -31,8 +31,36 @@ class GateConfigError(ValueError):
     """The gate file cannot be read or does not validate; the message names the file and field."""
 
 
+MUTANTS: tuple[str, ...] = (
+    # the ops copilot's tools
+    "status-stale",
+    "incident-off-by-one",
+    "not-found-is-empty-success",
+    "incident-status-filter-dropped",
+    "runbook-search-empty",
+    "log-search-ignores-query",
+    "recall-forgets-notes",
+    "note-saved-without-text",
+    "write-reports-success-unapplied",
+    # its guards and write policy
+    "kill-switch-ignored",
+    "link-guard-off",
+    "answer-guard-off",
+    "spotlighting-off",
+    "write-skips-approval",
+    "any-rationale-accepted",
+    "notes-never-need-approval",
+    "approval-reused",
+)
+"""The names of the deterministic mutants, in declaration order: what `mutation` may name.
+Declared here, below the mutation testing that defines them, so that validation checks a gate
+file without importing up a layer; a test holds the registry of mutants to exactly these, so
+the two cannot drift."""
+
+
 class MutationFloor(Strict):
-    """What `ops-eval mutate` holds the eval set to (`running/mutate.py`)."""
+    """What `ops-eval mutate` holds the eval set to (`running/mutate.py`); each mutant it names
+    is one of `MUTANTS`."""
 
     model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 

@@ -71,11 +71,12 @@ def checked_policy(path: Path, using: list[EvalSetFile]) -> tuple[GateConfig | N
 
 
 def _mutation_problems(config: GateConfig, shown: str) -> Iterator[Problem]:
-    """Each mutant `mutation` names is declared (`playing/mutants/`), and none is both a
-    must-kill and an equivalent (an equivalent mutant cannot be killed)."""
-    from ..playing.mutants import registered
+    """Each mutant `mutation` names is declared (`gate_config.MUTANTS`, the names the mutants
+    of `playing/mutants/` are declared under), and none is both a must-kill and an equivalent
+    (an equivalent mutant cannot be killed)."""
+    from .gate_config import MUTANTS
 
-    declared = registered()
+    declared = MUTANTS
     floor = config.mutation
     named = [(f"mutation.must_kill[{i}]", n) for i, n in enumerate(floor.must_kill)]
     named += [(f"mutation.equivalent.{n}", n) for n in floor.equivalent]
