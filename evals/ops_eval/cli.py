@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from .base.exits import (
     EXIT_BAD_INPUT,
     EXIT_INFRA,
+    OpsEvalError,
     console_for_people,
     exit_code_of,
     first_error,
@@ -71,6 +72,23 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _as_agent(
+    agent: str | None, handler: Callable[[argparse.Namespace], int], args: argparse.Namespace
+) -> int:
+    """The command run with `--agent`'s choice (`agents.chosen`), when it was given one: an
+    agent that declares no port is one line and exit 2, before anything is read."""
+    if agent is None:
+        return handler(args)
+    from .agents import UnknownAgent, chosen, port
+
+    try:
+        port(agent)
+    except UnknownAgent as exc:
+        raise OpsEvalError(EXIT_BAD_INPUT, f"--agent: {exc}") from None
+    with chosen(agent):
+        return handler(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from .commands.gate_override import rewrite_argv
 
@@ -94,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
-        return exit_code_of(lambda: handler(args))
+        return exit_code_of(lambda: _as_agent(getattr(args, "agent", None), handler, args))
     except KeyboardInterrupt:
         return _error("interrupted before the end; nothing was recorded as a result", EXIT_INFRA)
     except OSError as exc:  # a path no reader checked: one line, never a traceback

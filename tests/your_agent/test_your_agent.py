@@ -113,3 +113,56 @@ def test_a_write_the_approver_gave_no_reason_for_is_refused_by_the_desk_itself(d
     with DirectContext(state, "direct", "support", bare, "ticket_desk") as direct:
         assert direct.call("close_ticket", ticket_id="t 1")["status"] == "refused"
     assert PORT.state.snapshot(state)["tickets"]["T-1"] == "open"
+
+
+def _unnamed_set(desk: Path) -> Path:
+    """The desk's set with no case naming its agent: the agent comes from `--agent`."""
+    path = desk / "tests" / "your_agent" / "ticket_desk.evalset.json"
+    data = json.loads(path.read_text())
+    for case in data["eval_cases"]:
+        del case["meta"]["agent"]
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_agent_chooses_the_agent_of_every_case_that_names_none(desk, capsys, monkeypatch):
+    from fake_openai import after_tool_results, fake_openai, text, tool_call
+
+    path = _unnamed_set(desk)
+    assert main(["validate", str(path)]) == 1  # read as the ops copilot's: not its tools
+    assert "'get_ticket' is not a tool of agent ops_copilot" in capsys.readouterr().out
+    assert main(["validate", "--agent", "ticket_desk", str(path)]) == 0
+    assert "2 cases agree with the seed" in capsys.readouterr().out
+
+    answer = after_tool_results(
+        tool_call("get_ticket", {"ticket_id": "T-2"}),
+        text("Ticket T-2 (VPN drops every hour) is open."),
+    )
+    out = desk / "run.json"
+    with fake_openai(answer) as (base, _):
+        monkeypatch.setenv("OPS_AGENT_MODEL", "openai/fake")
+        monkeypatch.setenv("OPS_AGENT_BASE_URL", base)
+        argv = ["run", "--agent", "ticket_desk", "--set", str(path), "--cases", "ticket-status-t2"]
+        assert main([*argv, "--output", str(out)]) == 0, capsys.readouterr()
+    record = json.loads(out.read_text())
+    [trial] = record["trials"]
+    assert (trial["case_id"], trial["status"]) == ("ticket-status-t2", "passed"), trial
+    assert trial["scores"]["trajectory"]["outcome"] == "pass"
+    assert list(record["instruction_sha256"]) == ["ticket_desk"], record.keys()
+
+    main(["mutate", "--agent", "ticket_desk", "--set", str(path)])
+    assert "mutation score of ticket_desk.evalset.json: 2/3 (67%)" in capsys.readouterr().out
+
+
+def test_agent_refuses_a_case_written_for_another_agent_and_an_agent_without_a_port(desk, capsys):
+    triage = Path(__file__).parents[2] / "evals" / "triage-report.evalset.json"
+    assert main(["validate", "--agent", "ticket_desk", str(triage)]) == 1
+    assert (
+        "case triage-inc-002, meta.agent: the case is for agent 'triage_report', and --agent "
+        "chose 'ticket_desk'" in capsys.readouterr().out
+    )
+    assert main(["validate", "--agent", "ticket_dsek", str(_unnamed_set(desk))]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --agent: agent 'ticket_dsek': no package 'ticket_dsek'"), err
+    assert len(err.strip().splitlines()) == 1
+    assert main(["validate", str(triage)]) == 0  # the choice ended with its command

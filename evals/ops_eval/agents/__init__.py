@@ -8,7 +8,8 @@ the red team, `grounded`, `facts` and the guard mutants read) reach them here to
 
 Holds:
 - `ports`: finding, checking and caching an agent's port by name (`port`, `AGENTS`,
-  `UnknownAgent`, `DEFAULT_AGENT`), and the seed each agent plays over (`seed_for`).
+  `UnknownAgent`, `DEFAULT_AGENT`), `--agent`'s choice (`chosen`, `chosen_agent`,
+  `default_agent`), and the seed each agent plays over (`seed_for`).
 - The ops copilot's own parts, for the harness parts built on them, one facade a concern:
   `ops_world` (seed, tool tables, instruction, approval text, the triage answer model),
   `ops_state` (the state store and write policy), `ops_guards` (spotlighting, claims, copies,
@@ -20,6 +21,18 @@ Holds:
 May import: agentport and the agent packages (only this package may); nothing of the harness.
 """
 
-from .ports import AGENTS, DEFAULT_AGENT, UnknownAgent, port, seed_for
+from .ports import (
+    AGENTS,
+    DEFAULT_AGENT,
+    UnknownAgent,
+    chosen,
+    chosen_agent,
+    default_agent,
+    port,
+    seed_for,
+)
 
-__all__ = ["AGENTS", "DEFAULT_AGENT", "UnknownAgent", "port", "seed_for"]
+__all__ = [
+    "AGENTS", "DEFAULT_AGENT", "UnknownAgent", "chosen", "chosen_agent", "default_agent",
+    "port", "seed_for",
+]  # fmt: skip

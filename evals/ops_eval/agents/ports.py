@@ -4,6 +4,10 @@ an eval set or `--agent` is one line naming the agent, never a traceback.
 `AGENTS` is the ports loaded so far, the default agent's first: what a rule over "every agent"
 (a set-level contract, the leak index) reads. The validator loads the port of every case's agent
 before those rules run.
+
+`--agent NAME` (`chosen`) makes NAME the agent of every case that names none, for the one
+command it was given to; a case that names another agent is then refused (`CaseMeta`), since its
+tools and references were written for that one.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from agentport import AgentPort
@@ -25,6 +30,33 @@ class UnknownAgent(ValueError):
 _PORTS: dict[str, AgentPort] = {}
 _SEEDS: dict[str, Any] = {}
 _LOCK = threading.RLock()
+_CHOSEN: list[str] = []  # `--agent`'s name while its command runs (process-wide: trials play
+# on threads of their own, which a context variable would not reach)
+
+
+def chosen_agent() -> str | None:
+    """The agent `--agent` chose for the command running now; None when it chose none."""
+    return _CHOSEN[-1] if _CHOSEN else None
+
+
+def default_agent() -> str:
+    """The agent of a case that names none: `--agent`'s, else the project's (`DEFAULT_AGENT`)."""
+    return chosen_agent() or DEFAULT_AGENT
+
+
+@contextmanager
+def chosen(name: str | None) -> Iterator[None]:
+    """`--agent NAME` for the block (no choice for None); `UnknownAgent` when NAME declares no
+    port, before anything is read."""
+    if name is None:
+        yield
+        return
+    port(name)
+    _CHOSEN.append(name)
+    try:
+        yield
+    finally:
+        _CHOSEN.pop()
 
 
 def port(name: str) -> AgentPort:
@@ -83,6 +115,7 @@ class _Loaded(Mapping[str, AgentPort]):
 
     def __iter__(self) -> Iterator[str]:
         port(DEFAULT_AGENT)
+        port(default_agent())
         return iter(list(_PORTS))
 
     def __len__(self) -> int:

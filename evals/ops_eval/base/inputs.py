@@ -155,3 +155,14 @@ def number_option(*, fraction: bool = False) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+AGENT_HELP = (
+    "the agent of every case that names none: a Python package whose `port` module declares "
+    "PORT (docs/your-agent.md); default ops_copilot. A case naming another agent is refused"
+)
+
+
+def add_agent_option(parser: argparse.ArgumentParser) -> None:
+    """`--agent NAME`, read by `cli.main` around the whole command (`agents.chosen`)."""
+    parser.add_argument("--agent", metavar="PACKAGE", help=AGENT_HELP)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..base.exits import EXIT_INFRA, OpsEvalError
+from ..base.inputs import add_agent_option
 
 
 def add_parser(sub: Any) -> None:
@@ -22,6 +23,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--from-run", metavar="RUN", help="log this run record (path or run id) "
                    "instead of calling the model")  # fmt: skip
     p.add_argument("--set", help="eval set file (default: evals/ops.evalset.json)")
+    add_agent_option(p)
     p.add_argument("--cases", help="comma-separated eval ids (default: all)")
     p.add_argument("--repeats", type=int, default=None, help="conversations per case (default 1)")
     p.add_argument("--concurrency", type=int, default=None, help="conversations at once")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.exits import EXIT_FAILED, EXIT_OK
+from ..base.inputs import add_agent_option
 
 REPEATS, TIMEOUT_S = 3, 600.0  # --live's trials per case and arm, and seconds per trial
 
@@ -23,6 +24,7 @@ def add_parser(subparsers: Any) -> None:
         "the scripted oracle)",
     )
     p.add_argument("--set", help="eval set file (default: evals/ops.evalset.json)")
+    add_agent_option(p)
     p.add_argument("--mutants", help="comma-separated mutant names (default: all)")
     p.add_argument(
         "--redteam",

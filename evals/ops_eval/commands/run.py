@@ -7,6 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..base.inputs import add_agent_option
+
 
 def add_parser(subparsers: Any) -> None:
     run = subparsers.add_parser("run", help="live trajectory eval against a model")
@@ -15,6 +17,7 @@ def add_parser(subparsers: Any) -> None:
     run.add_argument("--repeats", type=int, default=1, help="trials per case (pass^k)")
     run.add_argument("--concurrency", type=int, default=1, help="trials in parallel")
     run.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    add_agent_option(run)
     run.add_argument("--record", metavar="FILE", help="record every model request/response")
     run.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
     run.add_argument("--timeout", type=float, default=600.0, help="seconds per trial")

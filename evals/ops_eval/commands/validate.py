@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from ..base.exits import EXIT_INFRA, OpsEvalError
+from ..base.inputs import add_agent_option
 
 
 def add_parser(subparsers: Any) -> None:
@@ -20,6 +21,7 @@ def add_parser(subparsers: Any) -> None:
     )
     val.add_argument("paths", nargs="*", help="eval set files or folders (default: evals/)")
     val.add_argument("--format", choices=["text", "github"], default="text")
+    add_agent_option(val)
     # A validation keeps what it reads until it ends and makes next to no cyclic garbage (a
     # 10,000-case one peaks at the same memory without collections), and leaves nothing open to
     # finalise at exit: the console script runs it uncollected (`cli.main`).

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-from ..agents import DEFAULT_AGENT, port
+from ..agents import default_agent, port
 
 __all__ = ["DirectContext"]
 
@@ -27,7 +27,7 @@ class DirectContext:
     invocation_id: str = "direct"
     user_id: str = "direct"
     tool_confirmation: Any = None
-    agent: str = DEFAULT_AGENT
+    agent: str = field(default_factory=default_agent)
     session: Any = field(init=False)
 
     def __post_init__(self) -> None:

@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from opskit.textfiles import TextFileError, read_text
 
-from ..agents import DEFAULT_AGENT, port
+from ..agents import chosen_agent, default_agent, port
 from ..agents.ops_world import Approval
 from ..base.strict import Strict
 from . import strict_json
@@ -80,7 +80,8 @@ class CaseMeta(Strict):
     split: Split = "tuning"
     """`holdout` cases decide releases and are never used while tuning the instruction."""
     approval: ApprovalDecision | None = None
-    agent: str = DEFAULT_AGENT  # a package declaring an agent port (`agents.port`)
+    agent: str = Field(default_factory=default_agent)
+    """A package declaring an agent port (`agents.port`); `--agent`'s, else the project's."""
     contracts: Contracts = Field(default_factory=Contracts)
     """Trajectory contracts (argument matchers, forbidden calls, order rules, a second match
     mode, budgets, tool faults): `contracts.py`."""
@@ -96,6 +97,12 @@ class CaseMeta(Strict):
     @classmethod
     def _declared(cls, name: str) -> str:
         port(name)  # an `UnknownAgent` is a ValueError: reported on the field, one line
+        picked = chosen_agent()
+        if picked is not None and name != picked:
+            raise ValueError(
+                f"the case is for agent {name!r}, and --agent chose {picked!r} "
+                "(drop --agent, or run a set written for that agent)"
+            )
         return name
 
 

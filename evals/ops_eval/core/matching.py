@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentport import ToolSpec
 
-from ..agents import AGENTS, DEFAULT_AGENT
+from ..agents import AGENTS, default_agent
 from ..agents.ops_world import normalise
 from .calls import ToolCall, in_order
 from .contracts import (
@@ -62,9 +62,10 @@ MISSING = object()
 T = TypeVar("T")
 
 
-def entity_kinds(agent: str = DEFAULT_AGENT) -> dict[str, dict[str, str]]:
+def entity_kinds(agent: str | None = None) -> dict[str, dict[str, str]]:
     """The entity kind of every entity argument of the agent's tools, from their declarations."""
-    return {name: dict(spec.entities) for name, spec in AGENTS[agent].tools().items()}
+    tools = AGENTS[agent or default_agent()].tools()
+    return {name: dict(spec.entities) for name, spec in tools.items()}
 
 
 def as_taken(name: str, args: Mapping[str, Any], specs: Mapping[str, ToolSpec]) -> dict[str, Any]:
@@ -86,7 +87,7 @@ def canonical_trial(trial: TrialView) -> TrialView:
     """A copy of `trial` whose turns hold every call -- made, expected, paused, pending, and the
     calls faults were injected into -- as its tool takes it (`canonical`); the trial itself, and
     so the run record, keeps them as the model sent them."""
-    specs = AGENTS[trial.case.meta.agent if trial.case.meta else DEFAULT_AGENT].tools()
+    specs = AGENTS[trial.case.meta.agent if trial.case.meta else default_agent()].tools()
 
     def calls(found: list[ToolCall]) -> list[ToolCall]:
         return [canonical(c, specs) for c in found]

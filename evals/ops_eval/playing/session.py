@@ -22,7 +22,7 @@ from google.adk.events.event import Event
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
-from ..agents import DEFAULT_AGENT
+from ..agents import default_agent
 from ..agents import port as agent_port
 from ..core.calls import ToolCall
 from ..core.model_call import CONFIRMATION, SERVER_KEY
@@ -141,7 +141,7 @@ class AgentSession:
         self.turn_runs: list[SessionTurn] = []
         """The runs of the user turn being played (its approval rounds are runs of their own)."""
         self.run_config = run_config
-        self.port = port = port or agent_port(DEFAULT_AGENT)
+        self.port = port = port or agent_port(default_agent())
         """The agent's port: how its session state is bound and its App built."""
         if port.state is None and workspace is not None:
             raise ValueError(f"agent {port.name} declares no state to bind")

@@ -133,9 +133,9 @@ def _rows(kind: str, got: Counter, want: Counter, show) -> list[str]:
 
 def _stated(case: Case, plan: Plan) -> str | None:
     """Why the case's agent has no end state to grade: its port declares no state."""
-    from ..agents import AGENTS, DEFAULT_AGENT
+    from ..agents import AGENTS, default_agent
 
-    agent = case.meta.agent if case.meta else DEFAULT_AGENT
+    agent = case.meta.agent if case.meta else default_agent()
     return None if AGENTS[agent].state is not None else f"agent {agent} declares no state"
 
 

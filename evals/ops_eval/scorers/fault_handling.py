@@ -147,13 +147,13 @@ def _applies(case: Case, plan: Plan) -> str | None:
     "supplied (claims, not keywords); n/a when no fault was injected",
 )
 def fault_handling(trial: TrialView, plan: Plan) -> Score:
-    from ..agents import AGENTS
+    from ..agents import AGENTS, default_agent
     from ..agents.ops_guards import Vocabulary
 
     meta = trial.case.meta
     if not any(t.faults for t in trial.turns):
         return Score(outcome="n/a", detail="no fault was injected")
-    specs = AGENTS[meta.agent if meta else "ops_copilot"].tools()
+    specs = AGENTS[meta.agent if meta else default_agent()].tools()
     vocab = Vocabulary.of(plan.seed, plan.negatives)
     problems = [p for t in trial.turns for p in _problems(t, specs, vocab, trial)]
     if problems:

@@ -12,7 +12,7 @@ from typing import Any
 
 from agentport import ToolSpec
 
-from ..agents import AGENTS, DEFAULT_AGENT
+from ..agents import AGENTS, default_agent
 from ..agents.ops_world import closest
 from ..agents.ops_writes import note_problem
 from ..core.calls import ToolCall
@@ -86,11 +86,12 @@ def _structure(
             yield wrong, arg
 
 
-def entity_problem(ctx: Context, kind: str, value: Any, agent: str = DEFAULT_AGENT) -> str | None:
+def entity_problem(ctx: Context, kind: str, value: Any, agent: str | None = None) -> str | None:
     """Why `value` names no `kind` the seed has nor a declared negative (with the closest seed
     id), or None. Expected calls, fault and forbidden-rule arguments are held to it alike."""
     if not isinstance(value, str):
         return f"must be a string naming {article(kind)}, not {json_type(value)}"
+    agent = agent or default_agent()
     key = AGENTS[agent].normalise(kind, value)
     ids = ctx.ids(kind, agent)
     if key in ctx.negatives.of(kind) or key in ids:

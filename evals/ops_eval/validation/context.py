@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..agents import DEFAULT_AGENT, port, seed_for
+from ..agents import DEFAULT_AGENT, default_agent, port, seed_for
 from ..agents.ops_world import Seed
 from ..core.direct import DirectContext
 from ..core.evalset import Case, CaseMeta, Category, EvalSetFile
@@ -36,7 +36,7 @@ class Context:
     @property
     def gold(self) -> DirectContext:
         """The default agent's fresh state for gold replays and write pre-checks."""
-        return self.gold_for(DEFAULT_AGENT)
+        return self.gold_for(default_agent())
 
     def gold_for(self, agent: str) -> DirectContext:
         """One fresh state per agent for gold replays (reads change nothing)."""
@@ -47,15 +47,17 @@ class Context:
             self._golds[agent] = DirectContext(workspace=fresh, agent=agent)
         return self._golds[agent]
 
-    def ids(self, kind: str, agent: str = DEFAULT_AGENT) -> frozenset[str]:
-        """The ids of one entity kind in the seed `agent` plays over."""
+    def ids(self, kind: str, agent: str | None = None) -> frozenset[str]:
+        """The ids of one entity kind in the seed `agent` (else the default one) plays over."""
+        agent = agent or default_agent()
         if agent == DEFAULT_AGENT or port(agent).load_seed is port(DEFAULT_AGENT).load_seed:
             return self.seed.ids(kind)
         return frozenset(port(agent).entities(seed_for(agent, self.seed)).get(kind, ()))
 
-    def replay(self, name: str, args: dict[str, Any], agent: str = DEFAULT_AGENT) -> dict[str, Any]:
+    def replay(self, name: str, args: dict[str, Any], agent: str | None = None) -> dict[str, Any]:
         """The real tool's answer to an expected read on a fresh state; identical calls are
         answered once."""
+        agent = agent or default_agent()
         key = json.dumps([agent, name, args], sort_keys=True, default=str)
         if key not in self._replies:
             try:
