@@ -17,4 +17,6 @@ PORT = replace(
     tools=tool_specs,
     build="triage_report.agent:build_agent",
     answer_schema=TriageReport,
+    # (report, seed) -> (field, why) for each disagreement of a reference report with the seed
+    extras={**OPS.extras, "reference_problems": "triage_report.schema:reference_problems"},
 )

@@ -166,3 +166,31 @@ def test_agent_refuses_a_case_written_for_another_agent_and_an_agent_without_a_p
     assert err.startswith("error: --agent: agent 'ticket_dsek': no package 'ticket_dsek'"), err
     assert len(err.strip().splitlines()) == 1
     assert main(["validate", str(triage)]) == 0  # the choice ended with its command
+
+
+def test_an_agent_declaring_an_answer_schema_has_its_references_held_to_it(desk, capsys):
+    """No harness change: a port with an `answer_schema` makes the validator read every
+    reference answer of its cases as that schema (the triage agent's rule, for any agent)."""
+    package = desk / "tests" / "your_agent" / "desk_reports"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""The desk, answering in JSON."""\n')
+    (package / "port.py").write_text(
+        "from dataclasses import replace\n\n"
+        "from pydantic import BaseModel\n\n"
+        "from ticket_desk.port import PORT as DESK\n\n\n"
+        "class Status(BaseModel):\n"
+        "    ticket_id: str\n"
+        "    open: bool\n\n\n"
+        'PORT = replace(DESK, name="desk_reports", answer_schema=Status)\n'
+    )
+    path = _unnamed_set(desk)
+    assert main(["validate", "--agent", "desk_reports", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "case ticket-status-t2, turn 1, final_response: reference is not a Status" in out
+    data = json.loads(path.read_text())
+    for case in data["eval_cases"]:
+        case["conversation"][0]["final_response"]["parts"][0]["text"] = json.dumps(
+            {"ticket_id": "T-2", "open": True}
+        )
+    path.write_text(json.dumps(data))
+    assert main(["validate", "--agent", "desk_reports", str(path)]) == 0, capsys.readouterr()

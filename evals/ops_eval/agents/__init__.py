@@ -11,7 +11,7 @@ Holds:
   `UnknownAgent`, `DEFAULT_AGENT`), `--agent`'s choice (`chosen`, `chosen_agent`,
   `default_agent`), and the seed each agent plays over (`seed_for`).
 - The ops copilot's own parts, for the harness parts built on them, one facade a concern:
-  `ops_world` (seed, tool tables, instruction, approval text, the triage answer model),
+  `ops_world` (seed, tool tables, instruction, approval text),
   `ops_state` (the state store and write policy), `ops_guards` (spotlighting, claims, copies,
   links, the answer guard, provenance), `ops_writes` (the write tools' argument rules),
   `ops_agent` (the ADK agent and the modules its own mutants patch; loads ADK).

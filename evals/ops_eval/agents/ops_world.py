@@ -1,6 +1,6 @@
 """The ops copilot's world, for the harness parts built on it: its seed (the entity kinds, ids
 and their normal form, the 'did you mean' match), its tool tables and instruction, the approval's
-text rules, and the triage agent's answer model. Light: no ADK import.
+text rules. Light: no ADK import.
 
 Only this adapter imports the agent packages; the harness parts that read these are the ones a
 port cannot serve another agent with (docs/your-agent.md, "What needs which declaration").
@@ -27,11 +27,10 @@ from ops_copilot.tools.approval import (
     rationale_problem,
     visible_chars,
 )
-from triage_report.schema import TriageReport
 
 __all__ = [
     "APPROVER_MAX_CHARS", "ENTITY_KINDS", "INSTRUCTION", "NOTHING_CHANGED", "RATIONALE_MAX_CHARS",
-    "Approval", "EntityKind", "Seed", "SeedError", "TriageReport", "closest", "default_seed",
+    "Approval", "EntityKind", "Seed", "SeedError", "closest", "default_seed",
     "load_seed", "normalise", "normalise_text", "rationale_problem", "tool_specs", "visible_chars",
     "write_tools",
 ]  # fmt: skip

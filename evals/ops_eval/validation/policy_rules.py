@@ -1,6 +1,7 @@
 """Rules about what a case may expect of the agent: writes only where policy allows them, an
 approval decision only on an approval case, nothing at all in a relevance case, a declared
-negative in a negative case, and triage references that agree with the seed."""
+negative in a negative case, and reference answers of the agent's answer schema that agree with
+the seed (`answer_reference`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 
 from agentport.port import resolve
 
-from ..agents import AGENTS
+from ..agents import AGENTS, seed_for
 from ..core.call_policy import waits_for_approval
 from .call_rules import signature_problems
 from .context import Context, Site
@@ -140,37 +141,28 @@ def category_fits(ctx: Context, site: Site) -> Iterator[Problem]:
             )
 
 
-def triage_reference(ctx: Context, site: Site) -> Iterator[Problem]:
-    """A triage case's reference is a `TriageReport` that agrees with the seed."""
-    if site.meta.agent != "triage_report":
+def answer_reference(ctx: Context, site: Site) -> Iterator[Problem]:
+    """The reference answer of a case whose agent declares an answer schema is an answer of that
+    schema, and agrees with the seed where the agent says how (`extras["reference_problems"]`:
+    (answer, seed) -> (field, why) pairs; the triage agent declares one)."""
+    port = AGENTS[site.meta.agent]
+    schema = port.answer_schema
+    if schema is None:
         return
-    from ..agents.ops_world import TriageReport
-
+    check = port.extras.get("reference_problems")
     for turn in site.case.turns:
         try:
-            report = TriageReport.model_validate_json(turn.reference)
+            answer = schema.model_validate_json(turn.reference)
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = ".".join(map(str, err["loc"]))
             yield site.problem(
-                f"reference is not a TriageReport ({loc + ': ' if loc else ''}{err['msg']})",
+                f"reference is not a {schema.__name__} ({loc + ': ' if loc else ''}{err['msg']})",
                 turn=turn.index,
                 field="final_response",
             )
             continue
-        incident = ctx.seed.incidents.get(report.incident_id)
-        if incident is None:
-            yield site.problem(
-                f"TriageReport names {report.incident_id}, which is not in the seed",
-                turn=turn.index,
-                field="final_response.incident_id",
-            )
+        if check is None:
             continue
-        for fld in ("service", "severity", "runbook"):
-            if getattr(report, fld) != getattr(incident, fld):
-                yield site.problem(
-                    f"TriageReport {fld} {getattr(report, fld)!r} disagrees with the seed's "
-                    f"{getattr(incident, fld)!r} for {incident.id}",
-                    turn=turn.index,
-                    field=f"final_response.{fld}",
-                )
+        for fld, why in resolve(check)(answer, seed_for(port.name, ctx.seed)):
+            yield site.problem(why, turn=turn.index, field=f"final_response.{fld}")

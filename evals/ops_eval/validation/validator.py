@@ -36,9 +36,9 @@ from .gate_rules import gate_file_problems
 from .meta_rules import valid_meta
 from .policy_contract_rules import case_policy, set_policy
 from .policy_rules import (
+    answer_reference,
     category_fits,
     notes_after_untrusted,
-    triage_reference,
     writes_approvable,
     writes_where_allowed,
 )
@@ -77,7 +77,7 @@ CASE_RULES: tuple[Rule, ...] = (
     notes_after_untrusted,
     writes_approvable,
     category_fits,
-    triage_reference,
+    answer_reference,
     session_input,
     case_faults,
     case_contracts,
