@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 MAX_LINES = 350
 ADAPTER = "agents"  # the one sub-package of the harness that may import an agent package
 MAX_ADAPTER_MODULES = 10
-PLAYERS = ("play_trial", "play_turn")  # `playing.play`'s calls that play the agent
+PLAYERS = ("play_trial", "play_turn", "play_session")  # `playing.play`'s players
 COMMANDS = "commands"  # a command parses, calls the library and prints:
 MAX_HANDLER_LINES = 60  # no function of a command longer than this
 MAX_COMMANDS_LINES = 1200  # and `commands/` at most this long in all
@@ -43,8 +43,6 @@ MAY_PLAY = {
     "per (attacker, guard mode), every pause denied, judged on the model's requests and the "
     "store -- no case, repeat, scorer or run record for the engine to play (not yet an engine "
     "concept)",
-    "redteam.live": "attacks, not eval cases: a clean and an attacked session per attack and "
-    "guard mode on a planted seed copy, every pause denied (not yet an engine concept)",
 }
 
 # Each capability lives in one package, its public surface in the package's `__init__`; outside

@@ -1,5 +1,6 @@
-"""Playing a case on the real agent: the ADK session (`session`), one trial turn by turn
-(`play`), a played turn built from the runs it took, shared by cases and scenarios (`turns`), a
+"""Playing a case on the real agent: the ADK session (`session`), one trial, or one scripted
+session of fixed prompts (the red team's), turn by turn (`play`), a played turn built from the
+runs it took, shared by cases and scenarios (`turns`), a
 conversation scenario played until the user stops or a limit ends it (`conversation`), the
 user's side of it -- a scripted user for CI, a model-backed one live (`users`) -- and that
 model's reply read as a person would (`user_reply`), tool faults made real at the tool boundary

@@ -2,16 +2,20 @@
 
 `play_turn` runs one user turn to its end -- a final answer, or an approval pause -- and answers
 the pauses the way the given decision says (approve with its payload, or deny), up to
-`MAX_APPROVAL_ROUNDS` rounds; with no decision a pause is a legitimate end of the turn. The
-eval runner (`play_trial`) and the red team both drive the agent through it, with one model-call
-limit, `MAX_MODEL_CALLS`: an agent past it is looping. The eval runner also ends a trial as soon
-as its loop is plain (`loops.py`: the same call, the same result, a third time in one turn).
+`MAX_APPROVAL_ROUNDS` rounds; with no decision a pause is a legitimate end of the turn. An eval
+case's trial (`play_trial`) and a scripted session (`play_session`: a `Scripted` unit of fixed
+prompts on a given agent and workspace, what the red team plays) both drive the agent through
+it, with one model-call limit, `MAX_MODEL_CALLS`: an agent past it is looping. A trial also ends
+as soon as its loop is plain (`loops.py`: the same call, the same result, a third time in one
+turn). Only the engine (`running.trials`) calls these players.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..base.exits import describe
@@ -75,6 +79,55 @@ async def play_turn(
         if into is not None:
             into.append(turn)
     return turn
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """A unit of work besides an eval case's trial: one session of fixed user prompts on a built
+    agent and a workspace the caller made (a planted seed copy, say), every pause answered as
+    `approval` says (None: a pause ends the turn). `first` is the first prompt's index in the
+    conversation; `stored`: read the session's state and events back when it ends."""
+
+    agent: Any
+    workspace: Any
+    prompts: Sequence[str]
+    approval: ApprovalDecision | None = None
+    first: int = 1
+    stored: bool = False
+
+
+@dataclass
+class Played:
+    """A `Scripted` session as played: its turns (the last one as far as it got), the state and
+    events ADK stored (when asked), and what ended it early, if anything did."""
+
+    turns: list[Turn] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=dict)
+    events: list[Any] = field(default_factory=list)
+    failure: Exception | None = None
+
+
+async def play_session(script: Scripted) -> Played:
+    """Every prompt of `script` in one session, in order. A model error, a loop past the
+    model-call limit or any other failure ends it, kept in `failure`; what was played until then
+    is kept too (it is the evidence)."""
+    played = Played()
+    try:
+        session = AgentSession(script.agent, script.workspace, run_config=run_config())
+        async with session:
+            for index, prompt in enumerate(script.prompts, start=script.first):
+                await play_turn(session, index, prompt, script.approval, played.turns)
+            if script.stored:
+                stored = await session.runner.session_service.get_session(
+                    app_name=session.app_name,
+                    user_id=session.user_id,
+                    session_id=session.session_id,
+                )
+                if stored:
+                    played.state, played.events = dict(stored.state), list(stored.events)
+    except Exception as exc:  # the caller judges what ended it
+        played.failure = exc
+    return played
 
 
 async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:

@@ -1,19 +1,24 @@
-"""The engine: the one loop that plays trials (`play_trials`), every planned trial of a run played
-on the agent and scored by the registry, a few at a time, each handed on as it finishes so that a
-run cut short keeps what finished. `ops-eval run` (and each arm of `mutate --live`) drives it with
-the trial's span around each trial; the deterministic mutants (`mutate.play_all`) with the
-mutant applied around each. `play_one` is one trial played with the run's options -- the step
-the loop takes, and what MLflow's own loop over rows calls (`outputs.tracking.live`). Nothing
-else calls `playing.play.play_trial` (`tools/architecture.py` holds it).
+"""The engine: the one loop that plays (`_each`), a few at a time, each piece of work handed on as
+it finishes so that a run cut short keeps what finished. It plays two kinds of work. Eval trials
+(`play_trials`): every planned trial of a run played on the agent and scored by the registry;
+`ops-eval run` (and each arm of `mutate --live`) enters the trial's span around each trial, the
+deterministic mutants (mutation testing, offline) the mutant applied around each (hook `around`).
+`play_one` is one trial played with the run's options -- the step the loop takes, and what
+MLflow's own loop over rows calls (`outputs.tracking.live`). And units of work (`play_work`):
+each a `Work` that hands the engine its scripted sessions (`playing.play.Scripted`: fixed
+prompts on an agent and a workspace it made, such as a planted seed copy, every pause answered
+as it says), played in order until one fails, then judges what was played -- the red team's
+attacks, deterministic and live, one unit per attack and mode. Nothing else calls
+`playing.play`'s players (`tools/architecture.py` holds it).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..core.evalset import Case
 from ..core.plan import Plan
@@ -24,6 +29,11 @@ from .options import RunOptions, planned_trials
 
 if TYPE_CHECKING:
     from ..core.trial import TrialView
+    from ..playing.play import Played, Scripted
+
+T = TypeVar("T")
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 
 Around = Callable[[Case, int], AbstractContextManager[Any]]
 """What is entered around each trial's play (case, repeat), and left before it is scored."""
@@ -107,6 +117,25 @@ async def _trial(
     )
 
 
+async def _each(
+    items: Iterable[T],
+    step: Callable[[T], Awaitable[R]],
+    on_done: Callable[[R], None],
+    concurrency: int,
+) -> list[R]:
+    """The one loop: `step` each item, `concurrency` at a time; each result to `on_done` as it
+    finishes, and all of them, in the items' order, at the end."""
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(item: T) -> R:
+        async with semaphore:
+            done = await step(item)
+        on_done(done)
+        return done
+
+    return list(await asyncio.gather(*(one(item) for item in items)))
+
+
 async def play_trials(
     plan: Plan,
     model: Any,
@@ -116,23 +145,60 @@ async def play_trials(
 ) -> None:
     """Play every planned trial, `options.concurrency` at a time, each inside `around`; each
     finished trial goes to `on_done` as it finishes, so a run cut short still has them."""
-    semaphore = asyncio.Semaphore(max(1, options.concurrency))
     # Judged trials are scored in threads of their own, not asyncio's default executor: a run
     # stopped by Ctrl-C does not wait for a judge call in flight (up to its timeout) before it
     # writes what finished.
     judges = ThreadPoolExecutor(max(1, options.concurrency)) if judging(plan) else None
-
-    async def one(case: Case, repeat: int) -> None:
-        async with semaphore:
-            trial = await _trial(plan, case, repeat, model, options, judges, around)
-        on_done(trial)
-
     by_id = {case.eval_id: case for case in plan.cases}
+
+    async def trial(planned: tuple[str, int]) -> TrialRecord:
+        case, repeat = planned
+        return await _trial(plan, by_id[case], repeat, model, options, judges, around)
+
     try:
-        await asyncio.gather(*(one(by_id[case], r) for case, r in planned_trials(plan, options)))
+        await _each(planned_trials(plan, options), trial, on_done, options.concurrency)
     finally:
         if judges is not None:
             judges.shutdown(wait=False, cancel_futures=True)
+
+
+class Work(Protocol[R_co]):
+    """A unit of work the engine plays besides an eval trial: the scripted sessions it needs,
+    made as the engine asks for each (the next one may depend on the one before), then its
+    verdict on what was played."""
+
+    def sessions(self) -> Iterator[Scripted]: ...
+
+    def judged(self, played: list[Played]) -> R_co: ...
+
+
+async def play_unit(unit: Work[R]) -> R:
+    """One unit: its sessions played in order until one fails (a session that could not even be
+    made fails like one that could not be played), then judged on what was played."""
+    from ..playing.play import Played, play_session
+
+    played: list[Played] = []
+    sessions = unit.sessions()
+    while not played or played[-1].failure is None:
+        try:
+            script = next(sessions)
+        except StopIteration:
+            break
+        except Exception as exc:
+            played.append(Played(failure=exc))
+            break
+        played.append(await play_session(script))
+    return unit.judged(played)
+
+
+async def play_work(
+    units: Iterable[Work[R]],
+    on_done: Callable[[R], None] = lambda done: None,
+    concurrency: int = 1,
+) -> list[R]:
+    """Play every unit, `concurrency` at a time; each verdict to `on_done` as it is reached,
+    and all of them, in the units' order, at the end."""
+    return await _each(units, play_unit, on_done, concurrency)
 
 
 def in_plan_order(plan: Plan, options: RunOptions, trials: list[TrialRecord]) -> list[TrialRecord]:
