@@ -6,8 +6,9 @@ meta (`scenario`), response checks (`response_checks`, `case_checks`, `answer_nu
 answer models a `pydantic` check may name (`answer_models`), contracts (`contracts`) and criteria
 (`criteria`), call matching and policy (`matching`, `call_policy`), loops (`loops`), whether an
 answer only echoes a tool's result (`echo`), direct tool calls on a workspace (`direct`), the
-deliberate negatives (`negatives`), the markers a model call carries (`model_call`), and the
-`Plan` a run plays (`plan`).
+deliberate negatives (`negatives`), the markers a model call carries (`model_call`), what the
+layers below the judge know of it (`judge_port`: its error, why there is none, what it did), and
+the `Plan` a run plays (`plan`).
 
 May import: `base`.
 """

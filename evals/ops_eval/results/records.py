@@ -43,7 +43,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..base.exits import first_error
-from ..models.judge.client import JudgeUse
+from ..core.judge_port import JudgeUse
 from .follows import CHECKED_FROM, Disagreement, as_its_trials_make_it
 from .record_parts import (
     CaseAggregate,

@@ -36,7 +36,7 @@ from ...results.records import RunRecord
 from ...validation.gate_config import GateConfig
 
 if TYPE_CHECKING:
-    from ...models.judge.client import JudgeUse
+    from ...core.judge_port import JudgeUse
     from ...scorers.base import Score
 
 JUDGED = frozenset({"pass", "fail", "error"})

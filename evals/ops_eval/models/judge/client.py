@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ...base.exits import describe
-from ...base.strict import Strict
+from ...core.judge_port import JudgeUse
 from .budget import Budget, BudgetBlocked, call_bound
 from .cache import VerdictCache, cache_key
 from .prompts import CONVERSATIONS, GRADING, PAIRING, Prompt
@@ -66,21 +66,6 @@ class Asked:
     kept: Verdict | Preference
     cached: bool
     tokens: int
-
-
-class JudgeUse(Strict):
-    """What a command's judge did, as its record keeps it."""
-
-    pin: str
-    prompt_versions: dict[str, str]
-    calls: int = 0
-    cache_hits: int = 0
-    errors: int = 0
-    tokens: int = 0
-    budget_tokens: int | None = None
-    budget_source: str = ""
-    budget_problem: str | None = None
-    budget_blocked: int = 0
 
 
 @dataclass

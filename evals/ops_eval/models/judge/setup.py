@@ -14,27 +14,18 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, cast, get_args
+from typing import cast, get_args
 
 from ...base.exits import EXIT_BAD_INPUT, OpsEvalError
 from ...base.settings import current
+from ...core.judge_port import UNCONFIGURED, NoJudge
 from ..choice import Say, public_url
 from .budget import Budget
 from .cache import VerdictCache
 from .client import Judge, JudgeConfig, SchemaMode
 
 EMBEDDED = "embedded"
-UNCONFIGURED = "no judge configured (OPS_JUDGE_MODEL is unset)"
-
-
-@dataclass(frozen=True)
-class NoJudge:
-    """Why there is no judge: `unconfigured` (OPS_JUDGE_MODEL unset) or `no_credential`."""
-
-    reason: str
-    kind: Literal["unconfigured", "no_credential"] = "unconfigured"
 
 
 def _schema_mode(model: str) -> SchemaMode:

@@ -17,6 +17,7 @@ from pydantic import ConfigDict, StringConstraints, ValidationError
 
 from ...base.exits import first_error, one_line
 from ...base.strict import Strict
+from ...core.judge_port import JudgeError
 
 ANALYSIS_MAX = 600
 """Characters of analysis: enough to weigh each claim, and a bound a grammar-constrained small
@@ -29,11 +30,6 @@ Analysis = Annotated[
 Rationale = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=RATIONALE_MAX)
 ]
-
-
-class JudgeError(RuntimeError):
-    """The judge gave no valid verdict (unreachable, refused, malformed, over budget): the
-    score is an error, not a verdict, and nothing is cached."""
 
 
 class JudgeUnreachable(JudgeError):
