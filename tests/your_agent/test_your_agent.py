@@ -151,7 +151,7 @@ def test_agent_chooses_the_agent_of_every_case_that_names_none(desk, capsys, mon
     assert list(record["instruction_sha256"]) == ["ticket_desk"], record.keys()
 
     main(["mutate", "--agent", "ticket_desk", "--set", str(path)])
-    assert "mutation score of ticket_desk.evalset.json: 2/3 (67%)" in capsys.readouterr().out
+    assert "ticket_desk.evalset.json: 2/3 (67%)" in capsys.readouterr().out
 
 
 def test_agent_refuses_a_case_written_for_another_agent_and_an_agent_without_a_port(desk, capsys):

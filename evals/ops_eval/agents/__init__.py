@@ -9,7 +9,7 @@ the red team, `grounded`, `facts` and the guard mutants read) reach them here to
 Holds:
 - `ports`: finding, checking and caching an agent's port by name (`port`, `AGENTS`,
   `UnknownAgent`, `DEFAULT_AGENT`), `--agent`'s choice (`chosen`, `chosen_agent`,
-  `default_agent`), and the seed each agent plays over (`seed_for`).
+  `default_agent`, `case_agent`), and the seed each agent plays over (`seed_for`).
 - The ops copilot's own parts, for the harness parts built on them, one facade a concern:
   `ops_world` (seed, tool tables, instruction, approval text),
   `ops_state` (the state store and write policy), `ops_guards` (spotlighting, claims, copies,
@@ -25,6 +25,7 @@ from .ports import (
     AGENTS,
     DEFAULT_AGENT,
     UnknownAgent,
+    case_agent,
     chosen,
     chosen_agent,
     default_agent,
@@ -33,6 +34,6 @@ from .ports import (
 )
 
 __all__ = [
-    "AGENTS", "DEFAULT_AGENT", "UnknownAgent", "chosen", "chosen_agent", "default_agent",
-    "port", "seed_for",
+    "AGENTS", "DEFAULT_AGENT", "UnknownAgent", "case_agent", "chosen", "chosen_agent",
+    "default_agent", "port", "seed_for",
 ]  # fmt: skip

@@ -39,6 +39,19 @@ def chosen_agent() -> str | None:
     return _CHOSEN[-1] if _CHOSEN else None
 
 
+def case_agent(name: str) -> str:
+    """`name` as a case's agent: a package declaring a port, and `--agent`'s when it chose one;
+    else `UnknownAgent` (a ValueError: the validator reports it on `meta.agent`)."""
+    port(name)
+    picked = chosen_agent()
+    if picked is not None and name != picked:
+        raise UnknownAgent(
+            f"the case is for agent {name!r}, and --agent chose {picked!r} "
+            "(drop --agent, or run a set written for that agent)"
+        )
+    return name
+
+
 def default_agent() -> str:
     """The agent of a case that names none: `--agent`'s, else the project's (`DEFAULT_AGENT`)."""
     return chosen_agent() or DEFAULT_AGENT

@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from opskit.textfiles import TextFileError, read_text
 
-from ..agents import chosen_agent, default_agent, port
+from ..agents import case_agent, default_agent
 from ..agents.ops_world import Approval
 from ..base.strict import Strict
 from . import strict_json
@@ -96,14 +96,7 @@ class CaseMeta(Strict):
     @field_validator("agent")
     @classmethod
     def _declared(cls, name: str) -> str:
-        port(name)  # an `UnknownAgent` is a ValueError: reported on the field, one line
-        picked = chosen_agent()
-        if picked is not None and name != picked:
-            raise ValueError(
-                f"the case is for agent {name!r}, and --agent chose {picked!r} "
-                "(drop --agent, or run a set written for that agent)"
-            )
-        return name
+        return case_agent(name)  # a ValueError: reported on the field, one line
 
 
 class MalformedInput(Exception):
