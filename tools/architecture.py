@@ -37,12 +37,9 @@ MAX_HANDLER_LINES = 60  # no function of a command longer than this
 MAX_COMMANDS_LINES = 1200  # and `commands/` at most this long in all
 # The modules of the harness that may name them, each with its reason: one loop over trials.
 MAY_PLAY = {
-    "playing.play": "defines them: a trial's turns, played one after another",
-    "running.trials": "the engine: the one loop over trials, and its step MLflow's rows call",
-    "redteam.suite": "attacks, not eval cases: each on a seed copy with its payload planted, "
-    "per (attacker, guard mode), every pause denied, judged on the model's requests and the "
-    "store -- no case, repeat, scorer or run record for the engine to play (not yet an engine "
-    "concept)",
+    "playing.play": "defines them: a trial's turns, or a scripted session's, one after another",
+    "running.trials": "the engine: the one loop over trials and units of work (the red team's "
+    "attacks, deterministic and live), and its step MLflow's rows call",
 }
 
 # Each capability lives in one package, its public surface in the package's `__init__`; outside
