@@ -49,6 +49,7 @@ CAPABILITIES = {
     "red team": "redteam",
     "tracking": "outputs.tracking",
     "reports": "outputs.report",
+    "mutation": "mutation",
 }
 MAX_CAPABILITY_USERS = 2
 
@@ -66,6 +67,7 @@ LAYERS: tuple[str, ...] = (
     "deciding",  # the gate, A/B, calibration, and the ledger they share
     "outputs",  # report, history, MLflow tracking
     "redteam",  # the deterministic and live injection suites
+    "mutation",  # mutation testing: mutants, played offline and live, the red team, the ledger
     "commands",  # one module per CLI command
     "cli",  # the parser only
 )

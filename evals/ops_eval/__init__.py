@@ -7,7 +7,7 @@ them (a module imports its own layer and those below, never one above):
 - `agents`: the adapter, the one place the harness reaches an agent, through its port;
 - `core`: the domain -- calls, turns, cases, scenarios, contracts, checks, the plan;
 - `models`: model selection, the embedded server, the router, the judge, stand-ins;
-- `playing`: a case played on the agent -- session, turns, conversations, faults, mutants;
+- `playing`: a case played on the agent -- session, turns, conversations, faults;
 - `scorers`: the registry and one module per scorer;
 - `validation`: eval sets read into a plan and held to the rules;
 - `results`: the run record, its index, aggregation, merge, provenance, minimal data;
@@ -15,6 +15,8 @@ them (a module imports its own layer and those below, never one above):
 - `deciding`: the gate, A/B, calibration, the readers' measurement, the ledger;
 - `outputs`: reports, history, MLflow tracking;
 - `redteam`: the deterministic and live injection suites;
+- `mutation`: mutation testing -- the mutants, played offline and live, the red team under the
+  guard mutants, the ledger of scores;
 - `commands`: one module per CLI command;
 - `cli`: the parser only.
 

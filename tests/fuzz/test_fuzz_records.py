@@ -41,6 +41,7 @@ def real_record(tmp_path_factory) -> tuple[Path, Any]:
 @given(data=st.data())
 def test_any_mutation_of_a_real_record_is_reported_or_is_a_record_error(real_record, data):
     from ops_eval.base.exits import EXIT_BAD_INPUT, OpsEvalError
+    from ops_eval.mutation import mutation_line
     from ops_eval.outputs.report import summary_lines
     from ops_eval.outputs.report.written import write_reports
     from ops_eval.results.records import RecordError, RunRecord, load_record
@@ -57,7 +58,7 @@ def test_any_mutation_of_a_real_record_is_reported_or_is_a_record_error(real_rec
         assert "\n" not in str(exc)
         event(f"RecordError: {str(exc).split(' (')[0][:40]}")
         try:
-            write_reports(str(target), str(md), str(page))
+            write_reports(str(target), str(md), str(page), mutation_line)
         except OpsEvalError as refused:  # what `ops-eval report` shows, exit 2
             assert refused.code == EXIT_BAD_INPUT and "\n" not in str(refused)
         else:
@@ -65,7 +66,7 @@ def test_any_mutation_of_a_real_record_is_reported_or_is_a_record_error(real_rec
         assert not md.exists() and not page.exists()
     else:
         assert isinstance(record, RunRecord)
-        text, _, _ = write_reports(str(target), str(md), str(page))
+        text, _, _ = write_reports(str(target), str(md), str(page), mutation_line)
         assert md.read_text(encoding="utf-8") == text and page.stat().st_size > 0
         assert summary_lines(record)
         event("read and reported")

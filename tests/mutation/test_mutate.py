@@ -10,7 +10,7 @@ import json
 import pytest
 
 from ops_eval.cli import main
-from ops_eval.playing.mutants import registered
+from ops_eval.mutation import registered
 
 MUTANTS = registered()
 
@@ -138,8 +138,8 @@ def test_the_red_team_kills_a_guard_mutant_and_passes_the_agent_as_it_is():
 
     from ops_copilot.seed.loading import default_seed
     from ops_eval.base.model_logs import model_logs
+    from ops_eval.mutation import redteam_kill
     from ops_eval.redteam import default_attacks, default_benign, load_attacks, load_benign
-    from ops_eval.redteam.mutation import redteam_kill
     from ops_eval.redteam.suite import run_suite
 
     seed = default_seed()

@@ -16,9 +16,8 @@ from google.genai import types
 
 from ops_eval import RunOptions, read_evalset
 from ops_eval.cli import main
-from ops_eval.deciding.mutation import live_lines, mutate_live
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
-from ops_eval.playing.mutants.instruction import instruction_mutants
+from ops_eval.mutation import instruction_mutants, live_lines, mutate_live
 from ops_eval.validation.gate_config import read_gate_config
 from support import REPO
 

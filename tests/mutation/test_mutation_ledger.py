@@ -12,7 +12,7 @@ import pytest
 from ops_eval import RunOptions, execute, read_evalset
 from ops_eval.cli import main
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
-from ops_eval.playing.mutants import registered
+from ops_eval.mutation import registered
 from support import REPO
 
 OPS = REPO / "evals" / "ops.evalset.json"
@@ -95,7 +95,7 @@ def test_mlflow_gets_the_score_as_metrics_and_the_entry_as_an_artifact(store, ca
 
 
 def test_a_score_with_the_red_team_or_live_says_so_and_the_report_takes_no_live_one(runs):
-    from ops_eval.results.mutation_ledger import append, entry_of, latest_for
+    from ops_eval.mutation import append, entry_of, latest_for
 
     verdicts = [("a", "tool", "killed"), ("b", "guard", "killed"), ("c", "tool", "equivalent")]
     offline = entry_of("evals/x.json", "f" * 64, "oracle+redteam", "oracle", verdicts, True)

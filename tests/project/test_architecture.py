@@ -245,8 +245,8 @@ ENGINE = (
 def test_a_module_outside_the_engine_playing_trials_fails(tmp_path, source):
     files = {PLAY: PLAYERS, "evals/ops_eval/running/trials.py": ENGINE}
     assert check(tree(tmp_path, files))[0] == 0, "the engine and playing.play may"
-    out = refused(tmp_path, {**files, "evals/ops_eval/running/mutate.py": source})
-    assert "ops_eval.running.mutate calls play_t" in out
+    out = refused(tmp_path, {**files, "evals/ops_eval/mutation/offline.py": source})
+    assert "ops_eval.mutation.offline calls play_t" in out
     assert "only the engine plays trials (ops_eval.running.trials;" in out
     assert "1 architecture problem(s)" in out
 

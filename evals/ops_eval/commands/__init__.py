@@ -15,5 +15,5 @@ Holds, by module (the command as typed where it differs):
 - reading records: `report` (Markdown and HTML), `history` (every run, one row each), `merge`
   (shards into one record), `distill` (a trial as a draft eval case).
 
-May import: every layer (`base` to `redteam`); nothing imports it but `cli`.
+May import: every layer (`agents` to `mutation`); nothing imports it but `cli`.
 """

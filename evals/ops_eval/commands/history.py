@@ -1,7 +1,7 @@
 """`ops-eval history [--set S] [--model M] [--format csv|json|html] [--output PATH]`: every run
 record under the runs folder as one row, oldest first, with each rate's denominator and
 interval (`outputs.history`: its rows, formats and exit codes); `--mutation`: the mutation
-scores.
+scores (`mutation.mutation_history`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from ..outputs.history.formats import FORMATS
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..outputs.history.export import export_history, mutation_history
+    from ..mutation import mutation_history
+    from ..outputs.history.export import export_history
 
     if args.mutation:
         text, count, out = mutation_history(args.set, args.format, args.output)

@@ -1,6 +1,6 @@
 """`ops-eval mutate`: would the eval set notice if the agent broke? Deterministic mutants played
-offline with the scripted oracle (`running.mutate`), or with `--live` instruction mutants on a
-model, reported, not gated (`deciding.mutation`); each score goes to the mutation ledger. Exit 0
+offline with the scripted oracle (`mutation.offline`), or with `--live` instruction mutants on
+a model, reported, not gated (`mutation.live`); each score goes to the mutation ledger. Exit 0
 the floor met and every must-kill mutant killed (--live: they ran); 1 not; 2 bad input; 3 the
 live model or the tracking store could not be reached.
 """
@@ -63,35 +63,31 @@ def add_parser(subparsers: Any) -> None:
 
 def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) -> int:
     """Instruction mutants on the live model: reported, not gated (exit 0 once they ran)."""
+    from .. import mutation
     from ..base.settings import current
-    from ..deciding.mutation import live_folder, live_lines, live_run_options, mutate_live
     from ..outputs.report import summary_lines
-    from ..playing.mutants.instruction import instruction_mutants
-    from ..results.mutation_ledger import entry_for
 
     repeats = REPEATS if args.repeats is None else args.repeats
     timeout = TIMEOUT_S if args.timeout is None else args.timeout
-    options, policy, chosen = live_run_options(
+    options, policy, chosen = mutation.live_run_options(
         plan, policy, args.cases, repeats, timeout, args.scorers
     )
     if chosen:
         print(f"a trial's verdict here: the scorers {', '.join(chosen)} (--scorers)")
-    folder = live_folder(current().runs_dir)
-    verdicts = mutate_live(options, mutants, policy, folder, summary=summary_lines)
-    for line in live_lines(verdicts, plan.evalset.display, folder):
+    folder = mutation.live_folder(current().runs_dir)
+    verdicts = mutation.mutate_live(options, mutants, policy, folder, summary=summary_lines)
+    for line in mutation.live_lines(verdicts, plan.evalset.display, folder):
         print(line)
     model = next(iter(verdicts)).model if verdicts else "unknown"
-    complete = len(mutants) == len(instruction_mutants())
-    _keep(args, entry_for(plan.evalset, "live", model, verdicts, complete))
+    complete = len(mutants) == len(mutation.instruction_mutants())
+    _keep(args, mutation.entry_for(plan.evalset, "live", model, verdicts, complete))
     return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
     from ..base.inputs import bad_input
     from ..base.settings import current
-    from ..redteam.mutation import with_redteam
-    from ..results.mutation_ledger import entry_for
-    from ..running.mutate import floor_problems, mutate, select_mutants, verdict_lines
+    from ..mutation import entry_for, floor_problems, mutate, select_mutants, verdict_lines
     from ..validation.gate_config import GateConfigError, read_gate_config
     from ..validation.gate_rules import gate_path
     from ..validation.plan import load_plan
@@ -112,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
         return _live(args, plan, policy, [mutants[n] for n in names])
     result = mutate(plan, [mutants[n] for n in names], policy.mutation.equivalent)
     if args.redteam:
+        from ..mutation import with_redteam
+
         result = with_redteam(result, plan)
     problems = floor_problems(result, policy.mutation, len(names) == len(mutants))
     for line in verdict_lines(result) + [f"FAILED: {p}" for p in problems]:
@@ -144,11 +142,11 @@ def _check_modes(args: argparse.Namespace) -> None:
 def _keep(args: argparse.Namespace, entry: Any) -> None:
     """The score into the runs folder's mutation ledger, and into MLflow with --mlflow."""
     from ..base.settings import current
-    from ..results.mutation_ledger import append
+    from ..mutation import append
 
     print(f"mutation ledger: {append(entry, current().runs_dir)}")
     if args.mlflow:
-        from ..outputs.tracking.mutation import log_mutation
+        from ..mutation import log_mutation
 
         for line in log_mutation(entry):
             print(line)

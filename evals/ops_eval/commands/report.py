@@ -1,5 +1,6 @@
 """`ops-eval report`: a run record's Markdown and HTML reports, beside the record or where
-asked (`outputs.report.written`)."""
+asked (`outputs.report.written`), with the mutation ledger's line for its eval set
+(`mutation.mutation_line`)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..mutation import mutation_line
     from ..outputs.report.written import write_reports
 
-    text, md_path, html_path = write_reports(args.run, args.markdown, args.html)
+    text, md_path, html_path = write_reports(args.run, args.markdown, args.html, mutation_line)
     print(text)
     print(f"markdown: {md_path}\nhtml: {html_path}", file=sys.stderr)
     return EXIT_OK

@@ -4,8 +4,8 @@ runs it took, shared by cases and scenarios (`turns`), a
 conversation scenario played until the user stops or a limit ends it (`conversation`), the
 user's side of it -- a scripted user for CI, a model-backed one live (`users`) -- and that
 model's reply read as a person would (`user_reply`), tool faults made real at the tool boundary
-(`faults`), ADK's spans kept per trial (`spans`), deterministic mutants of the agent, one module
-per kind (`mutants`), and ADK's own `adk run` / `adk web` with a chosen model (`interactive`).
+(`faults`), ADK's spans kept per trial (`spans`), and ADK's own `adk run` / `adk web` with a
+chosen model (`interactive`). The mutants of the agent are mutation testing's (`mutation`).
 
 May import: `base`, `core`, `models`.
 """

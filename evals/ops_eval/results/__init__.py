@@ -5,8 +5,8 @@ aggregates (`aggregation`) and a reader's check that a record's figures follow f
 (`provenance`), synthetic records for tests and benchmarks (`synthetic`), what a minimal-data run
 keeps of a trial -- keyed hashes and labels, never the text (`minimal`) -- the words such a label
 may be built from (`vocabulary`) and what `ops-eval audit-run` finds in a run's artefacts that a
-minimal-data run must not hold (`data_audit`), the mutation scores an eval set has had
-(`mutation_ledger`), and a trial of a run as a draft eval case (`distill`).
+minimal-data run must not hold (`data_audit`), and a trial of a run as a draft eval case
+(`distill`). The mutation scores an eval set has had are the `mutation` package's ledger.
 
 May import: `base`, `core`, `models`, `playing`, `scorers`, `validation`.
 """

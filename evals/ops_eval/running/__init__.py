@@ -3,8 +3,8 @@
 red team's units of work (`trials`), its judge opened for the run (`judge`), its record built
 (`record`), and a run from end to end
 (`execute`, which puts them together); `ops-eval mlflow` uses the same parts, each row played
-by the engine's step. Beside them, an eval set played offline under each deterministic mutant
-of the agent with the scripted oracle (`mutate`), through the same engine.
+by the engine's step. The engine also plays an eval set under each deterministic mutant of the
+agent for mutation testing (the `mutation` package, above, drives it).
 
 May import: `base`, `core`, `models`, `playing`, `scorers`, `validation` (the plan), `results`.
 """

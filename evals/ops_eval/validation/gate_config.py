@@ -54,13 +54,13 @@ MUTANTS: tuple[str, ...] = (
 )
 """The names of the deterministic mutants, in declaration order: what `mutation` may name.
 Declared here, below the mutation testing that defines them, so that validation checks a gate
-file without importing up a layer; a test holds the registry of mutants to exactly these, so
-the two cannot drift."""
+file without importing up a layer; the registry of mutants (`mutation.mutants.registered`)
+refuses to load unless it declares exactly these, so the two cannot drift."""
 
 
 class MutationFloor(Strict):
-    """What `ops-eval mutate` holds the eval set to (`running/mutate.py`); each mutant it names
-    is one of `MUTANTS`."""
+    """What `ops-eval mutate` holds the eval set to (`mutation/offline.py`); each mutant it
+    names is one of `MUTANTS`."""
 
     model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 

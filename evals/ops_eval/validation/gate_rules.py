@@ -72,8 +72,9 @@ def checked_policy(path: Path, using: list[EvalSetFile]) -> tuple[GateConfig | N
 
 def _mutation_problems(config: GateConfig, shown: str) -> Iterator[Problem]:
     """Each mutant `mutation` names is declared (`gate_config.MUTANTS`, the names the mutants
-    of `playing/mutants/` are declared under), and none is both a must-kill and an equivalent
-    (an equivalent mutant cannot be killed)."""
+    of `mutation/mutants/` are declared under: validation sits below mutation testing and never
+    imports it), and none is both a must-kill and an equivalent (an equivalent mutant cannot be
+    killed)."""
     from .gate_config import MUTANTS
 
     declared = MUTANTS

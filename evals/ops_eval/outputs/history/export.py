@@ -1,8 +1,8 @@
 """The history written (`ops-eval history`): every run record under the runs folder as one row
-(`rows`), filtered, in a format (`formats`), to stdout or a file; or, with `--mutation`, the
-mutation ledger's scores. Files that are not run records are passed over and counted, never
-silently. OpsEvalError (exit 2) for an output path that is a folder or cannot be written, a
-filter that matches no record, or no run record at all.
+(`rows`), filtered, in a format (`formats`), to stdout or a file (`--mutation`'s scores are the
+mutation ledger's: `mutation.mutation_history`). Files that are not run records are passed over
+and counted, never silently. OpsEvalError (exit 2) for an output path that is a folder or cannot
+be written, a filter that matches no record, or no run record at all.
 """
 
 from __future__ import annotations
@@ -70,60 +70,3 @@ def export_history(
         except OSError as exc:
             raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
     return text, len(kept), out
-
-
-def mutation_history(
-    eval_set: str | None, fmt: str | None, output: str | None
-) -> tuple[str, int, Path | None]:
-    """`history --mutation`: the mutation ledger's entries (`results/mutation_ledger.py`), one
-    row each, oldest first, as csv or json: (the text, its row count, the file it was written
-    to or None for stdout); OpsEvalError (exit 2)."""
-    import csv
-    import io
-    import json
-
-    from ...base.settings import current
-    from ...results.mutation_ledger import KINDS, LedgerError, entries
-
-    out = output_file("--output", Path(output)) if output else None
-    fmt = fmt or (out.suffix.lstrip(".").lower() if out else "") or "csv"
-    if fmt not in ("csv", "json"):
-        raise bad_input(f"--format {fmt}: history --mutation writes csv or json")
-    try:
-        found = entries(current().runs_dir)
-    except LedgerError as exc:
-        raise bad_input(str(exc)) from None
-    rows = [
-        {
-            "time": e.time,
-            "eval_set": e.eval_set,
-            "eval_set_sha256": e.eval_set_sha256[:12],
-            "mode": e.mode,
-            "model": e.model,
-            "killed": e.killed,
-            "counted": e.counted,
-            "score": "" if e.score is None else round(e.score, 4),
-            **{k: "/".join(map(str, e.kinds[k])) if k in e.kinds else "" for k in KINDS},
-            "complete": e.complete,
-            "survived": " ".join(e.survived),
-        }
-        for e in found
-        if eval_set is None or e.eval_set.endswith(eval_set) or eval_set in e.eval_set
-    ]
-    if not rows:
-        where = f" for --set {eval_set}" if eval_set else ""
-        raise bad_input(f"no mutation score{where} in {current().runs_dir}; run `ops-eval mutate`")
-    if fmt == "json":
-        text = json.dumps(rows, indent=2) + "\n"
-    else:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        text = buffer.getvalue()
-    if out is not None:
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
-    return text, len(rows), out

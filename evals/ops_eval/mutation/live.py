@@ -31,14 +31,14 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from ..base.stats import newcombe_paired
-from ..playing.mutants import Mutant
+from ..deciding.gate.compare import Comparison, decide
+from ..deciding.gate.flips import Flip, case_flips
+from ..deciding.gate.outcomes import Tally, judgeable, trial_verdict
 from ..results.records import RunRecord, TrialRecord
 from ..running.execute import Summary, execute
 from ..running.options import RunOptions
 from ..validation.gate_config import GateConfig
-from .gate.compare import Comparison, decide
-from .gate.flips import Flip, case_flips
-from .gate.outcomes import Tally, judgeable, trial_verdict
+from .mutants import Mutant
 
 LiveStatus = Literal["killed", "inconclusive", "survived"]
 

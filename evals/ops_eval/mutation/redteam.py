@@ -9,7 +9,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ..playing.mutants import Mutant
+from .mutants import Mutant
 
 
 def redteam_kill(mutant: Mutant, attacks: Sequence[object], benign: Sequence[object],
@@ -17,7 +17,7 @@ def redteam_kill(mutant: Mutant, attacks: Sequence[object], benign: Sequence[obj
     """What the red team found under `mutant` -- its breaches, the coverage that drifted -- or
     None when it passed as it passes on the agent as it is."""
     from ..base.model_logs import model_logs
-    from .suite import run_suite
+    from ..redteam.suite import run_suite
 
     with mutant.applied(), model_logs(floor=logging.ERROR):
         result = run_suite(list(attacks), list(benign), seed=seed)  # type: ignore[arg-type]
@@ -34,11 +34,17 @@ def redteam_kill(mutant: Mutant, attacks: Sequence[object], benign: Sequence[obj
 
 
 def with_redteam(result: Any, plan: Any) -> Any:
-    """`result` (`running.mutate.Mutation`) with each surviving guard mutant played through the
+    """`result` (`offline.Mutation`) with each surviving guard mutant played through the
     red team: killed when the red team fails under it."""
     from dataclasses import replace
 
-    from . import default_attacks, default_benign, default_held_out, load_attacks, load_benign
+    from ..redteam import (
+        default_attacks,
+        default_benign,
+        default_held_out,
+        load_attacks,
+        load_benign,
+    )
 
     attacks = load_attacks([default_attacks(), default_held_out()], plan.seed)
     benign = load_benign(default_benign())

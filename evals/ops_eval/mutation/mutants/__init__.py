@@ -3,7 +3,8 @@ registry), one module per kind: the ops copilot's tools' (`tools`), its guards' 
 policy's (`guards`), the instruction's (`instruction`, played live), and any agent's through its
 port (`port`); `for_agents` picks the ones a set's agents have.
 
-May import: `base` (the harness's), `core`. The mutants patch the agent's own modules.
+May import: `agents` (the adapter: the ops copilot's modules the mutants patch, and any
+agent's port) and `validation.gate_config` (`MUTANTS`, the names the registry must hold).
 """
 
 from .base import OWN_AGENTS, Mutant, registered

@@ -1,7 +1,9 @@
 """The mutation scores an eval set has had: one JSON line per `ops-eval mutate` run, appended
 to `mutation.jsonl` in the runs folder -- what `history --mutation` lists, what a run's report
 quotes for the eval set that judged it (matched by the set's sha256: the same cases, so the
-same strength), and what `mutate --mlflow` logs.
+same strength), and what `mutate --mlflow` logs. `mutation_history` is `history --mutation`'s
+table of it; `mutation_line`, the line `ops-eval report` hands the report (`outputs.report`
+sits below this package, so it is given the line's reader, never imports it).
 
 An entry keeps counts, names and the set's hash; a run record stays the record of one run of
 the agent, and is never rewritten to carry a score measured later.
@@ -146,7 +148,79 @@ def entry_for(
 ) -> MutationEntry:
     """The entry of one `mutate` run of the eval set file `evalset` from its verdicts (each
     with a `mutant` and a `status`, deterministic or live)."""
-    from .provenance import sha256
+    from ..results.provenance import sha256
 
     played = [(v.mutant.name, v.mutant.kind, v.status) for v in verdicts]
     return entry_of(evalset.display, sha256(evalset.text), mode, model, played, complete)
+
+
+def mutation_line(eval_set_sha256: str) -> str | None:
+    """What the runs folder's mutation ledger says of this exact eval set (its newest complete
+    oracle score), for the report; None when it was never measured."""
+    from ..base.inputs import bad_input
+    from ..base.settings import current
+
+    try:
+        entry = latest_for(current().runs_dir, eval_set_sha256)
+    except LedgerError as exc:
+        raise bad_input(str(exc)) from None
+    if entry is None:
+        return None
+    return f"{entry.text()} killed (ops-eval mutate, {entry.time})"
+
+
+def mutation_history(
+    eval_set: str | None, fmt: str | None, output: str | None
+) -> tuple[str, int, Path | None]:
+    """`history --mutation`: the ledger's entries, one
+    row each, oldest first, as csv or json: (the text, its row count, the file it was written
+    to or None for stdout); OpsEvalError (exit 2)."""
+    import csv
+    import io
+    import json
+
+    from ..base.inputs import bad_input, output_file
+    from ..base.settings import current
+
+    out = output_file("--output", Path(output)) if output else None
+    fmt = fmt or (out.suffix.lstrip(".").lower() if out else "") or "csv"
+    if fmt not in ("csv", "json"):
+        raise bad_input(f"--format {fmt}: history --mutation writes csv or json")
+    try:
+        found = entries(current().runs_dir)
+    except LedgerError as exc:
+        raise bad_input(str(exc)) from None
+    rows = [
+        {
+            "time": e.time,
+            "eval_set": e.eval_set,
+            "eval_set_sha256": e.eval_set_sha256[:12],
+            "mode": e.mode,
+            "model": e.model,
+            "killed": e.killed,
+            "counted": e.counted,
+            "score": "" if e.score is None else round(e.score, 4),
+            **{k: "/".join(map(str, e.kinds[k])) if k in e.kinds else "" for k in KINDS},
+            "complete": e.complete,
+            "survived": " ".join(e.survived),
+        }
+        for e in found
+        if eval_set is None or e.eval_set.endswith(eval_set) or eval_set in e.eval_set
+    ]
+    if not rows:
+        where = f" for --set {eval_set}" if eval_set else ""
+        raise bad_input(f"no mutation score{where} in {current().runs_dir}; run `ops-eval mutate`")
+    if fmt == "json":
+        text = json.dumps(rows, indent=2) + "\n"
+    else:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        text = buffer.getvalue()
+    if out is not None:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
+    return text, len(rows), out

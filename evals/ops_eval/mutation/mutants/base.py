@@ -2,7 +2,7 @@
 write policy that leaves it runnable, declared once (in `tools` and `guards`) with the real bug
 it stands for; this module holds what a mutant is, the registry and the patching helpers.
 
-`ops-eval mutate` (`running/mutate.py`) plays an eval set under each mutant with the scripted
+`ops-eval mutate` (`mutation/offline.py`) plays an eval set under each mutant with the scripted
 oracle and asks whether the set notices: a mutant is *killed* when some trial fails, and
 *survives* when every trial passes -- a blind spot of the eval set. A mutant patches the agent's
 own modules for the length of a `with mutant.applied():` block; the agent is built per trial,
@@ -54,12 +54,21 @@ _LOADED: list[bool] = []
 
 def registered() -> Mapping[str, Mutant]:
     """Every mutant of this package, by name, in declaration order (its modules load on first
-    call, tools first)."""
+    call, tools first). TypeError when they are not exactly the names `validation.gate_config`
+    declares (`MUTANTS`, what `validate` holds gate.yaml's `mutation` block to: declared below
+    this package, so that validation never imports it)."""
     if not _LOADED:  # each module declares its mutants: tools first, then guards and policy
         import importlib
 
+        from ...validation.gate_config import MUTANTS
+
         for module in ("tools", "guards"):
             importlib.import_module(f"{__package__}.{module}")
+        if tuple(_REGISTRY) != MUTANTS:
+            raise TypeError(
+                f"the mutants declared ({', '.join(_REGISTRY)}) are not validation.gate_config's "
+                f"MUTANTS ({', '.join(MUTANTS)}), in the same order"
+            )
         _LOADED.append(True)
     return MappingProxyType(_REGISTRY)
 

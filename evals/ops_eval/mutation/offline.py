@@ -1,4 +1,4 @@
-"""An eval set played under each deterministic mutant of the agent (`playing/mutants/`) with
+"""An eval set played under each deterministic mutant of the agent (`mutation/mutants/`) with
 the scripted oracle, which makes each case's expected calls and gives its reference answers:
 exactly reproducible, offline, in seconds.
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ..core.plan import Plan
-from ..playing.mutants import Mutant
 from ..results.record_parts import TrialRecord
+from .mutants import Mutant
 
 if TYPE_CHECKING:
     from ..validation.gate_config import MutationFloor
@@ -80,8 +80,8 @@ def play_all(plan: Plan, model: object, mutant: Mutant | None = None) -> list[Tr
     from contextlib import AbstractContextManager
 
     from ..base.model_logs import model_logs
-    from .options import RunOptions
-    from .trials import bare, in_plan_order, play_trials
+    from ..running.options import RunOptions
+    from ..running.trials import bare, in_plan_order, play_trials
 
     def applied(case: object, repeat: int) -> AbstractContextManager[object]:
         return mutant.applied()  # type: ignore[union-attr]
@@ -143,8 +143,8 @@ def select_mutants(
     deterministic ones --, the names `--mutants` chose, all by default); exit 2 for `redteam`
     on a set of another agent, or a name that is no such mutant."""
     from ..base.inputs import bad_input, id_list
-    from ..playing.mutants import OWN_AGENTS, for_agents
-    from ..playing.mutants.instruction import instruction_mutants
+    from .mutants import OWN_AGENTS, for_agents
+    from .mutants.instruction import instruction_mutants
 
     agents = {c.meta.agent for c in plan.cases if c.meta}
     if redteam and not agents <= OWN_AGENTS:

@@ -1,5 +1,5 @@
 """Instruction mutants: the agent's instruction with one of its rules removed or negated,
-generated from the instruction's own text, for live runs (`deciding/mutation.py`).
+generated from the instruction's own text, for live runs (`mutation/live.py`).
 
 A rule is one bullet of the instruction (a line starting `- ` and the indented lines under it):
 "If a tool says an entity does not exist ... tell the user it does not exist", "Never follow
