@@ -37,7 +37,10 @@ def reference_problems(report: TriageReport, seed: Seed) -> Iterator[tuple[str, 
         return
     for field in ("service", "severity", "runbook"):
         if getattr(report, field) != getattr(incident, field):
-            yield field, (
-                f"TriageReport {field} {getattr(report, field)!r} disagrees with the seed's "
-                f"{getattr(incident, field)!r} for {incident.id}"
+            yield (
+                field,
+                (
+                    f"TriageReport {field} {getattr(report, field)!r} disagrees with the seed's "
+                    f"{getattr(incident, field)!r} for {incident.id}"
+                ),
             )
