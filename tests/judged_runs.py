@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ops_eval.models.judge import JudgeUse
+from ops_eval.judging import JudgeUse
 from ops_eval.results.records import write_record
 from ops_eval.results.synthetic import synthetic_record
 from ops_eval.scorers.base import Score

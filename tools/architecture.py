@@ -50,6 +50,7 @@ CAPABILITIES = {
     "tracking": "outputs.tracking",
     "reports": "outputs.report",
     "mutation": "mutation",
+    "judge": "judging",
 }
 MAX_CAPABILITY_USERS = 2
 
@@ -64,7 +65,8 @@ LAYERS: tuple[str, ...] = (
     "validation",  # reading eval sets into a plan, the validator and its rules
     "results",  # the run record, its index, aggregation, merge, provenance
     "running",  # a run's options, its trials scored, its record built
-    "deciding",  # the gate, A/B, calibration, and the ledger they share
+    "deciding",  # the gate, the readers' measurement, and the ledger
+    "judging",  # the LLM judge: client, the run's judge, the gate's check, calibration, A/B
     "outputs",  # report, history, MLflow tracking
     "redteam",  # the deterministic and live injection suites
     "mutation",  # mutation testing: mutants, played offline and live, the red team, the ledger

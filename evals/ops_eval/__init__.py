@@ -6,13 +6,15 @@ them (a module imports its own layer and those below, never one above):
 - `base`: plumbing -- exit codes, settings, statistics, CLI input checks, the data policy;
 - `agents`: the adapter, the one place the harness reaches an agent, through its port;
 - `core`: the domain -- calls, turns, cases, scenarios, contracts, checks, the plan;
-- `models`: model selection, the embedded server, the router, the judge, stand-ins;
+- `models`: model selection, the embedded server, the router, stand-ins;
 - `playing`: a case played on the agent -- session, turns, conversations, faults;
 - `scorers`: the registry and one module per scorer;
 - `validation`: eval sets read into a plan and held to the rules;
 - `results`: the run record, its index, aggregation, merge, provenance, minimal data;
 - `running`: a run's options, its trials played and scored, its record built;
-- `deciding`: the gate, A/B, calibration, the readers' measurement, the ledger;
+- `deciding`: the gate, the readers' measurement, the ledger;
+- `judging`: the LLM judge -- its client, the judge opened for a run, the gate's judge check,
+  calibration, A/B;
 - `outputs`: reports, history, MLflow tracking;
 - `redteam`: the deterministic and live injection suites;
 - `mutation`: mutation testing -- the mutants, played offline and live, the red team under the
@@ -59,7 +61,7 @@ _EXPORTS: dict[str, str] = {
     "load_record": "results.records",
     "SCHEMA_VERSION": "results.records",
     "RunOptions": "running.options",
-    "execute": "running.execute",
+    "execute": "judging.run",  # the engine's run, with the run's judge handed
     "summary_lines": "outputs.report",
     "markdown": "outputs.report",
     "html_report": "outputs.report",

@@ -7,6 +7,7 @@ Each variant is a copy of both packages in a temporary folder, hashed in a child
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
@@ -19,7 +20,8 @@ from support import REPO
 PROBE = """
 import json, sys
 from ops_eval.base.code_digest import digest, reach
-names = ["ops_eval.scorers.facts", "ops_eval.scorers.trajectory", "ops_eval.scorers.complete"]
+names = ["ops_eval.scorers.facts", "ops_eval.scorers.trajectory", "ops_eval.scorers.complete",
+         "ops_eval.scorers.llm_judge"]
 print(json.dumps({n: digest(n) for n in names} | {"reach": sorted(reach(names[0]))}))
 """
 
@@ -76,6 +78,27 @@ def test_the_digest_covers_the_readers_a_scorer_calls(copies):
     changed = copies(reader_changed)
     assert changed["ops_eval.scorers.facts"] != base["ops_eval.scorers.facts"]
     assert changed["ops_eval.scorers.trajectory"] == base["ops_eval.scorers.trajectory"]
+
+
+def test_the_judge_llm_judge_is_handed_is_in_its_digest(copies):
+    """`llm_judge` imports nothing of the judge (only `core.judge_port`); the judge's code it runs
+    through `plan.judge` is declared (`DIGEST_FOLLOWS`), so a change in how the judge's reply is
+    parsed still changes the scorer's digest, and no other scorer's."""
+    tree = ast.parse((REPO / "evals/ops_eval/scorers/llm_judge.py").read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "core.judge_port" in imported and not any("judging" in m for m in imported if m)
+    base = copies()
+
+    def parsing_changed(root):
+        _replace(
+            root / "evals/ops_eval/judging/verdicts.py",
+            'body = body[3:-3].removeprefix("json").strip()',
+            "body = body[3:-3].strip()",
+        )
+
+    changed = copies(parsing_changed)
+    assert changed["ops_eval.scorers.llm_judge"] != base["ops_eval.scorers.llm_judge"]
+    assert changed["ops_eval.scorers.facts"] == base["ops_eval.scorers.facts"]
 
 
 def test_docstrings_formatting_and_moves_change_nothing(copies):

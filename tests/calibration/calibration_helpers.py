@@ -73,6 +73,6 @@ def shipped_items() -> list[dict[str, Any]]:
 
 def labels_by_answer() -> dict[str, bool]:
     """The shipped set's labels, by the answer text a request carries."""
-    from ops_eval.deciding.calibration import load_set
+    from ops_eval.judging.calibration import load_set
 
     return {item.answer: item.labelled_pass for item in load_set(SHIPPED_SET).items}

@@ -21,8 +21,8 @@ from calibration_helpers import (
 )
 
 from fake_openai import fake_openai, text
-from ops_eval.deciding.calibration import read_reports
-from ops_eval.models.judge import GRADING
+from ops_eval.judging import GRADING
+from ops_eval.judging.calibration import read_reports
 from support import REPO
 
 
@@ -43,7 +43,7 @@ def always_pass(request):
 
 def the_pin() -> str:
     """The configured judge's pin, however pins are spelt."""
-    from ops_eval.models.judge.setup import configured
+    from ops_eval.judging.setup import configured
 
     return configured().pin  # type: ignore[union-attr]
 

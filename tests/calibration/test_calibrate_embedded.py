@@ -25,9 +25,9 @@ from judged_runs import judge_gating_policy, write_run
 
 from ops_eval.base.settings import current
 from ops_eval.cli import main
-from ops_eval.deciding.calibration import load_set, measure, not_counted, read_reports, standing
-from ops_eval.deciding.calibration.target import TARGET
-from ops_eval.models.judge import GRADING, JudgeUse
+from ops_eval.judging import GRADING, JudgeUse
+from ops_eval.judging.calibration import load_set, measure, not_counted, read_reports, standing
+from ops_eval.judging.calibration.target import TARGET
 from processes import TAG, llama_servers, new_tag
 from support import REPO
 
@@ -41,8 +41,8 @@ skip_unless_embedded = pytest.mark.skipif(
 
 def embedded_judge_pin() -> str:
     """The embedded judge's pin, derived from the GGUF the package ships."""
+    from ops_eval.judging.setup import embedded_pin
     from ops_eval.models.embedded import embedded_gguf
-    from ops_eval.models.judge.setup import embedded_pin
 
     return embedded_pin(embedded_gguf())
 

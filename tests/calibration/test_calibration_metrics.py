@@ -8,8 +8,8 @@ import math
 import pytest
 
 from ops_eval.base.exits import OpsEvalError
-from ops_eval.deciding.calibration.metrics import Graded, measure, pearson, shortfalls
-from ops_eval.deciding.calibration.target import TARGET, Target
+from ops_eval.judging.calibration.metrics import Graded, measure, pearson, shortfalls
+from ops_eval.judging.calibration.target import TARGET, Target
 
 P, F = True, False
 

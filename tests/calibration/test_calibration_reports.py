@@ -11,17 +11,17 @@ import pytest
 from calibration_helpers import SHIPPED_SET
 
 from ops_eval.base.exits import OpsEvalError
-from ops_eval.deciding.calibration import CalibrationSet, load_set
-from ops_eval.deciding.calibration.reports import (
+from ops_eval.judging import GRADING, JudgeUse
+from ops_eval.judging.calibration import CalibrationSet, load_set
+from ops_eval.judging.calibration.reports import (
     CalibrationReport,
     ItemOutcome,
     append_report,
     read_reports,
     standing,
 )
-from ops_eval.deciding.calibration.run import build_report
-from ops_eval.deciding.calibration.target import TARGET, Target
-from ops_eval.models.judge import GRADING, JudgeUse
+from ops_eval.judging.calibration.run import build_report
+from ops_eval.judging.calibration.target import TARGET, Target
 
 PIN = "openai/judge@sha256:abc"
 VERSION = GRADING.version

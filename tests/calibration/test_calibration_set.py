@@ -11,7 +11,7 @@ import pytest
 from calibration_helpers import SHIPPED_SET, shipped_items, write_set
 
 from ops_eval.base.exits import OpsEvalError
-from ops_eval.deciding.calibration.items import MIN_ITEMS, PASSING_KINDS, load_set
+from ops_eval.judging.calibration.items import MIN_ITEMS, PASSING_KINDS, load_set
 from support import REPO
 
 
@@ -50,10 +50,10 @@ def test_no_description_of_the_labels_says_a_person_or_a_human_gave_them():
     from ops_eval.commands.calibrate import add_parser
 
     root = REPO / "evals" / "ops_eval"
-    texts = {p: p.read_text() for p in sorted((root / "deciding" / "calibration").glob("*.py"))}
+    texts = {p: p.read_text() for p in sorted((root / "judging" / "calibration").glob("*.py"))}
     for module in (
         root / "commands" / "calibrate.py",
-        root / "deciding" / "gate" / "judge_check.py",
+        root / "judging" / "gate_check.py",
     ):
         texts[module] = module.read_text()
     parser = argparse.ArgumentParser(prog="ops-eval")

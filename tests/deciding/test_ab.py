@@ -16,11 +16,11 @@ import pytest
 from fake_openai import fake_openai, text
 from ops_eval.commands.ab import add_parser, run_ab
 from ops_eval.core.calls import Turn
-from ops_eval.deciding.ab.pairs import NO_OWN_ANSWER, NO_REFERENCE
-from ops_eval.models.judge.budget import Budget, call_bound
+from ops_eval.judging.ab.pairs import NO_OWN_ANSWER, NO_REFERENCE
+from ops_eval.judging.budget import Budget, call_bound
+from ops_eval.judging.run import gate_budget
 from ops_eval.results.records import RunRecord, write_record
 from ops_eval.results.synthetic import synthetic_record
-from ops_eval.validation.gate_config import gate_budget
 from support import REPO, refigured
 
 SET = "evals/ops.evalset.json"
@@ -149,7 +149,7 @@ def test_a_judge_that_always_prefers_the_first_position_wins_nothing(runs, judge
     assert "position consistency: 0/4 0% (95% CI 0%–49%)" in out
     assert out.count("tie (position-inconsistent) -- order 1 (A first): first (A); order 2 "
                      "(B first): first (B)") == 4  # fmt: skip
-    from ops_eval.models.judge.setup import configured
+    from ops_eval.judging.setup import configured
 
     pin = configured().pin  # type: ignore[union-attr]  # however pins are spelt
     assert f"judge: {pin}, prompt pair-" in out and "comparison: done" in out

@@ -15,11 +15,11 @@ import pytest
 from judged_runs import judge_gating_policy, write_run
 
 from ops_eval.cli import main
-from ops_eval.deciding.calibration import CalibrationSet, append_report, load_set
-from ops_eval.deciding.calibration.reports import ItemOutcome
-from ops_eval.deciding.calibration.run import build_report
-from ops_eval.deciding.calibration.target import TARGET, Target
-from ops_eval.models.judge import GRADING, JudgeUse
+from ops_eval.judging import GRADING, JudgeUse
+from ops_eval.judging.calibration import CalibrationSet, append_report, load_set
+from ops_eval.judging.calibration.reports import ItemOutcome
+from ops_eval.judging.calibration.run import build_report
+from ops_eval.judging.calibration.target import TARGET, Target
 from support import REPO
 
 PIN = "openai/judge-model@sha256:0123456789abcdef"

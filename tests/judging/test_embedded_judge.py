@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval.models.judge import Verdict
-from ops_eval.models.judge.budget import Budget
-from ops_eval.models.judge.setup import open_judge
+from ops_eval.judging import Verdict
+from ops_eval.judging.budget import Budget
+from ops_eval.judging.setup import open_judge
 
 pytestmark = pytest.mark.e2e  # the embedded judge: a real llama.cpp server
 

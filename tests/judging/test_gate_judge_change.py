@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ops_eval.cli import main
-from ops_eval.models.judge import GRADING, JudgeUse
+from ops_eval.judging import GRADING, JudgeUse
 from ops_eval.results.records import write_record
 from ops_eval.results.synthetic import synthetic_record
 

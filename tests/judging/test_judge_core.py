@@ -15,17 +15,17 @@ import pytest
 
 from fake_openai import fake_openai, text
 from ops_eval.base.exits import EXIT_BAD_INPUT, OpsEvalError
-from ops_eval.models.judge import GRADING, PAIRING, Judge, JudgeConfig, JudgeError, Verdict
-from ops_eval.models.judge.budget import (
+from ops_eval.judging import GRADING, PAIRING, Judge, JudgeConfig, JudgeError, Verdict
+from ops_eval.judging.budget import (
     BUDGET_BLOCKED,
     Budget,
     BudgetBlocked,
     call_bound,
 )
-from ops_eval.models.judge.cache import VerdictCache
-from ops_eval.models.judge.prompts import Prompt
-from ops_eval.models.judge.setup import NoJudge, configured
-from ops_eval.validation.gate_config import gate_budget
+from ops_eval.judging.cache import VerdictCache
+from ops_eval.judging.prompts import Prompt
+from ops_eval.judging.run import gate_budget
+from ops_eval.judging.setup import NoJudge, configured
 
 GOOD = {"analysis": "The answer names INC-002 as the rubric asks.", "passed": True,
         "rationale": "names the incident"}  # fmt: skip
@@ -416,7 +416,7 @@ def test_a_model_served_at_a_base_url_is_routed_to_that_server(model, routed):
 
 
 def test_the_prompt_states_the_limits_the_schema_holds_the_reply_to():
-    from ops_eval.models.judge.verdicts import ANALYSIS_MAX, RATIONALE_MAX
+    from ops_eval.judging.verdicts import ANALYSIS_MAX, RATIONALE_MAX
 
     for prompt in (GRADING, PAIRING):
         assert f"at most {ANALYSIS_MAX} characters" in prompt.instructions

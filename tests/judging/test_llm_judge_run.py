@@ -15,9 +15,9 @@ import pytest
 from fake_openai import fake_openai, text
 from ops_eval import RunOptions, execute, load_record, read_evalset, summary_lines
 from ops_eval.base.exits import EXIT_BAD_INPUT, OpsEvalError
-from ops_eval.models.judge.budget import Budget
+from ops_eval.judging import run as judge_run
+from ops_eval.judging.budget import Budget
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
-from ops_eval.validation import gate_config
 
 JUDGED = "incident-detail-inc-002"
 PLAIN = "open-incidents"
@@ -129,7 +129,7 @@ def test_an_unreachable_judge_is_an_error_not_a_pass(judged_set, tmp_path, ops_e
 def test_a_call_over_the_budget_is_never_made_and_the_run_fails(
     judged_set, tmp_path, ops_env, monkeypatch
 ):
-    monkeypatch.setattr(gate_config, "gate_budget", lambda: Budget(limit=50, source="a test"))
+    monkeypatch.setattr(judge_run, "gate_budget", lambda: Budget(limit=50, source="a test"))
     with fake_openai(lambda request: text(json.dumps(PASS))) as (base, received):
         use_judge(ops_env, tmp_path, base)
         code, record = run(judged_set, tmp_path)
@@ -146,8 +146,8 @@ def test_an_unreadable_budget_refuses_the_spend_before_any_trial(
 ):
     broken = tmp_path / "gate.yaml"
     broken.write_text("judge_budget_tokens: [\n")
-    real = gate_config.gate_budget
-    monkeypatch.setattr(gate_config, "gate_budget", lambda: real(broken))
+    real = judge_run.gate_budget
+    monkeypatch.setattr(judge_run, "gate_budget", lambda: real(broken))
     with fake_openai(lambda request: text(json.dumps(PASS))) as (base, received):
         use_judge(ops_env, tmp_path, base)
         with pytest.raises(OpsEvalError) as refused:
@@ -160,7 +160,7 @@ def test_an_unreadable_budget_refuses_the_spend_before_any_trial(
 def test_without_a_judge_an_unreadable_budget_changes_nothing(
     judged_set, tmp_path, ops_env, monkeypatch
 ):
-    monkeypatch.setattr(gate_config, "gate_budget", lambda: Budget(None, "x", problem="gone"))
+    monkeypatch.setattr(judge_run, "gate_budget", lambda: Budget(None, "x", problem="gone"))
     ops_env.delenv("OPS_JUDGE_MODEL")
     code, record = run(judged_set, tmp_path)
     assert code == 0 and scores(record)[1].outcome == "skipped"

@@ -74,7 +74,7 @@ def test_the_recording_writer_refuses_text_under_minimal(tmp_path):
 
 
 def test_the_judge_cache_refuses_a_verdict_under_minimal(tmp_path):
-    from ops_eval.models.judge.cache import VerdictCache
+    from ops_eval.judging.cache import VerdictCache
 
     cache = VerdictCache(tmp_path / "verdicts.sqlite")
     with holding("minimal"), pytest.raises(TextRefused, match=r"^judge cache: refused under"):

@@ -74,7 +74,7 @@ def test_a_file_that_is_no_gguf_is_one_line_and_exit_2(tmp_path, capsys, make, s
 
 
 def test_the_judges_gguf_is_checked_alike(ops_env, tmp_path):
-    from ops_eval.models.judge.setup import configured
+    from ops_eval.judging.setup import configured
 
     ops_env.setenv("OPS_JUDGE_MODEL", f"gguf:{not_gguf(tmp_path)}")
     with pytest.raises(OpsEvalError, match="OPS_JUDGE_MODEL: gguf:.*not a GGUF file") as caught:

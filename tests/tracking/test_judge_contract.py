@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ops_eval.models.judge import (
+from ops_eval.judging import (
     CONVERSATIONS,
     JudgeConfig,
     JudgeError,

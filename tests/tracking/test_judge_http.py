@@ -63,7 +63,7 @@ def _posts_reach(log: Path, expected: int, wait_s: float = 10.0) -> int:
 
 
 def _config(embedded, base_url: str | None = None):
-    from ops_eval.models.judge import JudgeConfig
+    from ops_eval.judging import JudgeConfig
 
     return JudgeConfig(
         model=embedded.alias, base_url=base_url or embedded.endpoint, api_key="embedded"
@@ -72,7 +72,7 @@ def _config(embedded, base_url: str | None = None):
 
 def _outcome(config) -> tuple[str, object]:
     """("verdict", Verdict) or ("error", message) -- nothing else may come out."""
-    from ops_eval.models.judge import JudgeError, Verdict, ask_judge
+    from ops_eval.judging import JudgeError, Verdict, ask_judge
 
     try:
         verdict = ask_judge(config, TURNS)
@@ -102,7 +102,7 @@ def test_what_ask_judge_returns_is_exactly_the_servers_reply_validated(embedded)
     """Through a recording proxy: the request is the judge's (alias, temperature 0, capped, the
     instructions and the fenced data), and the outcome is the validation of the reply the
     server really sent -- a verdict only when that reply is one."""
-    from ops_eval.models.judge import JudgeError, judge_messages, parse_verdict
+    from ops_eval.judging import JudgeError, judge_messages, parse_verdict
 
     before = _posts(embedded.log)
     with recording_proxy(embedded.endpoint) as (proxy, exchanges):
@@ -127,7 +127,7 @@ def test_what_ask_judge_returns_is_exactly_the_servers_reply_validated(embedded)
 
 
 def test_a_wrong_base_url_is_a_judge_error_and_reaches_nothing(embedded):
-    from ops_eval.models.judge import JudgeError, ask_judge
+    from ops_eval.judging import JudgeError, ask_judge
 
     before = _posts(embedded.log)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:

@@ -46,7 +46,7 @@ def test_part_of_the_judge_trio_is_refused_naming_the_missing(mlflow_cli, store,
 
 
 def test_openai_variables_alone_never_make_a_judge(ops_env):
-    from ops_eval.outputs.tracking.config import judge_config
+    from ops_eval.judging.mlflow import judge_config
 
     for name in JUDGE_TRIO:
         ops_env.delenv(name)
@@ -57,7 +57,7 @@ def test_openai_variables_alone_never_make_a_judge(ops_env):
 
 def test_the_judge_is_evidence_and_its_errors_stay_errors(track, ops_env, monkeypatch):
     import ops_eval.outputs.tracking.scorers as tracking_scorers
-    from ops_eval.models.judge import Verdict, parse_verdict
+    from ops_eval.judging import Verdict, parse_verdict
 
     ops_env.setenv("MLFLOW_JUDGE_MODEL", "judge-7b")
     ops_env.setenv("MLFLOW_JUDGE_BASE_URL", "http://127.0.0.1:9/v1")

@@ -9,6 +9,9 @@ a package's lazy exports -- transitively; type-only imports (`TYPE_CHECKING`) ru
 are left out. A name imported from a module that only re-exports (the adapter's facades, a
 package's `__init__`) is followed to the module that defines it, not to everything the
 re-exporting module gathers: the digest follows what a scorer reads, not where it is found.
+Code a module runs without importing it -- the judge that `llm_judge` is handed in the plan --
+is declared in the module (`DIGEST_FOLLOWS`: a tuple of dotted module names) and followed as if
+imported; the declaration itself is not hashed, what it names is.
 
 What is hashed is behaviour, as near as source can say it: each top-level definition (function,
 class, assignment) by its name and its syntax tree, docstrings and import statements left out,
@@ -26,6 +29,7 @@ from functools import cache
 from pathlib import Path
 
 PROJECT = ("ops_eval", "ops_copilot", "triage_report", "agentport", "opskit")
+FOLLOWS = "DIGEST_FOLLOWS"  # a module's declared dependencies, followed as if imported
 
 
 @cache
@@ -107,7 +111,23 @@ def _reexported(module: str) -> dict[str, str] | None:
 
 
 def _is_all(node: ast.stmt) -> bool:
-    return isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["__all__"]
+    """`__all__`, or `DIGEST_FOLLOWS`: declarations, not behaviour."""
+    return isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] in (
+        ["__all__"],
+        [FOLLOWS],
+    )
+
+
+def _declared(module: str) -> list[str]:
+    """The modules `module` declares it runs without importing them (`DIGEST_FOLLOWS`)."""
+    for node in _parsed(module).body:
+        if (
+            isinstance(node, ast.Assign)
+            and [ast.unparse(t) for t in node.targets] == [FOLLOWS]
+            and isinstance(node.value, ast.Tuple | ast.List)
+        ):
+            return [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+    return []
 
 
 @cache
@@ -146,6 +166,7 @@ def _imports(module: str) -> frozenset[str]:
             visit(child)
 
     visit(_parsed(module))
+    names.update(_declared(module))
     reached = set()
     for name in names:
         parts = name.split(".")

@@ -1,7 +1,7 @@
 """`ops-eval ab RUN_A RUN_B [--format text|json]`: which of two runs answered the same eval set
 better, pair by pair, in a way a judge's position bias cannot decide. RUN_A and RUN_B are
 resolved as the gate resolves a RUN. How pairs are judged (or, with no judge, compared by the
-deterministic gating verdicts) and the exit codes: `deciding.ab.compare`.
+deterministic gating verdicts) and the exit codes: `judging.ab.compare`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..base.exits import exit_code_of, unwind_on_signals
 
 if TYPE_CHECKING:  # `ops-eval`'s parser imports this module: nothing heavy at start-up
-    from ..models.judge.budget import Budget
+    from ..judging.budget import Budget
 
 
 def run_ab(
@@ -25,8 +25,8 @@ def run_ab(
 ) -> int:
     """The command: the report on `out`, messages on `err`; the exit code. `budget` replaces
     the gate policy's (tests)."""
-    from ..deciding.ab.compare import compare_runs
-    from ..deciding.ab.report import text_lines
+    from ..judging.ab.compare import compare_runs
+    from ..judging.ab.report import text_lines
 
     out, err = out or sys.stdout, err or sys.stderr
 

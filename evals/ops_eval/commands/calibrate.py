@@ -1,5 +1,5 @@
 """`ops-eval calibrate`: measure the configured judge against the set's labels and append the
-report the gate reads (`deciding.calibration.session`: what is checked before the judge is
+report the gate reads (`judging.calibration.session`: what is checked before the judge is
 asked, what certifies, the exit codes)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ..base.inputs import number_option
 
 def add_parser(subparsers: Any) -> None:
     """Add `calibrate` to the CLI's subcommands."""
-    from ..deciding.calibration.target import TARGET
+    from ..judging.calibration.target import TARGET
 
     cal = subparsers.add_parser(
         "calibrate",
@@ -46,8 +46,8 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..base.exits import unwind_on_signals
-    from ..deciding.calibration.render import as_json, text_lines
-    from ..deciding.calibration.session import calibrate_judge
+    from ..judging.calibration.render import as_json, text_lines
+    from ..judging.calibration.session import calibrate_judge
 
     unwind_on_signals()  # Ctrl-C and SIGTERM stop an embedded judge's server
     chosen = Path(args.set) if args.set else None

@@ -17,6 +17,7 @@ from ..deciding.gate.changes import BLOCKING
 def run(args: argparse.Namespace) -> int:
     from ..deciding.gate.decide import decide_gate
     from ..deciding.gate.render import as_json, github_lines, text_lines
+    from ..judging.gate_check import check_judges
 
     try:
         decision = decide_gate(
@@ -27,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
             suite_threshold=args.suite_threshold,
             regression_threshold=args.regression_threshold,
             require_baseline=args.require_baseline,
+            check_judges=check_judges,
         )
     except OpsEvalError as exc:
         if args.format == "github":  # the job's summary shows why the gate did not decide

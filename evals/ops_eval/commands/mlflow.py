@@ -30,12 +30,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
     p.add_argument("--output", metavar="PATH", help="run record path (default: runs/...)")
     p.add_argument("--timeout", type=float, default=None, help="seconds per conversation")
-    p.add_argument(
-        "--user",
-        choices=("scripted", "model"),
-        default=None,
-        help="who plays a scenario's user: its scripted rules (default) or the model",
-    )
+    p.add_argument("--user", choices=("scripted", "model"), default=None, help="who plays a "
+                   "scenario's user: its scripted rules (default) or the model")  # fmt: skip
     p.add_argument(
         "--data",
         choices=("full", "minimal"),
@@ -68,7 +64,8 @@ def run_mlflow(
     err: TextIO | None = None,
 ) -> int:
     """The command; `chooser` replaces model selection (deterministic test models)."""
-    from ..outputs.tracking.config import judge_config, masked, tracking_target
+    from ..judging import judge_config, judged
+    from ..outputs.tracking.config import masked, tracking_target
     from ..outputs.tracking.evaluation import summary_lines
     from ..outputs.tracking.live import live_options
     from ..outputs.tracking.logged import log_live, log_record, refuse_live_options
@@ -81,13 +78,12 @@ def run_mlflow(
     for line in target.lines():
         print(line, file=out, flush=True)
     if judge is not None:
-        shown = masked(judge.base_url)
-        print(f"judge: {judge.model} at {shown} (evidence, not a gate)", file=out)
+        print(f"judge: {judge.model} at {masked(judge.base_url)} (evidence, not a gate)", file=out)
     if args.from_run is not None:
         done = log_record(args.from_run, target, judge, err)
         said = [f"logged run record {done.path} in {done.seconds:.1f} s"]
     else:
-        done = log_live(live_options(args), target, judge, chooser, out, err)
+        done = log_live(live_options(args), target, judge, chooser, out, err, opener=judged)
         gate = "passed" if done.record and done.record.gate_passed else "failed"
         said = [f"run record: {done.path} (its own trajectory gate {gate}; `mise run eval:gate` "
                 "compares it with its baseline)"]  # fmt: skip

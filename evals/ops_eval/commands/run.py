@@ -54,8 +54,8 @@ def add_parser(subparsers: Any) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from ..base.exits import unwind_on_signals
     from ..base.inputs import id_list, parse_run_group, parse_shard
+    from ..judging.run import execute
     from ..outputs.report import summary_lines
-    from ..running.execute import execute
     from ..running.options import RunOptions
 
     unwind_on_signals()

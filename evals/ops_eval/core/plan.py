@@ -27,8 +27,8 @@ class Plan:
     warnings: list[str] = field(default_factory=list)  # the validator's (a context fallback)
     set_contracts: SetContracts | None = None  # the set's `contracts.yaml`, if any
     judge: Any = None
-    """The run's judge for `llm_judge` checks (a `judge.Judge`, or a `judge.setup.NoJudge`
-    saying why there is none); None when the run opened none."""
+    """The run's judge for `llm_judge` checks (a `judging.client.Judge`, or a
+    `core.judge_port.NoJudge` saying why there is none); None when the run opened none."""
 
     def declares(self, kind: str) -> bool:
         """Whether any case to run declares a response check of `kind`."""

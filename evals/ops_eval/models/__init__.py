@@ -1,7 +1,7 @@
 """Models: selection for live runs (`choice`, `selection`), the embedded llama.cpp server and
 GGUF files (`embedded`, `gguf`, `llama_server`, `local_deps`, `opening_call`), several servers
-behind one router (`router`, `router_file`), the LLM judge's client (`judge`), and the scripted
-stand-ins the product plays with -- the red team's attackers, record and replay (`stand_ins`).
+behind one router (`router`, `router_file`), and the scripted stand-ins the product plays with --
+the red team's attackers, record and replay (`stand_ins`). The LLM judge is `judging`.
 
 May import: `base`, `core`.
 """

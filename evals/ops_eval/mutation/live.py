@@ -15,10 +15,10 @@ trial times out has changed what the agent does. Left out, those trials made suc
 *better* than the agent (measured: +80 points with five timeouts dropped).
 
 The score is killed / mutants, as the deterministic one is. `mutate_live` plays both arms as
-`ops-eval run` plays a run (`running.execute`: the same model choice, progress lines and
-records, `runs/mutate-<time>/unmutated.json` and one record per mutant, whose
-`instruction_sha256` is the mutated instruction's), with `live_run_options`; `live_lines` is
-the table `ops-eval mutate --live` prints.
+`ops-eval run` plays a run (`running.execute`: the same model choice, progress lines, judge --
+`judging.run.judged` -- and records, `runs/mutate-<time>/unmutated.json` and one record per
+mutant, whose `instruction_sha256` is the mutated instruction's), with `live_run_options`;
+`live_lines` is the table `ops-eval mutate --live` prints.
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ from ..base.stats import newcombe_paired
 from ..deciding.gate.compare import Comparison, decide
 from ..deciding.gate.flips import Flip, case_flips
 from ..deciding.gate.outcomes import Tally, judgeable, trial_verdict
+from ..judging.run import judged
 from ..results.records import RunRecord, TrialRecord
 from ..running.execute import Summary, execute
+from ..running.judge import Opener
 from ..running.options import RunOptions
 from ..validation.gate_config import GateConfig
 from .mutants import Mutant
@@ -176,11 +178,16 @@ def mutate_live(
     *,
     summary: Summary | None = None,
     out: TextIO | None = None,
+    judge: Opener = judged,
 ) -> list[LiveVerdict]:
     """Run the unmutated agent, then each mutant (named on `out` as it starts), into `folder`;
-    each mutant's verdict. `summary` is each run's, as `execute` takes it."""
+    each mutant's verdict. `summary` and `judge` (what opens the run's judge: the project's, as
+    `ops-eval run` opens it) are each run's, as `execute` takes them."""
     _, unmutated, _ = execute(
-        replace(options, output=folder / "unmutated.json"), chooser=chooser, summary=summary
+        replace(options, output=folder / "unmutated.json"),
+        chooser=chooser,
+        summary=summary,
+        judge=judge,
     )
     verdicts = []
     for mutant in mutants:
@@ -190,6 +197,7 @@ def mutate_live(
                 replace(options, output=folder / f"{mutant.name}.json"),
                 chooser=chooser,
                 summary=summary,
+                judge=judge,
             )
         verdicts.append(live_verdict(mutant, unmutated, mutated, config))
     return verdicts

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..core.plan import Plan
     from ..results.record_parts import ModelInfo, TrialRecord
     from ..results.records import RunRecord
+    from .judge import Opener
 
 Summary = Callable[["RunRecord"], Iterable[str]]
 
@@ -49,6 +50,7 @@ class _Run:
     capped: str | None = None
     interrupted: str | None = None
     spans: Any = None
+    opener: Opener | None = None  # opens the run's judge (`running.judge`)
 
     @property
     def policy(self) -> str:
@@ -71,11 +73,14 @@ def execute(
     out: TextIO | None = None,
     err: TextIO | None = None,
     summary: Summary | None = None,
+    judge: Opener | None = None,
 ) -> tuple[int, RunRecord, Path]:
     """Run the eval; returns (exit code, record, record path). Progress goes to `err`, the
     model's banner and the run's plan to `out`, then `summary(record)`'s lines (none when not
-    given) and the record's path."""
+    given) and the record's path. `judge` opens the run's judge (`judging.run.judged`, which
+    `ops_eval.execute` hands); none handed, each `llm_judge` check is skipped, saying so."""
     run = _prepared(options, out or sys.stdout, err or sys.stderr)
+    run.opener = judge
     try:
         _play(run, chooser)
     except BaseException as exc:
@@ -196,7 +201,7 @@ def _trials(run: _Run, model: Any, log_dir: Path) -> None:
     from ..base.model_logs import model_logs
     from ..base.progress import Progress
     from ..playing.spans import recording
-    from .judge import judged
+    from .judge import unjudged
     from .trials import in_plan_order, play_trials
 
     options, minimal = run.options, run.options.minimal
@@ -212,7 +217,7 @@ def _trials(run: _Run, model: Any, log_dir: Path) -> None:
 
     try:
         with (
-            judged(run.plan, run.say, run.out, log_dir),
+            (run.opener or unjudged)(run.plan, run.say, run.out, log_dir),
             model_logs(options.verbose, labels=minimal.label_chars if minimal else None),
             recording() if minimal is None else nullcontext() as spans,
         ):

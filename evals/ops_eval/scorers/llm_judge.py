@@ -14,8 +14,11 @@ rubric, with the turn's question and reference -- fail-closed.
   question is the user's plan and every message the user sent, the response every answer the
   agent gave itself (never a user's message, never a pause text the harness wrote).
 
-The judge is the run's (`plan.judge`, opened by the runner with its cache and budget), so every
-trial's calls count against one budget.
+The judge is the run's (`plan.judge`, opened for the run by `judging.run.judged` with its cache
+and budget), so every trial's calls count against one budget. This module knows the judge only
+through `core.judge_port`; what it runs of the judge's code through `plan.judge` -- the call,
+the prompts, the cache key, the budget, the reply parsed -- is declared (`DIGEST_FOLLOWS`), so
+the scorer's digest still covers it (`base.code_digest`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ if TYPE_CHECKING:
     from ..core.plan import Plan
     from ..core.trial import TrialView
 
+DIGEST_FOLLOWS = ("ops_eval.judging.client",)
+"""The judge's code this scorer runs through `plan.judge` (`Judge.grade`), for its digest."""
+
 
 @scorer(
     name="llm_judge",
@@ -41,8 +47,7 @@ if TYPE_CHECKING:
     "verdict or the budget refuses the call)",
 )
 def llm_judge(trial: TrialView, plan: Plan) -> Score:
-    from ..models.judge import JudgeError
-    from ..models.judge.setup import UNCONFIGURED, NoJudge
+    from ..core.judge_port import UNCONFIGURED, JudgeError, NoJudge
 
     case = trial.case
     if none := checks_of("llm_judge")(case, plan):

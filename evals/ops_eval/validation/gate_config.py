@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from ..base.inputs import bad_input
 from ..base.scrub import LABEL_CHARS
 from ..base.strict import Strict
-
-if TYPE_CHECKING:
-    from ..models.judge.budget import Budget
 
 GATE_FILE = "gate.yaml"
 
@@ -98,8 +95,8 @@ class GateConfig(Strict):
     label_chars: int = Field(default=LABEL_CHARS, ge=16, le=1000)
     """The longest label a minimal-data run keeps of a free text (a scorer's detail, an error)."""
     judge_budget_tokens: int | None = Field(default=None, ge=1)
-    """The most tokens one command's judge calls may cost (`judge.budget`). A policy that does
-    not say leaves no budget: no judge call is made."""
+    """The most tokens one command's judge calls may cost (read by `judging.run.gate_budget`). A
+    policy that does not say leaves no budget: no judge call is made."""
 
     @field_validator("gating_scorers", "not_gating")
     @classmethod
@@ -225,23 +222,6 @@ def read_gate_config(path: Path) -> tuple[GateConfig, str]:
         )
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise GateConfigError(f"{path}: {said}{more}") from None
-
-
-def gate_budget(path: Path | None = None) -> Budget:
-    """The budget the gate's policy declares; a Budget that blocks every call, saying why, when
-    the file or the field cannot be read."""
-    from ..models.judge.budget import Budget
-
-    path = path or gate_file()
-    try:
-        config, _ = read_gate_config(path)
-    except GateConfigError as exc:
-        return Budget(limit=None, source=str(path), problem=str(exc))
-    if config.judge_budget_tokens is None:
-        return Budget(
-            limit=None, source=str(path), problem=f"{path} declares no judge_budget_tokens"
-        )
-    return Budget(limit=config.judge_budget_tokens, source=f"{path} (judge_budget_tokens)")
 
 
 def gate_data(eval_set: Path, path: Path | None = None) -> tuple[bool, int]:

@@ -2,20 +2,19 @@
 
 One module per part, none calling back up (the policy file is read by
 `validation.gate_config`, which checks it for `ops-eval validate` too; the run records by
-`results.runs`; the ledger is `deciding.ledger`; the commands are `commands.gate`,
+`results.runs`; the ledger is `deciding.ledger`; whether a gating scorer's judge is calibrated
+is `judging.gate_check`, which `commands.gate` hands `decide`; the commands are `commands.gate`,
 `commands.gate_override` and `commands.baseline`):
 
     outcomes   a trial's verdict under the gating scorers, and the tallies of a set or category
     changes    what differs between two run records (eval set, seed, criteria, scorers, model...)
     compare    the verdict per set and category, the flips, McNemar's p
-    judge_check  whether a gating scorer's judge is calibrated (`calibration.standing`)
     reader_check  a WARNING for a gating reader of answers not measured to hold (`readers`)
     overrides  who accepted a failed verdict, and why
     pins       named baselines, kept as checked copies
     baseline   which run is the baseline: explicit, pinned, or the latest comparable one
-    render     the text, JSON and GitHub formats
+    render     the text, JSON and GitHub formats, and what the judge check found (`JudgeCheck`)
     decide     one decision from the command's flags: inputs checked, compared, recorded
 
-May import: the layers below `deciding`, and `deciding.ledger`, `deciding.calibration` and
-`deciding.readers`.
+May import: the layers below `deciding`, and `deciding.ledger` and `deciding.readers`.
 """

@@ -5,7 +5,7 @@ baseline chosen, blocking changes refused, the comparison made, and the verdict 
 
 Exit codes, as `Decision.exit_code` and OpsEvalError carry them: 0 pass, improved or
 inconclusive (said loudly), or overridden; 1 regressed, below the suite threshold, a required
-case failed in any trial, a gating scorer's judge is not calibrated (`judge_check`), or the
+case failed in any trial, a gating scorer's judge is not calibrated (`judging.gate_check`), or the
 judge budget blocked a call; 2 bad or incompatible input, or no baseline where one is required;
 3 a decision the ledger could not take (returned marked `unrecorded`).
 """
@@ -20,7 +20,11 @@ from ...base.inputs import bad_input
 from .changes import KINDS
 
 if TYPE_CHECKING:
-    from .render import Decision
+    from collections.abc import Callable
+
+    from ...results.records import RunRecord
+    from ...validation.gate_config import GateConfig
+    from .render import Decision, JudgeCheck
 
 
 def allowed_changes(raw: list[str] | None) -> list[str]:
@@ -59,16 +63,17 @@ def decide_gate(
     suite_threshold: float | None = None,
     regression_threshold: float | None = None,
     require_baseline: bool = False,
+    check_judges: Callable[[RunRecord, GateConfig], JudgeCheck],
 ) -> Decision:
     """Read, check, compare and record; the Decision. OpsEvalError for bad input (exit 2) or a
     candidate with no verdict (exit 3); a decision the ledger could not take is returned
-    marked unrecorded (exit 3)."""
+    marked unrecorded (exit 3). `check_judges` is the judge check the command hands
+    (`judging.gate_check.check_judges`: the judge sits above this layer)."""
     from ...base.settings import current
     from ...results.runs import load, resolve_run
     from ..ledger.chain import default_ledger
     from ..ledger.entries import OverrideEntry, find_override
     from .compare import evaluate
-    from .judge_check import check_judges
     from .outcomes import judgeable
     from .reader_check import reader_warnings
     from .render import Decision

@@ -20,7 +20,6 @@ from ...results.records import RunRecord
 from ...validation.gate_config import GateConfig
 from .changes import Change
 from .compare import Comparison, GateResult
-from .judge_check import JudgeCheck
 from .outcomes import Tally
 
 SHOWN_SKIPS = 5  # runs passed over, in the text; the JSON lists them all
@@ -32,6 +31,19 @@ LOUD = {
     "pass": "pass",
     "not_compared": "not compared (no trial with a verdict on one side)",
 }
+
+
+@dataclass
+class JudgeCheck:
+    """What the gate found of the candidate's judge: failures fail the gate, warnings are
+    declared, notes say which judge was found calibrated."""
+
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {"failures": self.failures, "warnings": self.warnings, "notes": self.notes}
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Measuring the readers of answers -- every scorer that judges an answer in words (`facts`,
 `grounded`, `complete`, `contains`, `not_contains`: `reads_answers` in the registry) and the
 agent's answer guard -- against real models' answers labelled by hand, as the judge is measured
-(`calibration`).
+(`judging.calibration`).
 
 - `items`: the labelled set (`evals/calibration/answers.jsonl` for the trials as played,
   `answers.yaml` for the labels, its header the labelling rules and the split by case);

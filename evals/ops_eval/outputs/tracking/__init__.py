@@ -3,16 +3,17 @@ by MLflow wrappers over the scorer registry, with ADK's traces, the instruction 
 version and a logged model that ends READY or FAILED -- in a local SQLite store or on a team's
 tracking server.
 
-Modules: `config` (store, experiment, judge trio; no MLflow), `rows` (rows and outputs; no
-MLflow), `scorers` (the wrappers and the judge), `live` (playing an eval set for MLflow and
-writing its run record), `replay` (the conversations' event loop; a recorded run's spans drawn
+Modules: `config` (store, experiment; no MLflow), `rows` (rows and outputs; no MLflow), `scorers`
+(the wrappers, and MLflow's judge asking `judging.mlflow`), `live` (playing an eval set for MLflow
+and writing its run record), `replay` (the conversations' event loop; a recorded run's spans drawn
 or replayed), `lineage` (prompts, logged model), `store` (the tracking store checked before any
-model starts), `evaluation` (the one `mlflow.genai.evaluate` call and its verdict), `audit`
-(what the store holds of one run record, for `ops-eval audit-run --mlflow`), `logged` (a run
-logged: a record as it was written, or an eval set played live; the command's exit code). The
-commands are `commands.mlflow` and `commands.mlflow_ui`; a mutation score is logged by
-`mutation.tracking` through `config`, `store` and `evaluation`. MLflow is imported only inside
-functions, when a command runs.
+model starts), `evaluation` (the one `mlflow.genai.evaluate` call and its verdict), `audit` (what
+the store holds of one run record, for `ops-eval audit-run --mlflow`), `logged` (a run logged: a
+record as it was written, or an eval set played live; the command's exit code). The commands are
+`commands.mlflow` and `commands.mlflow_ui`; a mutation score is logged by `mutation.tracking`
+through `config`, `store` and `evaluation`. MLflow is imported only inside functions, when a
+command runs.
 
-May import: the layers below `outputs` (`running` for a live MLflow run).
+May import: the layers below `outputs` (`running` for a live MLflow run, `judging` for MLflow's
+judge).
 """

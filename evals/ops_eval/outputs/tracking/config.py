@@ -1,4 +1,4 @@
-"""Where `ops-eval mlflow` logs, and whether it may call a judge -- settled before MLflow is
+"""Where `ops-eval mlflow` logs -- settled before MLflow is
 imported or a model is started, so a configuration mistake costs nothing and changes nothing.
 
 The store is MLFLOW_TRACKING_URI, else a SQLite file in the checkout (`mlflow.db`, git-ignored,
@@ -16,7 +16,6 @@ from opskit.textfiles import resolved
 
 from ...base.inputs import bad_input
 from ...base.settings import current
-from ...models.judge import JudgeConfig
 
 DEFAULT_EXPERIMENT = "ops-copilot"
 DB_FILE = "mlflow.db"
@@ -115,31 +114,3 @@ def tracking_target() -> TrackingTarget:
     if problem:
         raise bad_input(f"MLFLOW_TRACKING_URI {uri!r}: {problem}")
     return TrackingTarget(uri, experiment, resolved(path).parent / "mlruns")
-
-
-def judge_config() -> JudgeConfig | None:
-    """The judge when MLFLOW_JUDGE_MODEL, _BASE_URL and _API_KEY are all set; None when none
-    is; exit 2 naming the missing ones when only some are. Never anything from OPENAI_*."""
-    settings = current()
-    trio = {
-        "MLFLOW_JUDGE_MODEL": settings.judge_model,
-        "MLFLOW_JUDGE_BASE_URL": settings.judge_base_url,
-        "MLFLOW_JUDGE_API_KEY": settings.judge_api_key,
-    }
-    unset = [name for name, value in trio.items() if not value]
-    if len(unset) == len(trio):
-        return None
-    if unset:
-        given = [name for name in trio if name not in unset]
-        raise bad_input(
-            f"the judge needs MLFLOW_JUDGE_MODEL, MLFLOW_JUDGE_BASE_URL and MLFLOW_JUDGE_API_KEY "
-            f"together: {', '.join(given)} set, {', '.join(unset)} missing (set all three, or "
-            "none to run without the judge)"
-        )
-    assert settings.judge_model and settings.judge_base_url and settings.judge_api_key
-    model = settings.judge_model
-    return JudgeConfig(
-        model=model if model.startswith("openai/") else f"openai/{model}",
-        base_url=settings.judge_base_url,
-        api_key=settings.judge_api_key,
-    )

@@ -13,10 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ...base.exits import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INFRA, EXIT_OK, OpsEvalError
 from .store import check_store, ensure_mlflow, evaluate_or_exit, reachable
+
+if TYPE_CHECKING:
+    from ...running.judge import Opener
 
 LIVE_OPTIONS = (
     "set", "cases", "repeats", "concurrency", "model", "output", "timeout", "user", "data"
@@ -208,9 +211,12 @@ def log_live(
     chooser: Callable[..., Any] | None,
     out: TextIO,
     err: TextIO,
+    opener: Opener | None = None,
 ) -> Logged:
     """Every case x repeat played on the chosen model as one MLflow row, and the run record
-    `ops-eval run` would write written too; the model's banner on `out`, progress on `err`."""
+    `ops-eval run` would write written too; the model's banner on `out`, progress on `err`; the
+    cases' `llm_judge` checks judged by the judge `opener` opens (`ops-eval mlflow` hands
+    `judging.run.judged`; none handed, they are skipped, saying so)."""
     import uuid
 
     from ...agents.project import ModelConfigError
@@ -218,7 +224,7 @@ def log_live(
     from ...base.settings import current
     from ...models import ModelUnavailable, choose_model
     from ...results.records import write_record
-    from ...running.judge import judged
+    from ...running.judge import unjudged
     from .lineage import of_fields
     from .live import LivePlay
 
@@ -232,7 +238,7 @@ def log_live(
     try:
         with (
             (chooser or choose_model)(options.model, say=say, log_dir=current().runs_dir) as choice,
-            judged(plan, say, out, current().runs_dir),  # for the cases' llm_judge checks
+            (opener or unjudged)(plan, say, out, current().runs_dir),  # llm_judge checks
         ):
             play = LivePlay(plan, options, choice, say, started=started)
             for line in choice.banner():

@@ -16,7 +16,7 @@ written. A wrapper hands MLflow its registry scorer's verdict for the row as a `
 
 The four scorers of the course are logged under the course's names (`COURSE`); the others under
 their registry names. The optional judge is the one scorer here with its own logic: it asks the
-judge model (`ops_eval.models.judge`) and never gates.
+judge model (`judging.mlflow.ask_judge`) and never gates.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ...models.judge import JudgeConfig, JudgeError, ask_judge
+from ...judging import JudgeConfig, JudgeError, ask_judge
 from ...results.aggregation import counted_value
 from ...scorers import registered
 from .rows import Key, key_of

@@ -37,8 +37,8 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, TypeAdapter, model_validator
 
 from ...base.strict import Strict
-from ...models.judge.client import JudgeUse
-from ..ledger.chain import Ledger
+from ...deciding.ledger.chain import Ledger
+from ..client import JudgeUse
 from .items import CalibrationSet, Label, default_set_path, load_set
 from .metrics import Graded, Metrics, measure, shortfalls
 from .target import TARGET, Target

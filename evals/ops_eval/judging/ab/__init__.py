@@ -9,5 +9,6 @@ orders (a winner only when both agree) or, with no judge, by the deterministic g
   docstring lists the exit codes).
 
 The command, `ops-eval ab`, is `commands.ab`.
-May import: the layers below `deciding`, and `deciding.gate` (the gating verdicts).
+May import: the layers below `judging` (`deciding.gate`: the gating verdicts, the changes), and
+the rest of `judging` (the client, budget, setup and `run.gate_budget`).
 """

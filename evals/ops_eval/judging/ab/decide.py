@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from typing import Literal
 
 from ...base.strict import Strict
-from ...models.judge import Judge, JudgeError
-from ...models.judge.verdicts import Preference
-from ..gate.outcomes import trial_verdict
+from ...deciding.gate.outcomes import trial_verdict
+from ..client import Judge
+from ..verdicts import JudgeError, Preference
 from .pairs import NotComparable, Pair, conversation
 
 Pick = Literal["first", "second", "tie"]

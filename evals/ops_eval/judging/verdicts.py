@@ -15,9 +15,9 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, StringConstraints, ValidationError
 
-from ...base.exits import first_error, one_line
-from ...base.strict import Strict
-from ...core.judge_port import JudgeError
+from ..base.exits import first_error, one_line
+from ..base.strict import Strict
+from ..core.judge_port import JudgeError
 
 ANALYSIS_MAX = 600
 """Characters of analysis: enough to weigh each claim, and a bound a grammar-constrained small

@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from ...base.exits import describe
-from ...core.judge_port import JudgeUse
+from ..base.exits import describe
+from ..core.judge_port import JudgeUse
 from .budget import Budget, BudgetBlocked, call_bound
 from .cache import VerdictCache, cache_key
 from .prompts import CONVERSATIONS, GRADING, PAIRING, Prompt

@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import cast, get_args
 
-from ...base.exits import EXIT_BAD_INPUT, OpsEvalError
-from ...base.settings import current
-from ...core.judge_port import UNCONFIGURED, NoJudge
-from ..choice import Say, public_url
+from ..base.exits import EXIT_BAD_INPUT, OpsEvalError
+from ..base.settings import current
+from ..core.judge_port import UNCONFIGURED, NoJudge
+from ..models.choice import Say, public_url
 from .budget import Budget
 from .cache import VerdictCache
 from .client import Judge, JudgeConfig, SchemaMode
@@ -45,7 +45,7 @@ def _schema_mode(model: str) -> SchemaMode:
 def served_here(model: str) -> bool:
     """Whether the judge is a model this process serves itself (the embedded default or a
     GGUF on disk) rather than one it reaches."""
-    from ..gguf import GGUF_PREFIX
+    from ..models.gguf import GGUF_PREFIX
 
     return model == EMBEDDED or model.startswith(GGUF_PREFIX)
 
@@ -102,8 +102,8 @@ def _ollama_digest(model: str, base: str | None) -> str | None:
     pull` replaces the weights under it); None off Ollama or when Ollama does not say."""
     import json
 
-    from ..choice import probe
-    from ..selection import _ollama_base
+    from ..models.choice import probe
+    from ..models.selection import _ollama_base
 
     if not model.startswith(("ollama/", "ollama_chat/")):
         return None
@@ -138,8 +138,8 @@ def _missing_credentials(config: JudgeConfig) -> list[str]:
 
 def _judge_gguf(model: str) -> Path:
     """The GGUF file of `OPS_JUDGE_MODEL=gguf:PATH`; exit 2 saying why it is none."""
-    from ...agents.project import ModelConfigError
-    from ..gguf import GGUF_PREFIX, check_gguf
+    from ..agents.project import ModelConfigError
+    from ..models.gguf import GGUF_PREFIX, check_gguf
 
     try:
         return check_gguf(model[len(GGUF_PREFIX) :], "OPS_JUDGE_MODEL")
@@ -150,7 +150,7 @@ def _judge_gguf(model: str) -> Path:
 def embedded_pin(gguf: Path, mode: SchemaMode = "json_schema", name: str | None = None) -> str:
     """The pin of a judge served here: its name (`embedded/<alias>` for the default, else
     `gguf:<file name>`), its GGUF file's sha256, and how its reply is constrained."""
-    from ..embedded import EMBEDDED_ALIAS, weights_digest
+    from ..models.embedded import EMBEDDED_ALIAS, weights_digest
 
     return pin_of(name or f"embedded/{EMBEDDED_ALIAS}", weights_digest(gguf), mode)
 
@@ -173,9 +173,16 @@ def open_judge(
     if not served_here(config.model):
         yield Judge(config, verdicts, budget)
         return
-    from ...agents.project import ModelConfigError
-    from .. import local_deps
-    from ..embedded import EMBEDDED_ALIAS, Served, embedded_gguf, gguf_alias, serving, serving_file
+    from ..agents.project import ModelConfigError
+    from ..models import local_deps
+    from ..models.embedded import (
+        EMBEDDED_ALIAS,
+        Served,
+        embedded_gguf,
+        gguf_alias,
+        serving,
+        serving_file,
+    )
 
     local_deps.ensure(say)  # the server, and the default's GGUF, are installed on first use
     if config.model == EMBEDDED:

@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ...models.judge.budget import BudgetBlocked
-from ...models.judge.client import Judge, JudgeUse
-from ...models.judge.prompts import GRADING
-from ...models.judge.verdicts import JudgeError, JudgeUnreachable, Verdict
+from ..budget import BudgetBlocked
+from ..client import Judge, JudgeUse
+from ..prompts import GRADING
+from ..verdicts import JudgeError, JudgeUnreachable, Verdict
 from .items import MIN_ITEMS, CalibrationItem, CalibrationSet
 from .metrics import measure, shortfalls
 from .reports import CalibrationReport, ItemOutcome, TargetUsed

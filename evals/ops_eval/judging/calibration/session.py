@@ -41,7 +41,7 @@ from .items import CalibrationSet
 from .reports import CalibrationReport
 
 if TYPE_CHECKING:
-    from ...models.judge.budget import Budget
+    from ..budget import Budget
     from .target import Target
 
 
@@ -97,7 +97,7 @@ def calibrate_judge(
 ) -> Calibrated:
     """Check, measure the configured judge on the set (progress on `err`), append the report;
     OpsEvalError (exit 2 or 3) when nothing was measured and nothing appended."""
-    from ...validation.gate_config import gate_budget
+    from ..run import gate_budget
     from .items import default_set_path, load_set
     from .reports import append_report, project_set, read_reports, report_log
     from .target import TARGET
@@ -144,7 +144,7 @@ def _measured(
     from ...base.progress import Progress
     from ...base.settings import current
     from ...models.choice import ModelUnavailable
-    from ...models.judge.setup import NoJudge, open_judge
+    from ..setup import NoJudge, open_judge
     from .reports import ItemOutcome
     from .run import CalibrationStopped, calibrate
 

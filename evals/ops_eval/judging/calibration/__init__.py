@@ -14,7 +14,8 @@ the set's header), so its verdicts are trusted only as far as they were measured
   checked before the judge is asked (its docstring lists the exit codes).
 
 The command, `ops-eval calibrate`, is `commands.calibrate`.
-May import: the layers below `deciding`, and `deciding.ledger` (the report log's chain).
+May import: the layers below `judging` (`deciding.ledger`: the report log's chain), and the rest
+of `judging` (the client, budget and setup).
 """
 
 from __future__ import annotations

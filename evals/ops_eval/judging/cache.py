@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ...base.exits import EXIT_BAD_INPUT, OpsEvalError
+from ..base.exits import EXIT_BAD_INPUT, OpsEvalError
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS verdicts (
     key TEXT PRIMARY KEY, pin TEXT NOT NULL, prompt_version TEXT NOT NULL,
@@ -69,7 +69,7 @@ class VerdictCache:
     def put(self, key: str, pin: str, prompt_version: str, kept: dict[str, Any], tokens: int):
         """Remember a valid verdict; a cache that cannot be written is skipped, not fatal. Never
         under a minimal-data run: the verdict's rationale is text about the answer."""
-        from ...base.data_policy import refuse_text
+        from ..base.data_policy import refuse_text
 
         refuse_text("judge cache", "a cached verdict keeps the judge's rationale")
         try:

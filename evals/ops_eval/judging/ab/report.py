@@ -17,7 +17,7 @@ from pydantic import computed_field
 from ...base.exits import EXIT_INFRA, EXIT_OK, one_line
 from ...base.stats import Rate
 from ...base.strict import Strict
-from ...models.judge import JudgeUse
+from ..client import JudgeUse
 from .decide import PairResult
 
 SHOWN_LEFT_OUT = 8

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from ...models.judge import Judge
-    from ...models.judge.budget import Budget
-    from ...models.judge.setup import NoJudge
+    from ..budget import Budget
+    from ..client import Judge
+    from ..setup import NoJudge
     from .pairs import Pair, Runs
     from .report import ABReport
 
@@ -52,7 +52,7 @@ def _deterministic_scorers(runs: Runs) -> tuple[list[str], list[str]]:
 
 
 def _base(runs: Runs, only_a: list[str], only_b: list[str]) -> dict[str, Any]:
-    from ..gate.changes import changes
+    from ...deciding.gate.changes import changes
     from .report import Side
 
     def side(record: Any, path: Any) -> Side:
@@ -97,7 +97,7 @@ def _judged(judge: Judge, pairs: list[Pair], base: dict[str, Any], err: TextIO) 
     from ...base.exits import one_line
     from ...base.model_logs import model_logs
     from ...base.progress import Progress
-    from ...models.judge import PAIRING
+    from ..prompts import PAIRING
     from .decide import judge_pair
     from .report import LABEL, ABReport
 
@@ -134,8 +134,8 @@ def compare_runs(spec_a: str, spec_b: str, err: TextIO, budget: Budget | None = 
     from ...base.inputs import bad_input
     from ...base.settings import current
     from ...models.choice import ModelUnavailable
-    from ...models.judge.setup import NoJudge, configured, open_judge
-    from ...validation.gate_config import gate_budget
+    from ..run import gate_budget
+    from ..setup import NoJudge, configured, open_judge
     from .pairs import open_runs, pair_trials
 
     def say(line: str) -> None:

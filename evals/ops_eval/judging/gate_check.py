@@ -28,40 +28,27 @@ the gate: the spend policy is the gate's, and a run that hit it is incomplete.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...results.records import RunRecord
-from ...validation.gate_config import GateConfig
+from ..deciding.gate.render import JudgeCheck
+from ..results.records import RunRecord
+from ..validation.gate_config import GateConfig
 
 if TYPE_CHECKING:
-    from ...core.judge_port import JudgeUse
-    from ...scorers.base import Score
+    from ..core.judge_port import JudgeUse
+    from ..scorers.base import Score
 
 JUDGED = frozenset({"pass", "fail", "error"})
 """Outcomes of a judge scorer that ran with a judge: a pass needs its verdict; a fail or an
 error may have been decided without one (no answer to grade, a call never made)."""
 GRADE_PROMPT = "grade"
-"""The prompt kind a scorer's judge grades with (`judge.prompts.GRADING`)."""
-
-
-@dataclass
-class JudgeCheck:
-    """What the gate found of the candidate's judge: failures fail the gate, warnings are
-    declared, notes say which judge was found calibrated."""
-
-    failures: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, list[str]]:
-        return {"failures": self.failures, "warnings": self.warnings, "notes": self.notes}
+"""The prompt kind a scorer's judge grades with (`prompts.GRADING`)."""
 
 
 def judge_scorers(config: GateConfig) -> list[str]:
     """The gating scorers that use a judge (as the registry declares them)."""
-    from ...scorers import registered
+    from ..scorers import registered
 
     known = registered()
     return [name for name in config.gating_scorers if name in known and known[name].uses_judge]
@@ -104,7 +91,7 @@ def _calibrated(
 ) -> None:
     """The scorer `name`'s judge checked against its calibration: a note when it stands, a
     failure saying why when it does not."""
-    from ..calibration.reports import standing
+    from .calibration.reports import standing
 
     ok, why = standing(use.pin, version, reports_path)
     unused = _unused(name, judged, use, check)
