@@ -142,3 +142,20 @@ def test_a_name_read_through_the_adapter_or_straight_from_the_agent_hashes_the_s
     direct = copies(straight)
     assert direct["ops_eval.scorers.facts"] == through["ops_eval.scorers.facts"]
     assert "ops_copilot.guards.answer_guard" not in through["reach"]  # the facade's other names
+
+
+def test_where_a_package_says_a_name_lives_is_not_hashed(copies):
+    """Every module reaches the package root, whose lazy-export table (`_EXPORTS`) says where
+    each public name lives. Moving the judge into its own package rewrote one entry of it and
+    changed every scorer's digest though no scorer's behaviour changed (failed before): the
+    table is a location, what it points to is hashed where it is defined."""
+    base = copies()
+
+    def relocated(root):
+        _replace(
+            root / "evals/ops_eval/__init__.py",
+            '"execute": "judging.run",',
+            '"execute": "running.execute",',
+        )
+
+    assert copies(relocated) == base

@@ -16,7 +16,8 @@ imported; the declaration itself is not hashed, what it names is.
 What is hashed is behaviour, as near as source can say it: each top-level definition (function,
 class, assignment) by its name and its syntax tree, docstrings and import statements left out,
 as a sorted list. So reformatting, rewording a docstring, or moving a definition to another
-module changes nothing; changing what any reachable definition does changes the digest.
+module changes nothing (a package's `_EXPORTS` table, which only says where a name lives, is
+not hashed); changing what any reachable definition does changes the digest.
 """
 
 from __future__ import annotations
@@ -118,6 +119,16 @@ def _is_all(node: ast.stmt) -> bool:
     )
 
 
+def _locates(node: ast.stmt) -> bool:
+    """A package's lazy-export table (`_EXPORTS`: name -> the submodule holding it) says where
+    names live, not what they do; what a name does is hashed where it is defined, which an
+    import through the table reaches (`_imports`). So moving a module changes no digest."""
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    return isinstance(node, ast.Assign | ast.AnnAssign) and [
+        ast.unparse(t) for t in targets if t is not None
+    ] == ["_EXPORTS"]
+
+
 def _declared(module: str) -> list[str]:
     """The modules `module` declares it runs without importing them (`DIGEST_FOLLOWS`)."""
     for node in _parsed(module).body:
@@ -196,7 +207,12 @@ def _definitions(module: str) -> tuple[tuple[str, str], ...]:
     source = _source(module)
     assert source is not None
     for node in ast.parse(source[0].read_text(encoding="utf-8")).body:  # a copy of its own
-        if isinstance(node, ast.Import | ast.ImportFrom) or _says_only(node) or _is_all(node):
+        if (
+            isinstance(node, ast.Import | ast.ImportFrom)
+            or _says_only(node)
+            or _is_all(node)
+            or _locates(node)
+        ):
             continue
         clean = _without_docstrings(node)
         name = getattr(node, "name", None) or ",".join(
