@@ -87,6 +87,14 @@ def output_file(option: str, path: Path) -> Path:
     return path
 
 
+def write_output(path: Path, text: str) -> None:
+    """`text` into a file a command was told to write; one line (exit 2) when it cannot be."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise bad_input(f"{path}: cannot write ({exc.strerror})") from None
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, with a usage error as one line like every other error (exit 2); the usage is
     one `--help` away. Subcommand parsers are made of the same class."""

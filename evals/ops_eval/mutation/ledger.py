@@ -179,7 +179,7 @@ def mutation_history(
     import io
     import json
 
-    from ..base.inputs import bad_input, output_file
+    from ..base.inputs import bad_input, output_file, write_output
     from ..base.settings import current
 
     out = output_file("--output", Path(output)) if output else None
@@ -219,8 +219,5 @@ def mutation_history(
         writer.writerows(rows)
         text = buffer.getvalue()
     if out is not None:
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
+        write_output(out, text)
     return text, len(rows), out

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ...base.inputs import bad_input, output_file
+from ...base.inputs import bad_input, output_file, write_output
 from .formats import FORMATS, render
 from .rows import history_rows, select
 
@@ -65,8 +65,5 @@ def export_history(
         )
     text = render(kept, fmt, folder)
     if out is not None:
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
+        write_output(out, text)
     return text, len(kept), out

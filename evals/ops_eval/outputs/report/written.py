@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ...base.inputs import bad_input, output_file
+from ...base.inputs import output_file, write_output
 
 
 def write_reports(
@@ -36,8 +36,5 @@ def write_reports(
     mutation = mutation_of(record.eval_set_sha256)
     text = markdown(record, mutation)
     for out, content in ((md_path, text), (html_path, html_report(record, mutation))):
-        try:
-            out.write_text(content, encoding="utf-8")
-        except OSError as exc:
-            raise bad_input(f"{out}: cannot write ({exc.strerror})") from None
+        write_output(out, content)
     return text, md_path, html_path
