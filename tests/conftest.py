@@ -54,16 +54,23 @@ def _settings_follow_the_environment():
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item, nextitem):
-    """Read the settings again once *every* fixture of the test is torn down. A fixture's own
-    teardown is too early: `monkeypatch` is shared with the fast-tier guard, set up before any
+    """Read the settings again, and forget the agents the test loaded, once *every* fixture of
+    the test is torn down. A fixture's own teardown is too early: `monkeypatch` is shared with the fast-tier guard, set up before any
     autouse fixture here and so undone after them, and the next test's module-scoped fixtures
     are set up before its function-scoped ones -- they read the settings this leaves."""
+    from ops_eval.agents import ports
     from ops_eval.base.settings import reload
 
     try:
         return (yield)
     finally:
         reload()
+        # Agents a test loaded (`--agent tests.your_agent...`, a planted package) are forgotten
+        # with it: the ports loaded are what "every agent" means to a command (the answer models
+        # a `pydantic` check may name, set-level contracts), and one process runs one command.
+        for name in set(ports._PORTS) - {ports.DEFAULT_AGENT}:
+            ports._PORTS.pop(name, None)
+            ports._SEEDS.pop(name, None)
 
 
 @pytest.fixture
