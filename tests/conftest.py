@@ -55,9 +55,10 @@ def _settings_follow_the_environment():
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     """Read the settings again, and forget the agents the test loaded, once *every* fixture of
-    the test is torn down. A fixture's own teardown is too early: `monkeypatch` is shared with the fast-tier guard, set up before any
-    autouse fixture here and so undone after them, and the next test's module-scoped fixtures
-    are set up before its function-scoped ones -- they read the settings this leaves."""
+    the test is torn down. A fixture's own teardown is too early: `monkeypatch` is shared with
+    the fast-tier guard, set up before any autouse fixture here and so undone after them, and
+    the next test's module-scoped fixtures are set up before its function-scoped ones -- they
+    read the settings this leaves."""
     from ops_eval.agents import ports
     from ops_eval.base.settings import reload
 

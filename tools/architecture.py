@@ -243,8 +243,10 @@ def _player_problems(harness: Tree) -> list[str]:
 
 def _command_problems(harness: Tree) -> list[str]:
     """Thin commands: no function (handler, parser, helper) of `commands` over
-    `MAX_HANDLER_LINES` lines, the package at most `MAX_COMMANDS_LINES` lines in all, and no
-    command importing another command module -- what a second command needs is the library's."""
+    `MAX_HANDLER_LINES` lines, the package at most `MAX_COMMANDS_LINES` lines in all, no
+    command importing another command module -- what a second command needs is the library's --
+    and none importing a module inside a package of the library: only what a package's
+    `__init__` exports (its public surface), so the library can move its modules freely."""
     package = f"{harness.name}.{COMMANDS}"
     mine = [m for m in sorted(harness.modules) if m == package or m.startswith(package + ".")]
     out, total = [], 0
@@ -265,6 +267,16 @@ def _command_problems(harness: Tree) -> list[str]:
             out.append(
                 f"{module} imports {', '.join(sideways)}: a command imports the library, "
                 "never another command"
+            )
+        inner = sorted(
+            t
+            for t in harness.imports(module)
+            if t not in mine and harness.modules[t].name != "__init__.py"
+        )
+        if inner:
+            out.append(
+                f"{module} imports {', '.join(inner)}: a command imports only the library's "
+                "public surface, a package's `__init__` (export the name there)"
             )
     if total > MAX_COMMANDS_LINES:
         out.append(f"{package}: {total} lines in all (at most {MAX_COMMANDS_LINES})")

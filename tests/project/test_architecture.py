@@ -2,7 +2,8 @@
 tree that breaks each rule -- a cycle (type-only imports too), an import up a layer, a module too
 long, a package in no layer or silent on what it may import, an agent that imports the harness, a
 module its package's docstring does not name, a module outside the engine that plays trials, a
-command function over 60 lines, commands over 1,200 lines in all, a command importing another --
+command function over 60 lines, commands over 1,200 lines in all, a command importing another or
+a module inside a package (not its public surface), a capability imported from too many places --
 fails, naming what broke."""
 
 from __future__ import annotations
@@ -290,16 +291,35 @@ def test_a_command_importing_another_command_fails(tmp_path, source):
     assert "1 architecture problem(s)" in out
 
 
+@pytest.mark.parametrize("lazily", [False, True])
+def test_a_command_importing_a_module_inside_a_package_fails_and_its_surface_passes(
+    tmp_path, lazily
+):
+    inner = "evals/ops_eval/results/runs.py"
+    surface = "from ops_eval.results import load\n"  # a name the package's __init__ exports
+    files = {inner: "def load():\n    pass\n", "evals/ops_eval/commands/show.py": surface}
+    code, out = check(tree(tmp_path, files))
+    assert code == 0, out
+    source = "from ops_eval.results.runs import load\n"
+    if lazily:
+        source = "def run():\n    from ..results import runs\n"  # the module, by its package
+    out = refused(tmp_path, {**files, "evals/ops_eval/commands/show.py": source})
+    said = "ops_eval.commands.show imports ops_eval.results.runs: a command imports only the "
+    assert said in out
+    assert "1 architecture problem(s)" in out
+
+
 def test_a_capability_imported_by_three_modules_outside_it_fails_and_two_pass(tmp_path):
     name, package = "tracking", ARCHITECTURE.CAPABILITIES["tracking"]  # outputs.tracking
     inside = f"evals/ops_eval/{package.replace('.', '/')}/surface.py"
     importer = f"from ops_eval.{package} import surface\n"
+    exposed = f"from ops_eval.{package} import X\n"  # a command takes its public surface
     files = {
         inside: "X = 1\n",
-        "evals/ops_eval/commands/expose.py": importer,  # the commands that expose it are free
-        "evals/ops_eval/commands/again.py": importer,
-        "evals/ops_eval/commands/more.py": importer,
-        "evals/ops_eval/commands/most.py": importer,
+        "evals/ops_eval/commands/expose.py": exposed,  # the commands that expose it are free
+        "evals/ops_eval/commands/again.py": exposed,
+        "evals/ops_eval/commands/more.py": exposed,
+        "evals/ops_eval/commands/most.py": exposed,
         "evals/ops_eval/outputs/history/one.py": "def f():\n    " + importer,  # lazily too
         "evals/ops_eval/outputs/report/two.py": importer,
     }

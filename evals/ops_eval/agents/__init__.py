@@ -21,6 +21,8 @@ Holds:
 May import: agentport and the agent packages (only this package may); nothing of the harness.
 """
 
+from typing import Any
+
 from .ports import (
     AGENTS,
     DEFAULT_AGENT,
@@ -35,5 +37,14 @@ from .ports import (
 
 __all__ = [
     "AGENTS", "DEFAULT_AGENT", "UnknownAgent", "case_agent", "chosen", "chosen_agent",
-    "default_agent", "port", "seed_for",
+    "default_agent", "load_seed", "port", "seed_for",
 ]  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:  # noqa: N807
+    """`load_seed`, the ops copilot's seed (`ops-eval seed` prints it), loaded on first use."""
+    if name == "load_seed":
+        from .ops_world import load_seed
+
+        return load_seed
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,3 +8,34 @@ hash (`code_digest`).
 
 May import: nothing of `ops_eval` outside this package (the agent package's settings only).
 """
+
+from __future__ import annotations
+
+from .exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "EXIT_BAD_INPUT": "exits",
+    "EXIT_FAILED": "exits",
+    "EXIT_INFRA": "exits",
+    "EXIT_OK": "exits",
+    "OpsEvalError": "exits",
+    "exit_code_of": "exits",
+    "unwind_on_signals": "exits",
+    "MAX_REPEATS": "inputs",
+    "add_agent_option": "inputs",
+    "bad_input": "inputs",
+    "count": "inputs",
+    "id_list": "inputs",
+    "number_option": "inputs",
+    "parse_run_group": "inputs",
+    "parse_shard": "inputs",
+    "tcp_port": "inputs",
+    "trial_timeout": "inputs",
+    "current": "settings",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -10,10 +10,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..base.exits import exit_code_of, unwind_on_signals
+from ..base import exit_code_of, unwind_on_signals
 
 if TYPE_CHECKING:  # `ops-eval`'s parser imports this module: nothing heavy at start-up
-    from ..judging.budget import Budget
+    from ..judging import Budget
 
 
 def run_ab(
@@ -25,8 +25,7 @@ def run_ab(
 ) -> int:
     """The command: the report on `out`, messages on `err`; the exit code. `budget` replaces
     the gate policy's (tests)."""
-    from ..judging.ab.compare import compare_runs
-    from ..judging.ab.report import text_lines
+    from ..judging.ab import compare_runs, text_lines
 
     out, err = out or sys.stdout, err or sys.stderr
 

@@ -8,7 +8,7 @@ from typing import Any
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..deciding.store_audit import verify_store
+    from ..deciding import verify_store
 
     code, lines = verify_store(args.db, args.expect_head)
     for line in lines:

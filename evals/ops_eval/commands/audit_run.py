@@ -39,8 +39,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..outputs.tracking.audit import scan_store
-    from ..results.data_audit import audit_run
+    from ..outputs.tracking import scan_store
+    from ..results import audit_run
 
     code, lines = audit_run(args.run, args.also, args.planted, scan_store if args.mlflow else None)
     for line in lines:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..base.exits import EXIT_OK
+from ..base import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
@@ -23,8 +23,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run_pin(args: argparse.Namespace) -> int:
-    from ..deciding.gate.pins import pin as pin_run
-    from ..deciding.ledger.chain import default_ledger
+    from ..deciding.gate import pin as pin_run
+    from ..deciding.ledger import default_ledger
 
     entry = pin_run(default_ledger(), args.run, args.name, args.by)
     print(f"pinned {entry.name}: run {entry.run} ({entry.path}, sha256 {entry.sha256[:12]})")
@@ -32,8 +32,8 @@ def run_pin(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from ..deciding.gate.pins import pin_lines
-    from ..deciding.ledger.chain import default_ledger
+    from ..deciding.gate import pin_lines
+    from ..deciding.ledger import default_ledger
 
     print("\n".join(pin_lines(default_ledger())))
     return EXIT_OK

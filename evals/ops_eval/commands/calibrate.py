@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..base.inputs import number_option
+from ..base import number_option
 
 
 def add_parser(subparsers: Any) -> None:
     """Add `calibrate` to the CLI's subcommands."""
-    from ..judging.calibration.target import TARGET
+    from ..judging.calibration import TARGET
 
     cal = subparsers.add_parser(
         "calibrate",
@@ -45,9 +45,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.exits import unwind_on_signals
-    from ..judging.calibration.render import as_json, text_lines
-    from ..judging.calibration.session import calibrate_judge
+    from ..base import unwind_on_signals
+    from ..judging.calibration import as_json, calibrate_judge, text_lines
 
     unwind_on_signals()  # Ctrl-C and SIGTERM stop an embedded judge's server
     chosen = Path(args.set) if args.set else None

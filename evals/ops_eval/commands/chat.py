@@ -15,8 +15,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.exits import unwind_on_signals
-    from ..playing.interactive import launch
+    from ..base import unwind_on_signals
+    from ..playing import launch
 
     unwind_on_signals()
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731

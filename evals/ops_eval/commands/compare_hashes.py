@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..base.exits import EXIT_BAD_INPUT, EXIT_OK, OpsEvalError
+from ..base import EXIT_BAD_INPUT, EXIT_OK, OpsEvalError
 
 
 def add_parser(subparsers: Any) -> None:
@@ -22,9 +22,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.settings import current
-    from ..results.minimal import NotComparable, compare
-    from ..results.runs import load, resolve_run
+    from ..base import current
+    from ..results import NotComparable, compare, load, resolve_run
 
     runs_dir = current().runs_dir
     a = load(resolve_run(args.run_a, runs_dir), "RUN_A")

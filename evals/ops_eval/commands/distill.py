@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..base.exits import EXIT_OK
+from ..base import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
@@ -26,7 +26,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run_distill(args: argparse.Namespace) -> int:
-    from ..results.distill import add_draft, drafted
+    from ..results import add_draft, drafted
 
     case, eval_id = drafted(args.run, args.trial, args.id)
     if args.output is None:

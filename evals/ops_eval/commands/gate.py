@@ -9,15 +9,13 @@ import argparse
 import sys
 from typing import Any
 
-from ..base.exits import OpsEvalError
-from ..base.inputs import number_option
-from ..deciding.gate.changes import BLOCKING
+from ..base import OpsEvalError, number_option
+from ..deciding.gate import BLOCKING
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..deciding.gate.decide import decide_gate
-    from ..deciding.gate.render import as_json, github_lines, text_lines
-    from ..judging.gate_check import check_judges
+    from ..deciding.gate import as_json, decide_gate, github_lines, text_lines
+    from ..judging import check_judges
 
     try:
         decision = decide_gate(
@@ -32,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except OpsEvalError as exc:
         if args.format == "github":  # the job's summary shows why the gate did not decide
-            from ..deciding.gate.render import workflow_message
+            from ..deciding.gate import workflow_message
 
             print(f"::error title=ops-eval gate::{workflow_message(str(exc))}")
         raise

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..base.exits import EXIT_OK
+from ..base import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
@@ -25,10 +25,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.settings import current
-    from ..deciding.gate.overrides import record_override
-    from ..deciding.ledger.chain import default_ledger
-    from ..results.runs import load, resolve_run
+    from ..base import current
+    from ..deciding.gate import record_override
+    from ..deciding.ledger import default_ledger
+    from ..results import load, resolve_run
 
     record = load(resolve_run(args.run, current().runs_dir), "run")
     entry = record_override(default_ledger(), record.run_id, args.reason, args.by)

@@ -10,13 +10,13 @@ import argparse
 import sys
 from typing import Any
 
-from ..base.exits import EXIT_OK
-from ..outputs.history.formats import FORMATS
+from ..base import EXIT_OK
+from ..outputs.history import FORMATS
 
 
 def run(args: argparse.Namespace) -> int:
     from ..mutation import mutation_history
-    from ..outputs.history.export import export_history
+    from ..outputs.history import export_history
 
     if args.mutation:
         text, count, out = mutation_history(args.set, args.format, args.output)

@@ -13,7 +13,7 @@ from typing import Any
 
 def run(args: argparse.Namespace) -> int:
     from ..outputs.report import summary_lines
-    from ..results.merge import merge_runs
+    from ..results import merge_runs
 
     output = Path(args.output) if args.output else None
     record, path = merge_runs(args.runs, output, lambda line: print(line, file=sys.stderr))

@@ -10,8 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..base.exits import EXIT_INFRA, OpsEvalError
-from ..base.inputs import add_agent_option
+from ..base import EXIT_INFRA, OpsEvalError, add_agent_option
 
 
 def add_parser(sub: Any) -> None:
@@ -43,7 +42,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.exits import unwind_on_signals
+    from ..base import unwind_on_signals
 
     unwind_on_signals()
     try:
@@ -65,10 +64,15 @@ def run_mlflow(
 ) -> int:
     """The command; `chooser` replaces model selection (deterministic test models)."""
     from ..judging import judge_config, judged
-    from ..outputs.tracking.config import masked, tracking_target
-    from ..outputs.tracking.evaluation import summary_lines
-    from ..outputs.tracking.live import live_options
-    from ..outputs.tracking.logged import log_live, log_record, refuse_live_options
+    from ..outputs.tracking import (
+        live_options,
+        log_live,
+        log_record,
+        masked,
+        refuse_live_options,
+        summary_lines,
+        tracking_target,
+    )
 
     out, err = out or sys.stdout, err or sys.stderr
     target = tracking_target()

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..base.exits import EXIT_OK
+from ..base import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
@@ -20,9 +20,8 @@ def run(args: argparse.Namespace) -> int:
     """The MLflow UI over the store `ops-eval mlflow` logs to, when that store is SQLite."""
     import os
 
-    from ..base.inputs import tcp_port
-    from ..outputs.tracking.config import tracking_target
-    from ..outputs.tracking.store import ui_command
+    from ..base import tcp_port
+    from ..outputs.tracking import tracking_target, ui_command
 
     target = tracking_target()
     port = tcp_port("--port", args.port)

@@ -11,8 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..base.exits import EXIT_FAILED, EXIT_OK
-from ..base.inputs import add_agent_option
+from ..base import EXIT_FAILED, EXIT_OK, add_agent_option
 
 REPEATS, TIMEOUT_S = 3, 600.0  # --live's trials per case and arm, and seconds per trial
 
@@ -64,7 +63,7 @@ def add_parser(subparsers: Any) -> None:
 def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) -> int:
     """Instruction mutants on the live model: reported, not gated (exit 0 once they ran)."""
     from .. import mutation
-    from ..base.settings import current
+    from ..base import current
     from ..outputs.report import summary_lines
 
     repeats = REPEATS if args.repeats is None else args.repeats
@@ -85,19 +84,16 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.inputs import bad_input
-    from ..base.settings import current
+    from ..base import bad_input, current
     from ..mutation import entry_for, floor_problems, mutate, select_mutants, verdict_lines
-    from ..validation.gate_config import GateConfigError, read_gate_config
-    from ..validation.gate_rules import gate_path
-    from ..validation.plan import load_plan
+    from ..validation import GateConfigError, gate_path, load_plan, read_gate_config
 
     _check_modes(args)
     set_path = Path(args.set) if args.set else current().evals_dir / "ops.evalset.json"
     plan = load_plan(set_path)
     mutants, names = select_mutants(plan, args.mutants, live=args.live, redteam=args.redteam)
     if args.mlflow:  # a store the configuration cannot use is refused before anything plays
-        from ..outputs.tracking.config import tracking_target
+        from ..outputs.tracking import tracking_target
 
         tracking_target()
     try:
@@ -122,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_modes(args: argparse.Namespace) -> None:
     """The options of one mode refused in the other, never silently ignored (exit 2)."""
-    from ..base.inputs import MAX_REPEATS, bad_input, count, trial_timeout
+    from ..base import MAX_REPEATS, bad_input, count, trial_timeout
 
     if args.repeats is not None:  # refused as `run` refuses it, with or without --live
         count("--repeats", args.repeats, MAX_REPEATS)
@@ -141,7 +137,7 @@ def _check_modes(args: argparse.Namespace) -> None:
 
 def _keep(args: argparse.Namespace, entry: Any) -> None:
     """The score into the runs folder's mutation ledger, and into MLflow with --mlflow."""
-    from ..base.settings import current
+    from ..base import current
     from ..mutation import append
 
     print(f"mutation ledger: {append(entry, current().runs_dir)}")

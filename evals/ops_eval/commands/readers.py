@@ -9,8 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..base.exits import EXIT_FAILED, EXIT_OK
-from ..base.inputs import number_option
+from ..base import EXIT_FAILED, EXIT_OK, number_option
 
 
 def add_parser(subparsers: Any) -> None:
@@ -43,7 +42,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..deciding.readers.measure import measure_readers, text_lines
+    from ..deciding.readers import measure_readers, text_lines
 
     report, log = measure_readers(Path(args.folder) if args.folder else None)
     if args.format == "json":
@@ -54,10 +53,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from ..deciding.readers.collect import collect, collected_lines
-    from ..deciding.readers.items import default_folder
+    from ..deciding.readers import collect_answers, collected_lines, default_folder
 
     folder = Path(args.folder) if args.folder else default_folder()
-    done = collect([Path(r) for r in args.records], args.tag, folder, args.temperature)
+    done = collect_answers([Path(r) for r in args.records], args.tag, folder, args.temperature)
     print("\n".join(collected_lines(done, folder)))
     return EXIT_OK

@@ -33,15 +33,15 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.exits import unwind_on_signals
-    from ..redteam.corpus_run import chosen_corpus, deterministic, live
+    from ..base import unwind_on_signals
+    from ..redteam import chosen_corpus, run_deterministic, run_live
 
     attacks, benign, seed = chosen_corpus(args.corpus, args.benign, args.attacks)
     if args.live:
         unwind_on_signals()
-        lines, code = live(attacks, seed, args.model, args.modes)
+        lines, code = run_live(attacks, seed, args.model, args.modes)
     else:
-        lines, code = deterministic(attacks, benign, seed)
+        lines, code = run_deterministic(attacks, benign, seed)
     for line in lines:
         print(line)
     return code

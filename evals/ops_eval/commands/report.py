@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..base.exits import EXIT_OK
+from ..base import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
@@ -21,7 +21,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..mutation import mutation_line
-    from ..outputs.report.written import write_reports
+    from ..outputs.report import write_reports
 
     text, md_path, html_path = write_reports(args.run, args.markdown, args.html, mutation_line)
     print(text)

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..base.inputs import add_agent_option
+from ..base import add_agent_option
 
 
 def add_parser(subparsers: Any) -> None:
@@ -52,11 +52,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..base.exits import unwind_on_signals
-    from ..base.inputs import id_list, parse_run_group, parse_shard
-    from ..judging.run import execute
+    from ..base import id_list, parse_run_group, parse_shard, unwind_on_signals
+    from ..judging import execute
     from ..outputs.report import summary_lines
-    from ..running.options import RunOptions
+    from ..running import RunOptions
 
     unwind_on_signals()
     options = RunOptions(

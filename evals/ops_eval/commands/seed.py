@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..base.exits import EXIT_OK
+from ..base import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
@@ -18,7 +18,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..agents.ops_world import load_seed
+    from ..agents import load_seed
 
     seed = load_seed(args.seed_dir)
     skills = seed.skills

@@ -11,8 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..base.exits import EXIT_INFRA, OpsEvalError
-from ..base.inputs import add_agent_option
+from ..base import EXIT_INFRA, OpsEvalError, add_agent_option
 
 
 def add_parser(subparsers: Any) -> None:
@@ -29,20 +28,16 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.settings import current
-    from ..validation import adk
-    from ..validation.discovery import adk_candidates
+    from ..validation import AdkCheckError, adk_worker
 
     # ADK's import is most of a cold validation: begun before anything else, if it is needed
-    adk.prestart(adk_candidates(args.paths, current().evals_dir))
-    try:
-        from ..validation.validator import render, render_warnings, validate
+    with adk_worker(args.paths):
+        try:
+            from ..validation import render, render_warnings, validate
 
-        report = validate(args.paths)
-    except adk.AdkCheckError as exc:
-        raise OpsEvalError(EXIT_INFRA, str(exc)) from None
-    finally:
-        adk.stop_early()
+            report = validate(args.paths)
+        except AdkCheckError as exc:
+            raise OpsEvalError(EXIT_INFRA, str(exc)) from None
     for line in render_warnings(report, args.format):
         print(line, file=sys.stderr)
     for line in render(report, args.format):

@@ -17,9 +17,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..base.exits import unwind_on_signals
-    from ..base.inputs import tcp_port
-    from ..playing.interactive import launch
+    from ..base import tcp_port, unwind_on_signals
+    from ..playing import launch
 
     unwind_on_signals()
     extra = ["--host", args.host, "--port", str(tcp_port("--port", args.port))]

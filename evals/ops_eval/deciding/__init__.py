@@ -7,3 +7,17 @@ append-only, hash-chained ledger the gate and the judge's calibration keep their
 
 May import: every layer below `deciding` (`base` to `running`).
 """
+
+from __future__ import annotations
+
+from ..base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "verify_store": "store_audit",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

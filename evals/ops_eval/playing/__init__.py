@@ -9,3 +9,17 @@ chosen model (`interactive`). The mutants of the agent are mutation testing's (`
 
 May import: `base`, `core`, `models`.
 """
+
+from __future__ import annotations
+
+from ..base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "launch": "interactive",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -10,6 +10,7 @@ May import: every layer below `commands`; the command is `commands.redteam`.
 
 from __future__ import annotations
 
+from ..base.exports import lazy_getattr
 from .checks import ATTACKERS, MODES, RawTextWorkspace
 from .corpus import ATTACK_CLASSES, Attack, BenignLine, load_attacks, load_benign
 from .reading import CorpusError
@@ -48,3 +49,13 @@ def default_benign():
     from ..base.settings import current
 
     return current().redteam_dir / "benign.yaml"
+
+
+# Public names loaded on first use (what they import would load with the package).
+_EXPORTS = {
+    "chosen_corpus": "corpus_run",
+    "run_deterministic": "corpus_run",
+    "run_live": "corpus_run",
+}
+__all__ += sorted(_EXPORTS)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

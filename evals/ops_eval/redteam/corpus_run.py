@@ -41,7 +41,7 @@ def chosen_corpus(
     return attacks, lines, seed
 
 
-def deterministic(attacks: list[Any], benign: list[Any], seed: Any) -> tuple[list[str], int]:
+def run_deterministic(attacks: list[Any], benign: list[Any], seed: Any) -> tuple[list[str], int]:
     """The suite with scripted attackers: (its summary lines, the exit code)."""
     import logging
 
@@ -53,7 +53,7 @@ def deterministic(attacks: list[Any], benign: list[Any], seed: Any) -> tuple[lis
     return summarise(result), result.exit_code  # 1 a breach or drift, 3 an invalid run
 
 
-def live(attacks: list[Any], seed: Any, model: str | None, modes: str) -> tuple[list[str], int]:
+def run_live(attacks: list[Any], seed: Any, model: str | None, modes: str) -> tuple[list[str], int]:
     """The corpus against the chosen model, each mode (`--modes`, comma-separated): its
     banner on stdout and a progress line per attack; (the summary lines, the exit code)."""
     from ..agents.project import ModelConfigError

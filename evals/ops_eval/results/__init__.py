@@ -10,3 +10,24 @@ minimal-data run must not hold (`data_audit`), and a trial of a run as a draft e
 
 May import: `base`, `core`, `models`, `playing`, `scorers`, `validation`.
 """
+
+from __future__ import annotations
+
+from ..base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "audit_run": "data_audit",
+    "add_draft": "distill",
+    "drafted": "distill",
+    "merge_runs": "merge",
+    "NotComparable": "minimal",
+    "compare": "minimal",
+    "load": "runs",
+    "resolve_run": "runs",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

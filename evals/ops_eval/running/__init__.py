@@ -8,3 +8,17 @@ agent for mutation testing (the `mutation` package, above, drives it).
 
 May import: `base`, `core`, `models`, `playing`, `scorers`, `validation` (the plan), `results`.
 """
+
+from __future__ import annotations
+
+from ..base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "RunOptions": "options",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -15,3 +15,25 @@ May import: `base`, `core`, `models`, `playing`, `scorers` (the validator checks
 answer with the scorers' own response check and a gate policy's scorer names against the
 registry). A run imports `plan` only; the rule modules load when `check` is called.
 """
+
+from __future__ import annotations
+
+from ..base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "AdkCheckError": "adk",
+    "adk_worker": "adk",
+    "GateConfigError": "gate_config",
+    "read_gate_config": "gate_config",
+    "gate_path": "gate_rules",
+    "load_plan": "plan",
+    "render": "validator",
+    "render_warnings": "validator",
+    "validate": "validator",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

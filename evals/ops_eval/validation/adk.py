@@ -23,7 +23,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,20 @@ def stop_early() -> None:
     if _EARLY is not None:
         _stop(_EARLY)
         _EARLY = None
+
+
+@contextmanager
+def adk_worker(paths: Iterable[str | Path]) -> Iterator[None]:
+    """ADK's worker for validating `paths`, begun before the block imports the validator
+    (`prestart`, when a file will need ADK) and stopped after it if no check took it."""
+    from ..base.settings import current
+    from .discovery import adk_candidates
+
+    prestart(adk_candidates(paths, current().evals_dir))
+    try:
+        yield
+    finally:
+        stop_early()
 
 
 def _take_early() -> subprocess.Popen[str] | None:

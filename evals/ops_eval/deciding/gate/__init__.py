@@ -18,3 +18,25 @@ is `judging.gate_check`, which `commands.gate` hands `decide`; the commands are 
 
 May import: the layers below `deciding`, and `deciding.ledger` and `deciding.readers`.
 """
+
+from __future__ import annotations
+
+from ...base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "decide_gate": "decide",
+    "BLOCKING": "changes",
+    "record_override": "overrides",
+    "pin": "pins",
+    "pin_lines": "pins",
+    "as_json": "render",
+    "github_lines": "render",
+    "text_lines": "render",
+    "workflow_message": "render",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

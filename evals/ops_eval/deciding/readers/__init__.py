@@ -15,3 +15,21 @@ agent's answer guard -- against real models' answers labelled by hand, as the ju
 The command is `ops-eval readers` (`commands.readers`).
 May import: the layers below `deciding`, and `deciding.ledger` (the log's chain).
 """
+
+from __future__ import annotations
+
+from ...base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "collect_answers": "collect",
+    "collected_lines": "collect",
+    "default_folder": "items",
+    "measure_readers": "measure",
+    "text_lines": "measure",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -27,7 +27,7 @@ class Collected:
     """Trials with no answer to label, and why."""
 
 
-def collect(
+def collect_answers(
     records: list[Path], tag: str, folder: Path, temperature: float | None = None
 ) -> Collected:
     """The trials of `records` appended to `folder/answers.jsonl` (see the module docstring);

@@ -12,3 +12,18 @@ The command, `ops-eval ab`, is `commands.ab`.
 May import: the layers below `judging` (`deciding.gate`: the gating verdicts, the changes), and
 the rest of `judging` (the client, budget, setup and `run.gate_budget`).
 """
+
+from __future__ import annotations
+
+from ...base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "compare_runs": "compare",
+    "text_lines": "report",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

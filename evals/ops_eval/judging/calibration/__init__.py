@@ -43,6 +43,9 @@ _EXPORTS = {
     "project_set": "reports",
     "read_reports": "reports",
     "standing": "reports",
+    "calibrate_judge": "session",
+    "as_json": "render",
+    "text_lines": "render",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -5,3 +5,18 @@ written (`export`; the mutation ledger's scores are the `mutation` package's). T
 
 May import: the layers below `outputs`, and `outputs.report` (the HTML trend).
 """
+
+from __future__ import annotations
+
+from ...base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "export_history": "export",
+    "FORMATS": "formats",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ...base.exports import lazy_getattr
 from ...core.calls import ToolCall
 from ...results.records import RunRecord, TrialRecord
 from .align import Row, align
@@ -151,3 +152,11 @@ def history_html(**context: Any) -> str:
     """The `ops-eval history` page, from the same autoescaping environment as the report, so a
     model name or eval set path is escaped the same way (`history.py` builds the context)."""
     return _env("html").get_template("history.html.j2").render(**context)
+
+
+# Public names loaded on first use (what they import would load with the package).
+_EXPORTS = {
+    "write_reports": "written",
+}
+__all__ += sorted(_EXPORTS)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

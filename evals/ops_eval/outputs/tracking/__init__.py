@@ -17,3 +17,25 @@ command runs.
 May import: the layers below `outputs` (`running` for a live MLflow run, `judging` for MLflow's
 judge).
 """
+
+from __future__ import annotations
+
+from ...base.exports import lazy_getattr
+
+# Its public names, each loaded on first use: importing the package costs nothing.
+_EXPORTS = {
+    "scan_store": "audit",
+    "masked": "config",
+    "tracking_target": "config",
+    "summary_lines": "evaluation",
+    "live_options": "live",
+    "log_live": "logged",
+    "log_record": "logged",
+    "refuse_live_options": "logged",
+    "ui_command": "store",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
