@@ -51,6 +51,7 @@ CAPABILITIES = {
     "reports": "outputs.report",
     "mutation": "mutation",
     "judge": "judging",
+    "scenarios": "playing.scenarios",
 }
 MAX_CAPABILITY_USERS = 2
 

@@ -187,8 +187,8 @@ def test_the_time_limit_blames_the_side_whose_step_was_running():
 
 def test_the_model_backed_user_reads_approvals_denials_and_the_stop_signal():
     from ops_eval.core.calls import ToolCall
+    from ops_eval.playing.scenarios import ModelUser, UserFailed
     from ops_eval.playing.session import PendingWrite
-    from ops_eval.playing.users import ModelUser, UserFailed
 
     (case,) = [c for c in scenario_cases() if c.eval_id == "scn-restart-after-risk"]
     user = ModelUser(case, model=None)
@@ -222,7 +222,7 @@ class CutOff(BaseLlm):
 
 
 def test_a_cut_off_reply_is_still_the_users_words_and_an_error_is_the_users_failure():
-    from ops_eval.playing.users import ModelUser, UserFailed
+    from ops_eval.playing.scenarios import ModelUser, UserFailed
 
     (case,) = [c for c in scenario_cases() if c.eval_id == "scn-restart-after-risk"]
     move = asyncio.run(ModelUser(case, CutOff()).next([], []))
@@ -233,9 +233,8 @@ def test_a_cut_off_reply_is_still_the_users_words_and_an_error_is_the_users_fail
 
 def test_a_time_limit_before_a_turn_starts_keeps_no_earlier_run_as_that_turn():
     from ops_eval.core.trial import TrialView
-    from ops_eval.playing.conversation import converse
+    from ops_eval.playing.scenarios import ScriptedUser, converse
     from ops_eval.playing.session import SessionTurn
-    from ops_eval.playing.users import ScriptedUser
 
     class Spent:
         """A session whose latest run belongs to an earlier turn."""

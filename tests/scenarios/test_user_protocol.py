@@ -1,8 +1,8 @@
-"""The model-backed user's replies read as a person would (`playing.user_reply`): the protocol of
-its prompt is its own, never the agent's. A scripted user model (a stand-in, named as such) that
-writes the protocol in markup, as Qwen2.5-Coder-1.5B did, and ends with a stray end phrase: the
-conversation ends at once, nothing of the protocol reaches the agent, and no blame falls on the
-agent; a user that cannot produce a usable move is an error trial, the user's failure."""
+"""The model-backed user's replies read as a person would (`playing.scenarios.user_reply`): the
+protocol of its prompt is its own, never the agent's. A scripted user model (a stand-in, named as
+such) that writes the protocol in markup, as Qwen2.5-Coder-1.5B did, and ends with a stray end
+phrase: the conversation ends at once, nothing of the protocol reaches the agent, and no blame falls
+on the agent; a user that cannot produce a usable move is an error trial, the user's failure."""
 
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from scenario_models import duet
 from test_scenarios_play import run, scenario_cases
 
 from ops_eval.core.calls import ToolCall
+from ops_eval.playing.scenarios import ModelUser, UserFailed, read_reply
 from ops_eval.playing.session import PendingWrite
-from ops_eval.playing.user_reply import read_reply
-from ops_eval.playing.users import ModelUser, UserFailed
 
 CASE = "scn-restart-after-risk"
 MARKED_UP = [

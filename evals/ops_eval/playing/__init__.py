@@ -1,11 +1,10 @@
 """Playing a case on the real agent: the ADK session (`session`), one trial, or one scripted
 session of fixed prompts (the red team's), turn by turn (`play`), a played turn built from the
-runs it took, shared by cases and scenarios (`turns`), a
-conversation scenario played until the user stops or a limit ends it (`conversation`), the
-user's side of it -- a scripted user for CI, a model-backed one live (`users`) -- and that
-model's reply read as a person would (`user_reply`), tool faults made real at the tool boundary
-(`faults`), ADK's spans kept per trial (`spans`), and ADK's own `adk run` / `adk web` with a
-chosen model (`interactive`). The mutants of the agent are mutation testing's (`mutation`).
+runs it took, shared by cases and scenarios (`turns`), conversation scenarios -- played until the
+user stops or a limit ends it, with a scripted or a model-backed user (`scenarios`) -- tool
+faults made real at the tool boundary (`faults`), ADK's spans kept per trial (`spans`), and
+ADK's own `adk run` / `adk web` with a chosen model (`interactive`). The mutants of the agent
+are mutation testing's (`mutation`).
 
 May import: `base`, `core`, `models`.
 """

@@ -161,7 +161,7 @@ async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
     try:
         async with session:
             if case.scenario is not None:
-                from .conversation import converse
+                from .scenarios import converse
 
                 await converse(session, case, user_for(case, model, users), view, routed(model))
                 view.events = await session.events()
@@ -193,7 +193,7 @@ async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
 def user_for(case: Case, model: Any, users: str) -> Any:
     """The user of a scenario: `scripted` (its rules) or `model` (the agent's model plays it)."""
     from ..agents import AGENTS
-    from .users import ModelUser, ScriptedUser
+    from .scenarios import ModelUser, ScriptedUser
 
     assert case.scenario is not None and case.meta is not None
     if users == "model":

@@ -2,7 +2,7 @@
 nothing left to say) -- then the goal scorers judge what it achieved -- or a limit ended it as
 the agent's failure: the scenario's turns or seconds ran out while the agent had the turn or
 had not led the user to the end. A limit that is the user's failure makes the trial an error
-instead (`playing.conversation`): it says nothing about the agent."""
+instead (`playing.scenarios.conversation`): it says nothing about the agent."""
 
 from __future__ import annotations
 

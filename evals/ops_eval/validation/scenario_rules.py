@@ -2,8 +2,8 @@
 real tools and seed entities, the goal is reachable by the tools, and the reference conversation
 is the one the scripted user would hold with an agent that answers as it does.
 
-The reference is walked with the scripted user's own code (`playing.users`): at each write that
-asks for approval the user is asked with the write waiting, after each turn with the answer; a
+The reference is walked with the scripted user's own code (`playing.scenarios.users`): at each write
+that asks for approval the user is asked with the write waiting, after each turn with the answer; a
 move the reference does not follow (a different next message, a stop before its end, words
 where it goes on) is a problem naming the turn and the rule. The writes the walk lets through
 must be the goal's writes, the calls it makes must include the goal's calls, and some answer of
@@ -183,7 +183,7 @@ def reference_walk(ctx: Context, site: Site) -> Iterator[Problem]:
 
 def _walk(scenario: ScenarioMeta, specs: Any) -> tuple[list[ToolCall], list[tuple[int, str]]]:
     """(the writes that went through, problems) of the scripted user over the reference."""
-    from ..playing.users import move_of, rule_fires
+    from ..playing.scenarios import move_of, rule_fires
 
     fired: set[int] = set()
     approved: list[ToolCall] = []
@@ -283,7 +283,7 @@ def _reaches_goal(
 def _approvals_given(site: Site, scenario: ScenarioMeta) -> Iterator[Problem]:
     """Each approved goal write is approved by a rule of the user, as the goal says."""
     from ..core.evalset import ApprovalDecision
-    from ..playing.users import move_of
+    from ..playing.scenarios import move_of
 
     for n, write in enumerate(scenario.goal.writes):
         if not (write.rationale and write.approver):

@@ -22,15 +22,15 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from ..core.model_call import LABEL
-from ..core.trial import Approval, Conversation
-from .turns import MAX_APPROVAL_ROUNDS, turn_of
+from ...core.model_call import LABEL
+from ...core.trial import Approval, Conversation
+from ..turns import MAX_APPROVAL_ROUNDS, turn_of
 from .users import Move, UserFailed
 
 if TYPE_CHECKING:
-    from ..core.evalset import Case
-    from ..core.trial import TrialView
-    from .session import AgentSession, SessionTurn
+    from ...core.evalset import Case
+    from ...core.trial import TrialView
+    from ..session import AgentSession, SessionTurn
     from .users import User
 
 T = TypeVar("T")

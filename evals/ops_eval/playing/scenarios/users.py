@@ -22,13 +22,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from ..core.calls import ToolCall, Turn
-from ..core.evalset import ApprovalDecision
+from ...core.calls import ToolCall, Turn
+from ...core.evalset import ApprovalDecision
 
 if TYPE_CHECKING:
-    from ..core.evalset import Case
-    from ..core.scenario import ScenarioMeta, UserRule
-    from .session import PendingWrite
+    from ...core.evalset import Case
+    from ...core.scenario import ScenarioMeta, UserRule
+    from ..session import PendingWrite
 
 MoveKind = Literal["say", "approve", "deny", "stop"]
 STOP_SIGNAL = "</finished>"
@@ -71,7 +71,7 @@ def rule_fires(rule: UserRule, answer: str, pending: list[ToolCall], specs: Any)
     """Whether `rule` holds for the agent's `answer` and the writes waiting (for an approval
     rule: the write it answers)."""
     if rule.approval is not None:
-        from ..core.call_policy import names
+        from ...core.call_policy import names
 
         return next((c for c in pending if names(rule.approval, rule.args, c, specs)), False)
     if rule.asks is not None:
