@@ -171,3 +171,38 @@ def test_a_broken_temperature_is_bad_configuration_before_any_model():
         assert proc.stderr.strip() == (
             "error: OPS_AGENT_TEMPERATURE: 'warm' is not a number from 0 to 2"
         )
+
+
+@pytest.mark.e2e
+def test_chat_with_agent_talks_to_that_agent_through_its_port():
+    """`--agent` serves a package the project did not write (the third agent of the tests): its
+    own tools reach the model, and its tool reads its own seed."""
+    reply = after_tool_results(tool_call("get_ticket", {"ticket_id": "T-1"}), text("T-1 is open."))
+    with fake_openai(reply) as (base, received):
+        env = clean_env(
+            OPS_AGENT_MODEL="openai/fake", OPS_AGENT_BASE_URL=base,
+            PYTHONPATH=str(REPO / "tests" / "your_agent"),
+        )  # fmt: skip
+        proc = subprocess.run(
+            [str(OPS_EVAL), "chat", "--agent", "ticket_desk"], input="What is T-1?\nexit\n",
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "[ticket_desk]: T-1 is open." in proc.stdout
+    assert {t["function"]["name"] for t in received[0]["tools"]} == {"get_ticket", "close_ticket"}
+    result = [m for m in received[-1]["messages"] if m["role"] == "tool"]
+    assert "Printer on floor 2 jams on every job" in result[0]["content"]
+    assert "Traceback" not in proc.stderr
+
+
+def test_an_agent_without_a_port_is_one_line_for_chat_and_web():
+    for command in ("chat", "web"):
+        proc = subprocess.run(
+            [str(OPS_EVAL), command, "--agent", "no_such_desk"],
+            cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip() == (
+            "error: --agent: agent 'no_such_desk': no package 'no_such_desk' with a `port` "
+            "module on the path (see docs/your-agent.md)"
+        )

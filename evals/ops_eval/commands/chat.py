@@ -11,6 +11,12 @@ from typing import Any
 def add_parser(subparsers: Any) -> None:
     chat = subparsers.add_parser("chat", help="talk to the ops copilot in the terminal (adk run)")
     chat.add_argument("--model", help="model (else OPS_AGENT_MODEL, Ollama, or the embedded one)")
+    chat.add_argument(
+        "--agent",
+        metavar="PACKAGE",
+        help="the agent to talk to: a package whose `port` module declares PORT "
+        "(docs/your-agent.md); default ops_copilot",
+    )
     chat.set_defaults(handler=run)
 
 
@@ -20,4 +26,4 @@ def run(args: argparse.Namespace) -> int:
 
     unwind_on_signals()
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    return launch("chat", args.model, [], say=say)
+    return launch("chat", args.model, [], agent=args.agent, say=say)

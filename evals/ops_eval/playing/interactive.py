@@ -5,6 +5,11 @@ llama.cpp server, which lives as long as the session -- and the same banner sayi
 ADK's CLI runs as a child process and builds the agent from the agent package's own settings,
 which are set to reach the chosen model. In a source checkout it serves `agents/`; from an
 installed wheel, the installed agent packages.
+
+`--agent NAME` serves NAME alone, whatever package it is: a folder made for the session holds one
+package, `NAME_chat` (named apart, so it does not shadow NAME itself), whose `app` is NAME's
+agent built through its port (`build_agent`, `build_app`) with the chosen model, read from the
+same settings (`agents.project.build_model`); NAME's folder goes on the child's PYTHONPATH.
 """
 
 from __future__ import annotations
@@ -46,10 +51,45 @@ def agents_dir() -> Iterator[Path]:
         yield Path(tmp)
 
 
-def adk_command(kind: str, folder: Path, extra: Sequence[str]) -> list[str]:
+WRAPPER = '''"""{name}'s ADK agent for `adk {kind}`, written by `ops-eval {kind} --agent {name}`:
+built through its port with the model ops-eval chose (OPS_AGENT_MODEL and friends)."""
+
+from ops_eval.agents import port
+from ops_eval.agents.project import build_model
+
+_PORT = port({name!r})
+app = _PORT.build_app(_PORT.build_agent(build_model()), {app!r})
+'''
+
+
+@contextmanager
+def served(kind: str, agent: str | None) -> Iterator[tuple[Path, str, dict[str, str]]]:
+    """(the folder of agents ADK serves, the one `adk run` talks to, environment to add): the
+    project's agents without `--agent`; else one wrapper package building `agent` through its
+    port, in a folder that lives as long as the session."""
+    if agent is None:
+        with agents_dir() as folder:
+            yield folder, "ops_copilot", {}
+        return
+    import importlib.util
+
+    spec = importlib.util.find_spec(agent)
+    where = Path(next(iter(spec.submodule_search_locations or []))).parent if spec else None
+    path = os.pathsep.join(p for p in (str(where or ""), os.environ.get("PYTHONPATH", "")) if p)
+    app = f"{agent}_chat"
+    with tempfile.TemporaryDirectory(prefix="ops-agent-") as tmp:
+        package = Path(tmp) / app
+        package.mkdir()
+        (package / "__init__.py").write_text("from . import agent\n", encoding="utf-8")
+        text = WRAPPER.format(name=agent, kind="run" if kind == "chat" else kind, app=app)
+        (package / "agent.py").write_text(text, encoding="utf-8")
+        yield Path(tmp), app, {"PYTHONPATH": path}
+
+
+def adk_command(kind: str, folder: Path, agent: str, extra: Sequence[str]) -> list[str]:
     adk = str(Path(sys.executable).with_name("adk"))
     if kind == "chat":
-        return [adk, "run", str(folder / "ops_copilot"), *extra]
+        return [adk, "run", str(folder / agent), *extra]
     return [adk, "web", str(folder), *extra]
 
 
@@ -74,10 +114,12 @@ def launch(
     cli_model: str | None,
     extra: Sequence[str],
     *,
+    agent: str | None = None,
     chooser: Callable[..., Any] | None = None,
     say: Callable[[str], None],
 ) -> int:
-    """Choose the model, print the banner, run ADK's CLI until it exits; its exit code."""
+    """Choose the model, print the banner, run ADK's CLI until it exits (over `agent` alone
+    when one is named, else the project's agents); its exit code."""
     from ..agents.project import ModelConfigError
     from ..base.exits import EXIT_INFRA
     from ..models import ModelUnavailable, choose_model
@@ -97,8 +139,8 @@ def launch(
                     "answers `ops-eval run` and `adk eval evals/replay_agent` only",
                 )
             env = {**os.environ, **choice.agent_env, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-            with agents_dir() as folder:
-                return _run_until_done(adk_command(kind, folder, extra), env)
+            with served(kind, agent) as (folder, name, more):
+                return _run_until_done(adk_command(kind, folder, name, extra), {**env, **more})
     except ModelConfigError as exc:
         raise OpsEvalError(EXIT_BAD_INPUT, str(exc)) from None
     except ModelUnavailable as exc:
