@@ -90,6 +90,29 @@ def test_an_id_the_desk_seed_lacks_is_named_with_the_closest_one(desk, capsys):
     assert "get_ticket.ticket_id: 'T-22' is not a ticket in the seed (did you mean 'T-2'?)" in out
 
 
+@pytest.mark.parametrize(
+    ("values", "said"),
+    [
+        (["T-2", "t 2"], None),  # the desk's ids, read with the desk's own normaliser
+        (["T-2", "T-9"], "one_of value 'T-9' is not ticket in the seed"),
+    ],
+)
+def test_a_matcher_on_the_desk_is_held_to_the_desk_seed(desk, capsys, values, said):
+    """Contracts name the case's agent's entities: before, they were read against the ops
+    copilot's seed, so every desk ticket was 'not in the seed'."""
+    path = desk / "tests" / "your_agent" / "ticket_desk.evalset.json"
+    data = json.loads(path.read_text())
+    matcher = {"match": "one_of", "values": values}
+    data["eval_cases"][0]["meta"]["contracts"] = {"args": {"get_ticket": {"ticket_id": matcher}}}
+    path.write_text(json.dumps(data))
+    code = main(["validate", str(path)])
+    out = capsys.readouterr().out
+    if said is None:
+        assert code == 0, out
+    else:
+        assert code == 1 and said in out and out.count("one_of value") == 1, out
+
+
 def test_a_case_naming_an_agent_that_declares_no_port_is_one_line(desk, capsys):
     path = desk / "tests" / "your_agent" / "ticket_desk.evalset.json"
     data = json.loads(path.read_text())

@@ -58,7 +58,7 @@ def turn_texts(ctx: Context, site: Site) -> Iterator[Problem]:
     """Each turn has a prompt and a reference, shares no long run of words with what the agent
     is given, and names only incidents that exist or are declared negatives. A text of the wrong
     type is ADK's schema problem, reported with its path; it is not also called empty."""
-    known = ctx.seed.ids("incident") | ctx.negatives.of("incident")
+    known = ctx.ids("incident", site.meta.agent) | ctx.negatives.of("incident")
     for turn in site.case.turns:
         texts = (
             ("user_content", "prompt", turn.prompt),

@@ -21,7 +21,6 @@ from agentport import ToolSpec
 from opskit.textfiles import resolved
 
 from ..agents import AGENTS
-from ..agents.ops_world import normalise
 from ..core.calls import ToolCall
 from ..core.contracts import ArgMatchers, OneOf, Regex, set_contracts_path
 from ..core.evalset import EvalSetFile, display_path
@@ -33,11 +32,12 @@ from .problems import Problem
 
 
 def _matcher_problems(
-    ctx: Context, specs: Mapping[str, ToolSpec], args: ArgMatchers, owner: str
+    ctx: Context, specs: Mapping[str, tuple[str, ToolSpec]], args: ArgMatchers, owner: str
 ) -> Iterator[tuple[str, str]]:
-    """(message, field) for matchers that name no tool or parameter, or no seed entity."""
+    """(message, field) for matchers that name no tool or parameter, or no entity of the seed
+    of the agent whose tool it is (`specs`: tool -> (agent, its spec))."""
     for tool, by_arg in args.items():
-        spec = specs.get(tool)
+        agent, spec = specs.get(tool, ("", None))
         if spec is None:
             yield f"{tool!r} is not a tool of {owner}", f"contracts.args.{tool}"
             continue
@@ -53,10 +53,11 @@ def _matcher_problems(
                 except re.error as exc:
                     yield f"regex /{matcher.pattern}/ does not compile: {exc}", where
                     continue
-                if kind and not any(pattern.fullmatch(i) for i in ctx.seed.ids(kind)):
+                if kind and not any(pattern.fullmatch(i) for i in ctx.ids(kind, agent)):
                     yield f"regex /{matcher.pattern}/ matches no {kind} in the seed", where
             if isinstance(matcher, OneOf) and kind:
-                known = ctx.seed.ids(kind) | ctx.negatives.of(kind)  # type: ignore[arg-type]
+                known = ctx.ids(kind, agent) | ctx.negatives.of(kind)  # type: ignore[arg-type]
+                normalise = AGENTS[agent].normalise
                 for value in matcher.values:
                     if not isinstance(value, str) or normalise(kind, value) not in known:
                         yield (
@@ -78,18 +79,20 @@ def contracts_file(ctx: Context, sets: list[EvalSetFile]) -> Iterator[Problem]:
             yield Problem(shown, error.message, field=error.field, malformed=True)
         if contracts is None:
             continue
-        specs = {n: s for entry in AGENTS.values() for n, s in entry.tools().items()}
+        specs = {n: (a, s) for a, entry in AGENTS.items() for n, s in entry.tools().items()}
         for message, where in _matcher_problems(ctx, specs, contracts.args, "any agent"):
             yield Problem(shown, message, field=where)
 
 
-def _reported(ctx: Context, spec: ToolSpec, call: ToolCall, arg: str, kind: str | None) -> bool:
-    """Whether `expected_calls` already reports this argument's value (an entity the seed lacks,
-    a value its write tool refuses): one problem per cause, not a contradiction on top."""
+def _reported(
+    ctx: Context, agent: str, spec: ToolSpec, call: ToolCall, arg: str, kind: str | None
+) -> bool:
+    """Whether `expected_calls` already reports this argument's value (an entity `agent`'s seed
+    lacks, a value its write tool refuses): one problem per cause, not a contradiction on top."""
     value = call.args[arg]
     if kind and isinstance(value, str):
-        known = ctx.seed.ids(kind) | ctx.negatives.of(kind)  # type: ignore[arg-type]
-        if normalise(kind, value) not in known:  # type: ignore[arg-type]
+        known = ctx.ids(kind, agent) | ctx.negatives.of(kind)  # type: ignore[arg-type]
+        if AGENTS[agent].normalise(kind, value) not in known:  # type: ignore[arg-type]
             return True
     check = WRITE_ARGUMENTS.get(call.name) if spec.is_write else None
     return check is not None and any(bad == arg for _, bad in check(call.args))
@@ -102,7 +105,8 @@ def case_contracts(ctx: Context, site: Site) -> Iterator[Problem]:
     specs = AGENTS[meta.agent].tools()
     own = meta.contracts.args
     reported = set()
-    for message, where in _matcher_problems(ctx, specs, own, f"agent {meta.agent}"):
+    mine = {n: (meta.agent, s) for n, s in specs.items()}
+    for message, where in _matcher_problems(ctx, mine, own, f"agent {meta.agent}"):
         reported.add(where)
         yield site.problem(message, field=where)
     base, _ = site.evalset.set_contracts
@@ -121,7 +125,7 @@ def case_contracts(ctx: Context, site: Site) -> Iterator[Problem]:
                 if arg in call.args and type_problem(spec.params[arg].annotation, value):
                     continue  # the signature rule says it has the wrong type
                 kind = spec.entities.get(arg)
-                if arg in call.args and _reported(ctx, spec, call, arg, kind):
+                if arg in call.args and _reported(ctx, meta.agent, spec, call, arg, kind):
                     continue
                 wrong = arg_problem(matcher, value, value, kind) if arg in call.args else None
                 if arg not in call.args and matcher.match not in ("exact", "any"):

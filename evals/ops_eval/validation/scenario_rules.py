@@ -115,7 +115,7 @@ def user_rules(ctx: Context, site: Site) -> Iterator[Problem]:
     if scenario is None:
         return
     specs = AGENTS[site.meta.agent].tools()
-    known = ctx.seed.ids("incident") | ctx.negatives.of("incident")
+    known = ctx.ids("incident", site.meta.agent) | ctx.negatives.of("incident")
     for n, rule in enumerate(scenario.user):
         where = f"{FIELD}.user[{n}]"
         if rule.approval is not None:
