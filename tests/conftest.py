@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -52,6 +53,9 @@ def _settings_follow_the_environment():
     reload()
 
 
+PROJECT_AGENTS = {p.parent.name for p in (Path(__file__).parents[1] / "agents").glob("*/port.py")}
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     """Read the settings again, and forget the agents the test loaded, once *every* fixture of
@@ -66,10 +70,11 @@ def pytest_runtest_teardown(item, nextitem):
         return (yield)
     finally:
         reload()
-        # Agents a test loaded (`--agent tests.your_agent...`, a planted package) are forgotten
-        # with it: the ports loaded are what "every agent" means to a command (the answer models
-        # a `pydantic` check may name, set-level contracts), and one process runs one command.
-        for name in set(ports._PORTS) - {ports.DEFAULT_AGENT}:
+        # Agents from outside the project a test loaded (the ticket desk, a planted package)
+        # are forgotten with it: the ports loaded are what "every agent" means to a command (the
+        # answer models a `pydantic` check may name, set-level contracts), and one process runs
+        # one command. The project's own (`agents/`) stay: module-scoped plans hold them.
+        for name in set(ports._PORTS) - PROJECT_AGENTS:
             ports._PORTS.pop(name, None)
             ports._SEEDS.pop(name, None)
 
