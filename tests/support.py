@@ -90,3 +90,11 @@ def refigured(record):
     made = recomputed(record)
     assert made is not None, "a record naming a scorer this code lacks"
     return record.model_copy(update=made)
+
+
+def unhashed(record):
+    """The record as version 5 wrote it: no case hashes, no count of the set's cases."""
+    trials = [
+        t.model_copy(update={"case_sha256": None, "case_version": None}) for t in record.trials
+    ]
+    return record.model_copy(update={"schema_version": 5, "eval_set_cases": None, "trials": trials})

@@ -102,11 +102,11 @@ def _record(path, **changes):
         (_binary, "not UTF-8 text (byte 0x9f at offset 1)"),
         (
             lambda p: _record(p, schema_version=999),
-            "schema_version 999 is not supported (supported: 2 to 5)",
+            "schema_version 999 is not supported (supported: 2 to 6)",
         ),  # fmt: skip
         (
             lambda p: _record(p, schema_version="2"),
-            "schema_version '2' is not supported (supported: 2 to 5)",
+            "schema_version '2' is not supported (supported: 2 to 6)",
         ),  # fmt: skip
         (lambda p: p.write_text("[1, 2]"), "not a run record (the top level is not an object)"),
         (

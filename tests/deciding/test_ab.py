@@ -485,8 +485,10 @@ def test_what_else_differs_is_shown(runs):
 @pytest.mark.parametrize(
     ("b_kw", "message"),
     [
-        ({"eval_set_sha256": "f" * 64}, "different eval sets: run runa0001 ran "
-         "evals/ops.evalset.json (sha256 eeeeeeeeeeee), run runb0001 ran evals/ops.evalset.json "
+        # Records without case hashes (version 5): the whole set must be the same, as before.
+        ({"eval_set_sha256": "f" * 64, "schema_version": 5},
+         "different eval sets: run runa0001 ran evals/ops.evalset.json (sha256 eeeeeeeeeeee), "
+         "run runb0001 ran evals/ops.evalset.json "
          "(sha256 ffffffffffff)"),
         ({"eval_set": "evals/holdout.evalset.json"}, "different eval sets: run runa0001 ran "
          "evals/ops.evalset.json (sha256 eeeeeeeeeeee), run runb0001 ran "
@@ -494,12 +496,34 @@ def test_what_else_differs_is_shown(runs):
     ],
 )  # fmt: skip
 def test_runs_of_different_eval_sets_are_refused(runs, judge_at, b_kw, message):
-    _write(runs, "runa0001", A_GOOD)
+    _write(runs, "runa0001", A_GOOD, schema_version=b_kw.get("schema_version", 6))
     _write(runs, "runb0001", B_MEH, 2, **b_kw)
     received = judge_at(always_first)
     code, out, err = ab("runa0001", "runb0001", budget=BIG)
     assert (code, out, received) == (2, "", [])
     assert err.startswith(f"error: {message}") and err.count("\n") == 1
+
+
+def test_a_case_changed_between_the_runs_is_left_out_and_named(runs):
+    """Run B played the set grown by a case and with case-01 corrected: its sha256 differs, and
+    the pairs are the cases both played at one version."""
+    from ops_eval.results.synthetic import case_hash
+
+    a = {c: [(True, GOOD)] for c in ("case-00", "case-01")}
+    b = {**{c: [(False, MEH)] for c in ("case-00", "case-01")}, "case-02": [(True, MEH)]}
+    _write(runs, "runa0001", a)
+    edited = {"case-01": (2, case_hash("case-01", edit=1))}
+    _write(runs, "runb0001", b, 2, eval_set_sha256="f" * 64, versions=edited)
+    code, out, _ = ab("runa0001", "runb0001")
+    assert code == 0
+    assert "pairs: 1 trials (case x repeat) both runs hold" in out
+    assert "1 of run B's trials (case-02 #1) that A lacks" in out
+    assert "changed since A, left out: case-01 v1 -> v2" in out
+    assert "case-00 #1: A wins" in out and "case-01 #1" not in out
+    assert "wins 1, ties 0 (0 position-inconsistent), losses 0" in out
+    code, report, _ = ab_json("runa0001", "runb0001")
+    assert report["changed"] == ["case-01 v1 -> v2"]
+    assert [p["case_id"] for p in report["pairs"]] == ["case-00"]
 
 
 def test_runs_with_no_shared_case_are_refused(runs):

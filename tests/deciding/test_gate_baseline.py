@@ -24,7 +24,7 @@ from ops_eval.results.records import RunRecord, write_record
 from ops_eval.results.runs import file_sha256
 from ops_eval.results.synthetic import synthetic_record
 from ops_eval.scorers import Score
-from support import refigured
+from support import refigured, unhashed
 
 ALL_ERRORED = [("c1", "lookup", [None, None]), ("c2", "lookup", [None, None])]
 
@@ -85,7 +85,10 @@ def test_the_latest_comparable_run_is_chosen_and_every_skip_said(runs):
         runs / "errored.json",
     )
     make_run(runs, "model0000001", at(8), model="other/model")
-    make_run(runs, "cases0000001", at(7), outcomes=[*CASES, ("c3", "lookup", [True, True])])
+    make_run(
+        runs, "cases0000001", at(7), outcomes=[*CASES, ("c3", "lookup", [True, True])],
+        eval_set_cases=4,  # a selection of a set's cases, not the whole set
+    )  # fmt: skip
     make_run(runs, "noisy0000001", at(6))
     make_run(runs, "failed000001", at(5))
     chosen_path, _ = make_run(runs, "chosen000001", at(4))
@@ -277,7 +280,8 @@ def _changed_criteria(record: RunRecord) -> RunRecord:
 @pytest.mark.parametrize(
     ("kind", "change"),
     [
-        ("eval_set", lambda r: r.model_copy(update={"eval_set_sha256": "f" * 64})),
+        # A record without case hashes (version 5) is compared as a whole, as before.
+        ("eval_set", lambda r: unhashed(r.model_copy(update={"eval_set_sha256": "f" * 64}))),
         ("seed", lambda r: r.model_copy(update={"seed_sha256": "6" * 64})),
         ("scorers", lambda r: r.model_copy(update={"scorers_sha256": "d" * 64})),
         ("criteria", _changed_criteria),
@@ -426,7 +430,10 @@ def test_a_pin_of_another_series_is_ignored(runs):
     make_run(runs, "newer0000001", at(6))
     make_run(runs, "elsewhere001", at(5), eval_set="evals/other.evalset.json")
     make_run(runs, "model0000001", at(4), model="other/model")
-    make_run(runs, "cases0000001", at(3), outcomes=[*CASES, ("c3", "lookup", [True, True])])
+    make_run(
+        runs, "cases0000001", at(3), outcomes=[*CASES, ("c3", "lookup", [True, True])],
+        eval_set_cases=4,  # a selection of a set's cases, not the whole set
+    )  # fmt: skip
     ledger = default_ledger()
     gated(ledger, "newer0000001")
     pin(ledger, "elsewhere001", "other-set", None)

@@ -32,7 +32,7 @@ def test_identical_runs_pass_against_the_latest_comparable_run(runs, capsys):
     assert "candidate: cand0001" in out and "baseline:  base0001" in out
     assert "latest comparable run" in out
     assert "what changed: nothing" in out
-    assert out.rstrip().endswith("gate: PASSED -- comparison pass")
+    assert out.rstrip().endswith("gate: PASSED over 20 shared cases -- comparison pass")
     _, entry = _ledger(runs)  # the first: the baseline judged when it was written
     assert (entry["candidate"], entry["baseline"], entry["verdict"]) == (
         "cand0001",
@@ -61,8 +61,12 @@ def test_inconclusive_noise_passes_loudly(runs, capsys):
 
 
 def test_a_changed_eval_set_is_refused_unless_the_change_is_named(runs, capsys):
-    write_run(runs, "base0001", ALL_PASS, 1, judged=True)
-    write_run(runs, "cand0001", ALL_PASS, 2, eval_set_sha256="f" * 64, model="other/model")
+    """Records without case hashes (version 5) are compared as a whole, as before."""
+    write_run(runs, "base0001", ALL_PASS, 1, judged=True, schema_version=5)
+    write_run(
+        runs, "cand0001", ALL_PASS, 2, eval_set_sha256="f" * 64, model="other/model",
+        schema_version=5,
+    )  # fmt: skip
     assert main(["gate", "cand0001", "--baseline", "base0001"]) == 2
     err = capsys.readouterr().err
     assert "incompatible runs: eval_set: eeeeeeeeeeee… -> ffffffffffff…" in err
@@ -288,7 +292,7 @@ def test_a_decision_the_ledger_cannot_keep_is_printed_unrecorded_exit_3(runs, ca
     monkeypatch.setattr(ledger.os, "write", full)
     assert main(["gate", "cand0001"]) == 3
     out = capsys.readouterr().out
-    assert "gate: PASSED -- comparison pass" in out
+    assert "gate: PASSED over 20 shared cases -- comparison pass" in out
     assert "NOT RECORDED:" in out and "No space left on device" in out
     assert len(_ledger(runs)) == 1  # the baseline's verdict only
 

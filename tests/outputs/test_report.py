@@ -117,7 +117,7 @@ def test_report_of_nothing_or_garbage_is_bad_input(tmp_path, capsys, monkeypatch
     garbage.write_text(json.dumps({"schema_version": 1}))
     assert main(["report", str(garbage)]) == 2
     err = capsys.readouterr().err
-    assert "schema_version 1 is not supported (supported: 2 to 5)" in err
+    assert "schema_version 1 is not supported (supported: 2 to 6)" in err
     assert "Traceback" not in err
 
 

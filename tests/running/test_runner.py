@@ -64,7 +64,13 @@ def test_gate_passes_with_a_perfect_agent(tmp_path):
         "partial_credit",
     }
     assert record.seed_sha256 and record.tool_schema_sha256 and record.instruction_sha256
-    assert record.schema_version == 5 and record.git_commit
+    assert record.schema_version == 6 and record.git_commit
+    # Each trial names the version of its case the run played: its content hash, its lock line.
+    from ops_eval.core.case_lock import versions
+
+    played = {t.case_id: (t.case_version, t.case_sha256) for t in record.trials}
+    assert played == {c: v for c, v in versions(read_evalset(OPS)).items() if c in played}
+    assert record.eval_set_cases == len(read_evalset(OPS).cases)
     assert record.scoring and list(record.scoring) == [s.name for s in record.scorers]
 
 

@@ -180,6 +180,35 @@ def test_merge_refuses_shards_of_different_runs(runs, tmp_path, field, value, wh
     _refused([str(shards[0][1]), str(odd), str(shards[2][1])], f"in {what};")
 
 
+def test_merge_refuses_shards_that_played_one_case_at_two_versions(runs, tmp_path):
+    (whole, _), shards = runs
+    first, second = shards[0][0], shards[1][0]
+    case = first.trials[0].case_id  # repeat 1 in shard 1/3, repeat 2 in shard 2/3
+    assert any(t.case_id == case for t in second.trials)
+    assert {t.case_sha256 for t in whole.trials if t.case_id == case} == {
+        first.trials[0].case_sha256
+    }
+    trials = [json.loads(t.model_dump_json()) for t in second.trials]
+    for t in trials:
+        if t["case_id"] == case:  # the case edited (and not locked again) between the shards
+            t["case_sha256"] = "a" * 64
+            t.pop("case_version", None)
+    odd = _edited(second, tmp_path / "odd.json", trials=trials)
+    _refused(
+        [str(shards[0][1]), str(odd), str(shards[2][1])],
+        f"{odd}: run {second.run_id} played case {case} at unlocked aaaaaaaaaaaa",
+    )
+
+
+def test_merged_trials_keep_the_version_of_their_case(runs, tmp_path):
+    (whole, _), shards = runs
+    merged, _ = merge_runs([str(p) for _, p in shards], tmp_path / "merged.json")
+    assert merged.schema_version == 6 and merged.eval_set_cases == whole.eval_set_cases
+    assert [(t.case_id, t.case_version, t.case_sha256) for t in merged.trials] == [
+        (t.case_id, t.case_version, t.case_sha256) for t in whole.trials
+    ]
+
+
 def test_merge_refuses_another_model(runs, tmp_path):
     _, shards = runs
     model = dict(json.loads(shards[1][0].model_dump_json())["model"], name="other")

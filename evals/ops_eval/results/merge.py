@@ -5,7 +5,9 @@ A shard `I/N` holds every trial whose position p in the run's plan order -- the 
 x repeats 1..R, 0-based -- has p % N == I - 1 (`record_parts.shard_slice`). The slice depends
 only on the selected cases, the repeats and I/N, so each shard checks itself (`records`) and a
 merge checks the shards cover the run exactly once. Merging recomputes the aggregates from the
-union of the trials (`aggregation`), never from the shards' own partial ones.
+union of the trials (`aggregation`), never from the shards' own partial ones. The merged
+record keeps each trial's case hash and version (`shared_cases`), and shards that played one
+case at two versions are refused, naming the case.
 
 `merge_runs` is `ops-eval merge`: the shard records named on the command line merged and
 written under the runs folder, or to `--output`, with the shards' spans files merged beside it
@@ -22,7 +24,8 @@ from typing import Any
 from ..base.inputs import bad_input
 from .aggregation import aggregate, record_fields, scorer_rules
 from .record_parts import planned
-from .records import RunRecord
+from .records import SCHEMA_VERSION, RunRecord
+from .shared_cases import HASHED_FROM, CaseVersion, case_versions
 
 SHOWN = 8  # missing or overlapping trials named in one line, at most
 
@@ -51,7 +54,24 @@ def _what(record: RunRecord) -> dict[str, Any]:
         "data kept (full, or minimal under one key)": (
             record.data.model_dump() if record.data else "full"
         ),
+        "case hashes (record version 6)": record.schema_version >= HASHED_FROM,
+        "eval set's case count": record.eval_set_cases,
     }
+
+
+def _one_version_per_case(shards: Sequence[tuple[str, RunRecord]]) -> None:
+    """Every shard that played a case played it at one hash and version: a run is of one
+    version of each case (a shard started after the set's contracts or lock changed is not)."""
+    seen: dict[str, tuple[str, CaseVersion]] = {}
+    for name, record in shards:
+        for case, version in (case_versions(record) or {}).items():
+            first, theirs = seen.setdefault(case, (name, version))
+            if theirs != version:
+                raise bad_input(
+                    f"{name}: run {record.run_id} played case {case} at {version.label()} "
+                    f"(sha256 {version.sha256[:12]}), {first} at {theirs.label()} (sha256 "
+                    f"{theirs.sha256[:12]}); shards of one run play one version of each case"
+                )
 
 
 def _judge(records: Sequence[RunRecord]) -> Any:
@@ -91,6 +111,7 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
                     f"{name}: run {record.run_id} differs from {first_name} in {what}; "
                     "shards of one run share it"
                 )
+    _one_version_per_case(shards)
     assert first.shard is not None
     count = first.shard.count
     by_index: dict[int, str] = {}
@@ -148,6 +169,8 @@ def merge_records(shards: Sequence[tuple[str, RunRecord]], run_id: str) -> RunRe
             + ", ".join(f"{r.model.endpoint} (shard {r.shard.index})" for r in records if r.shard)
         )
     return RunRecord(
+        schema_version=SCHEMA_VERSION if case_versions(first) is not None else HASHED_FROM - 1,
+        eval_set_cases=first.eval_set_cases,
         run_id=run_id,
         started_at=min(r.started_at for r in records),
         seconds=max(r.seconds for r in records),  # the shards ran side by side

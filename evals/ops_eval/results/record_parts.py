@@ -7,6 +7,7 @@ Read strictly, like the record: no NaN or infinity, no field the schema does not
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
@@ -28,6 +29,18 @@ def quoted(text: str, limit: int = 60) -> str:
 
 def inconsistent(message: str, **context: Any) -> PydanticCustomError:
     return PydanticCustomError("inconsistent_record", message, context)
+
+
+def once_each(field: str, names: list[str]) -> None:
+    """Each name once in `field`; an inconsistent-record error naming the first twice."""
+    for name, times in Counter(names).items():
+        if times > 1:
+            raise inconsistent(
+                "{field}: case {case} appears {times} times",
+                field=field,
+                case=quoted(name),
+                times=times,
+            )
 
 
 Count = Annotated[int, Field(ge=0)]
@@ -73,6 +86,14 @@ class TrialRecord(RecordModel):
     conversation: Conversation | None = Field(default=None, exclude_if=lambda v: v is None)
     """A scenario's: who played the user, who ended the conversation and why; None, and not
     written, for a scripted case."""
+    case_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$", exclude_if=lambda v: v is None
+    )
+    """The case's content hash as played (`core.case_version`; every trial of a version 6
+    record names it: `shared_cases`); None, and not written, in an older record."""
+    case_version: int | None = Field(default=None, ge=1, exclude_if=lambda v: v is None)
+    """The version the set's lock gives that content; None, and not written, when the lock
+    does not hold it (or the record is older)."""
 
     @model_validator(mode="after")
     def _per_turn_values_match_the_turns(self) -> TrialRecord:

@@ -17,7 +17,10 @@ what it kept (`data`): its turns hold keyed hashes where text was, its free text
 labels; a record without the key kept everything, as every record did before. Version 5: a
 record says how each of its scorers gated (`scoring`), and what it stores of its trials -- the
 aggregates, the gate, the exit code, each trial's status -- must be what they make (`follows`);
-an older record is read with the figures its trials make under today's rules.
+an older record is read with the figures its trials make under today's rules. Version 6: each
+trial names its case's content hash and locked version (`case_sha256`, `case_version`), and the
+record how many cases its set held (`eval_set_cases`), so runs of a set that grew compare on the
+cases they share (`shared_cases`); an older record names neither and is compared as a whole.
 
 Every field a reader uses is typed, and read strictly (JSON types as written, no coercion):
 whatever loads can be reported -- the reports index and format these fields without checking
@@ -58,13 +61,15 @@ from .record_parts import (
     ScorerRule,
     Seconds,
     ShardInfo,
-    TrialRecord,
+    TrialRecord,  # noqa: F401 -- read from here by the gate and the reports
     inconsistent,
+    once_each,
     quoted,
     shard_slice,
 )
+from .shared_cases import HashedTrials
 
-SCHEMA_VERSION = 5  # what this version writes
+SCHEMA_VERSION = 6  # what this version writes
 MIN_SCHEMA_VERSION = 2  # the oldest it reads (version 1 kept results apart from their calls)
 
 
@@ -76,17 +81,6 @@ class RecordError(ValueError):
 
 # A run id becomes a file name and a ledger key: no path separator, no leading dot or dash.
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-
-
-def _once_each(field: str, names: list[str]) -> None:
-    for name, times in Counter(names).items():
-        if times > 1:
-            raise inconsistent(
-                "{field}: case {case} appears {times} times",
-                field=field,
-                case=quoted(name),
-                times=times,
-            )
 
 
 class RunRecord(RecordModel):
@@ -107,7 +101,9 @@ class RunRecord(RecordModel):
     repeats: int = Field(ge=1)
     concurrency: int = Field(ge=1)
     selected_cases: list[str]
-    trials: list[TrialRecord]
+    eval_set_cases: Count | None = Field(default=None, exclude_if=lambda v: v is None)
+    """How many cases the set held (version 6): a run of them all is a run of the whole set."""
+    trials: HashedTrials  # from version 6, each names its case's hash (`shared_cases`)
     cases: list[CaseAggregate]
     categories: list[GroupAggregate]
     scorers: list[GroupAggregate]
@@ -163,7 +159,7 @@ class RunRecord(RecordModel):
         """Trials: exactly selected_cases x 1..repeats, once each; case aggregates: exactly the
         selected cases, once each, in their trials' category. Never builds the product, so a
         huge `repeats` costs nothing."""
-        _once_each("selected_cases", self.selected_cases)
+        once_each("selected_cases", self.selected_cases)
         if self.scoring is None and self.schema_version >= CHECKED_FROM:
             raise inconsistent(
                 "scoring: a version {version} record says how each scorer gates; this one does not",
@@ -202,7 +198,7 @@ class RunRecord(RecordModel):
                 case=quoted(missing[0]),
                 repeat=missing[1],
             )
-        _once_each("cases", [c.case_id for c in self.cases])
+        once_each("cases", [c.case_id for c in self.cases])
         category = {c.case_id: c.category for c in self.cases}
         for case in category:
             if case not in selected:
@@ -284,7 +280,7 @@ class RunRecord(RecordModel):
                 index=shard.index,
                 count=shard.count,
             )
-        _once_each("cases", [c.case_id for c in self.cases])
+        once_each("cases", [c.case_id for c in self.cases])
         category = {c.case_id: c.category for c in self.cases}
         present = {case for case, _ in expected}
         if set(category) != present:

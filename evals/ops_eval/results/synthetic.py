@@ -8,7 +8,8 @@ a judge's (`uses_judge`), which is n/a: no synthetic case declares a judged chec
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -16,7 +17,9 @@ from ..core.calls import ToolCall, Turn
 from ..scorers import registered
 from ..scorers.base import Score
 from .aggregation import aggregate, record_fields, scorer_rules
-from .records import ModelInfo, RunRecord, TrialRecord
+from .follows import CHECKED_FROM
+from .records import SCHEMA_VERSION, ModelInfo, RunRecord, TrialRecord
+from .shared_cases import HASHED_FROM
 
 Outcomes = Sequence[tuple[str, str, Sequence[bool | None]]]  # (case id, category, per repeat)
 
@@ -59,10 +62,23 @@ def _scores(passed: bool) -> dict[str, Score]:
     return scores
 
 
-def _trial(case_id: str, category: str, repeat: int, outcome: bool | None) -> TrialRecord:
+def case_hash(case_id: str, edit: int = 0) -> str:
+    """A synthetic case's content hash: of its id, and of how many times it was edited."""
+    return hashlib.sha256(f"{case_id}#{edit}".encode()).hexdigest()
+
+
+def _trial(
+    case_id: str, category: str, repeat: int, outcome: bool | None, version: Any
+) -> TrialRecord:
+    hashed = {} if version is None else {"case_version": version[0], "case_sha256": version[1]}
     if outcome is None:
         return TrialRecord(
-            case_id=case_id, category=category, repeat=repeat, status="error", error="model error"
+            case_id=case_id,
+            category=category,
+            repeat=repeat,
+            status="error",
+            error="model error",
+            **hashed,
         )
     return TrialRecord(
         case_id=case_id,
@@ -72,6 +88,7 @@ def _trial(case_id: str, category: str, repeat: int, outcome: bool | None) -> Tr
         turns=[_turn(case_id, outcome)],
         scores=_scores(outcome),
         seconds=1.0,
+        **hashed,
     )
 
 
@@ -83,19 +100,32 @@ def synthetic_record(
     model: str = "synthetic/model",
     eval_set: str = "evals/ops.evalset.json",
     instruction: str = "i" * 64,
+    schema_version: int = SCHEMA_VERSION,
+    versions: Mapping[str, tuple[int | None, str]] | None = None,
+    eval_set_cases: int | None = None,
     **hashes: Any,
 ) -> RunRecord:
-    """A run record whose trials are `outcomes`; `hashes` override `HASHES` (to make a change)."""
+    """A run record whose trials are `outcomes`; `hashes` override `HASHES` (to make a change).
+    Each case is at version 1 of `case_hash(id)` unless `versions` (id -> (version, hash))
+    says otherwise; the set held `eval_set_cases` cases (default: the record's, a run of the
+    whole set); a `schema_version` before `HASHED_FROM` names neither."""
+    hashed = schema_version >= HASHED_FROM
+    known = {case_id: (1, case_hash(case_id)) for case_id, _, _ in outcomes} | dict(versions or {})
     repeats = max((len(o) for _, _, o in outcomes), default=1)
     trials = [
-        _trial(case_id, category, r + 1, outcome)
+        _trial(case_id, category, r + 1, outcome, known[case_id] if hashed else None)
         for case_id, category, results in outcomes
         for r, outcome in enumerate(results)
     ]
     cases = [(case_id, category) for case_id, category, _ in outcomes]
     rules = scorer_rules()
     agg = aggregate(cases, trials, repeats, 1.0, rules)
+    rules_kept = record_fields(agg, trials, rules)
+    if schema_version < CHECKED_FROM:  # an older record says no rules
+        rules_kept.pop("scoring", None)
     return RunRecord(
+        schema_version=schema_version,
+        eval_set_cases=(eval_set_cases or len(cases)) if hashed else None,
         run_id=run_id,
         started_at=started_at,
         seconds=float(len(trials)),
@@ -109,6 +139,6 @@ def synthetic_record(
         concurrency=1,
         selected_cases=[case_id for case_id, _ in cases],
         trials=trials,
-        **record_fields(agg, trials, rules),
+        **rules_kept,
         **{**HASHES, **hashes},
     )

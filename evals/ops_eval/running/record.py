@@ -12,13 +12,18 @@ from ..results.record_parts import Interrupted, ShardInfo, TrialRecord
 from ..results.records import RunRecord
 from .options import RunOptions, planned_trials
 
+CASE_VERSIONS = "case_versions"  # eval id -> (locked version or None, content hash)
+
 
 def provenance_fields(plan: Plan) -> dict[str, Any]:
     """What a run was of, by hash: the eval set, seed, instructions, tool schema, scorers and
-    git commit (the run record's fields, and an MLflow logged model's). Read before the run
-    plays: the code it was of is the code it started with, and no source is parsed after a
-    signal landed (CPython 3.11's `ast.parse` can then fail, SystemError, gh-106905)."""
+    git commit (the run record's fields, and an MLflow logged model's), and each case's content
+    hash and locked version (`case_versions`, which `build_record` puts on the trials). Read
+    before the run plays: the code it was of is the code it started with, the lock the one it
+    started with, and no source is parsed after a signal landed (CPython 3.11's `ast.parse` can
+    then fail, SystemError, gh-106905)."""
     from ..agents import AGENTS
+    from ..core.case_lock import versions
     from ..results.provenance import git_state, scorers_digest, sha256, tool_schema_digest
 
     source = current().source_root  # an installed wheel has no commit of its own
@@ -33,7 +38,19 @@ def provenance_fields(plan: Plan) -> dict[str, Any]:
         "scorers_sha256": scorers_digest(),
         "git_commit": commit,
         "git_dirty": dirty,
+        "eval_set_cases": len(plan.evalset.cases),
+        CASE_VERSIONS: versions(plan.evalset),
     }
+
+
+def _stamped(trials: list[TrialRecord], versions: dict[str, Any]) -> list[TrialRecord]:
+    """Each trial with its case's content hash and locked version, as the set was played."""
+    return [
+        t.model_copy(
+            update={"case_version": versions[t.case_id][0], "case_sha256": versions[t.case_id][1]}
+        )
+        for t in trials
+    ]
 
 
 def build_record(
@@ -56,6 +73,8 @@ def build_record(
         cases = [c for c in cases if c[0] in present]
         index, count = options.shard
         shard = ShardInfo(index=index, count=count, trials=keys, group=options.run_group)
+    provenance = dict(provenance)
+    trials = _stamped(trials, provenance.pop(CASE_VERSIONS))
     rules = scorer_rules()
     agg = aggregate(cases, trials, options.repeats, plan.criteria.threshold, rules)
     fields = record_fields(agg, trials, rules, interrupted=interrupted is not None)

@@ -29,6 +29,7 @@ from ...base.inputs import bad_input
 from ...results.records import RunRecord
 from ...results.run_index import scan, series, started_time
 from ...results.runs import load, partial, resolve_run
+from ...results.shared_cases import case_versions, shared_cases
 from ...validation.gate_config import GateConfig
 from ..ledger.chain import Ledger
 from ..ledger.entries import AnyEntry, VerdictEntry, find_override, pins
@@ -67,10 +68,19 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def _other_series(record: RunRecord, candidate: RunRecord) -> bool:
     """Not a run of the candidate's eval set, model and case selection: never a baseline, and
-    only counted when passed over (listing every run of every other set would bury the rest)."""
-    return series(record) != series(candidate) or set(record.selected_cases) != set(
-        candidate.selected_cases
+    only counted when passed over (listing every run of every other set would bury the rest).
+    Two runs of the whole set that name their case hashes are one series as the set grows:
+    they are compared on the cases they share (`results.shared_cases`)."""
+    if series(record) != series(candidate):
+        return True
+    return set(record.selected_cases) != set(candidate.selected_cases) and not (
+        _whole_set(record) and _whole_set(candidate)
     )
+
+
+def _whole_set(record: RunRecord) -> bool:
+    """A run of every case its set held, naming their hashes (version 6)."""
+    return len(record.selected_cases) == record.eval_set_cases and bool(case_versions(record))
 
 
 def _comparable(
@@ -86,6 +96,9 @@ def _comparable(
             f"measured differently: {', '.join(blocking)} changed since (--allow-change "
             f"{','.join(blocking)} compares anyway)"
         )
+    shared = shared_cases(record, candidate)
+    if shared is not None and not shared.shared:
+        return "no case shared with the candidate at the same version"
     try:
         judgeable(record, config.gating_scorers, "its")
     except OpsEvalError as exc:

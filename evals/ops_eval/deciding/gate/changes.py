@@ -6,6 +6,12 @@ prompt, or whether there was one: a run whose judged checks were skipped is not 
 one whose judge failed them) -- makes two pass rates incomparable: the gate refuses it unless the
 user names it (`--allow-change`). A change of what is being tested -- the model, the agent's
 instruction, its tool schema -- is what a comparison is for, and is only reported.
+
+Between two records that name each trial's case hash (`results.shared_cases`, version 6), a
+change of the eval set or of the cases selected from it no longer makes them incomparable: the
+gate compares the cases both played at the same hash and names the others (`SHARED`). A change
+that reaches every case -- seed, criteria, scorers, judge -- still refuses, as it does for an
+older record, which is compared as a whole.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ KINDS: dict[str, tuple[str, bool]] = {
     "tool_schema": ("tool schema (sha256)", False),
 }
 BLOCKING = tuple(name for name, (_, blocking) in KINDS.items() if blocking)
+SHARED = ("eval_set", "cases")
+"""Blocking kinds that do not block two records with case hashes: compared on shared cases."""
 
 
 @dataclass(frozen=True)
@@ -38,10 +46,11 @@ class Change:
     name: str
     baseline: str
     candidate: str
+    shared: bool = False  # compared over the cases both runs share (`SHARED`), not refused
 
     @property
     def blocking(self) -> bool:
-        return KINDS[self.name][1]
+        return KINDS[self.name][1] and not self.shared
 
     @property
     def what(self) -> str:
@@ -81,8 +90,14 @@ def _judge(record: RunRecord) -> str:
 
 
 def changes(baseline: RunRecord, candidate: RunRecord) -> list[Change]:
-    """The kinds that differ, in the order of `KINDS`."""
+    """The kinds that differ, in the order of `KINDS`; between two records with case hashes,
+    the `SHARED` kinds are compared over the shared cases."""
+    from ...results.shared_cases import case_versions
+
+    hashed = case_versions(baseline) is not None and case_versions(candidate) is not None
     before, after = fingerprint(baseline), fingerprint(candidate)
     return [
-        Change(name, before[name], after[name]) for name in KINDS if before[name] != after[name]
+        Change(name, before[name], after[name], hashed and name in SHARED)
+        for name in KINDS
+        if before[name] != after[name]
     ]

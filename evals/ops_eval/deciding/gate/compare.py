@@ -15,11 +15,16 @@ the interval is Newcombe's paired one, over the pairs with a verdict on both sid
 the samples are taken as independent. Either way, the trials of one case count as independent
 draws, which is optimistic with repeats. Each side's own rate is printed whole; a paired
 difference says over how many pairs it was taken.
+
+Two records with case hashes are compared over the cases both played at the same hash
+(`results.shared_cases`): a case added, removed or changed since the baseline is left out of
+both sides, and named by the verdict. The candidate's own checks (the suite threshold, the
+required cases) still take every trial it played.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -150,9 +155,17 @@ def own_failures(record: RunRecord, config: GateConfig) -> list[str]:
     return _absolute(record, config)[1]
 
 
-def evaluate(candidate: RunRecord, baseline: RunRecord | None, config: GateConfig) -> GateResult:
-    """The gate's result for `candidate`, against `baseline` when there is one. Both must be
-    judgeable (`outcomes.judgeable`)."""
+def evaluate(
+    candidate: RunRecord,
+    baseline: RunRecord | None,
+    config: GateConfig,
+    shared: Collection[str] | None = None,
+) -> GateResult:
+    """The gate's result for `candidate`, against `baseline` when there is one -- over the
+    `shared` cases only when given (`results.shared_cases`). Both must be judgeable
+    (`outcomes.judgeable`)."""
+    from ...results.shared_cases import restricted
+
     scorers = config.gating_scorers
     whole, failures = _absolute(candidate, config)
     result = GateResult(candidate=whole, verdict="pass")
@@ -160,6 +173,8 @@ def evaluate(candidate: RunRecord, baseline: RunRecord | None, config: GateConfi
         result.notes.append("no baseline: only the suite threshold and the required cases apply")
         result.failures = failures
         return result
+    if shared is not None:
+        baseline, candidate = restricted(baseline, shared), restricted(candidate, shared)
     keys = lambda r: {(t.case_id, t.repeat) for t in r.trials}  # noqa: E731
     paired = keys(baseline) == keys(candidate)
     threshold = config.regression_threshold

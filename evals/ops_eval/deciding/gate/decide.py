@@ -94,7 +94,8 @@ def decide_gate(
     )  # fmt: skip
     base = chosen.record if chosen else None
     changed = _compatible(base, candidate, allowed)
-    result = evaluate(candidate, base, config)
+    shared = _shared(base, candidate, config)
+    result = evaluate(candidate, base, config, shared.shared if shared else None)
     result.failures += judges.failures
     verdict = _verdict(candidate, cand_path, chosen, config, allowed, result)
     decision = Decision(
@@ -104,6 +105,7 @@ def decide_gate(
         baseline_path=chosen.path if chosen else None,
         baseline_how=chosen.how if chosen else _no_baseline(skipped),
         changed=changed,
+        shared=shared,
         allowed=allowed,
         config=config,
         config_path=config_path,
@@ -200,6 +202,28 @@ def _compatible(baseline: Any, candidate: Any, allowed: list[str]) -> list[Any]:
             f"name the change to compare anyway: --allow-change {names}"
         )
     return changed
+
+
+def _shared(baseline: Any, candidate: Any, config: Any) -> Any:
+    """The cases both runs played at the same hash (`results.shared_cases.Shared`), or None for
+    an older record (compared as a whole); OpsEvalError (exit 2) when they share none, or none
+    of the shared cases has a verdict on both sides -- there is then nothing to compare."""
+    from ...results.shared_cases import restricted, shared_cases
+    from .outcomes import judgeable
+
+    shared = shared_cases(baseline, candidate) if baseline else None
+    if shared is None:
+        return None
+    if not shared.shared:
+        detail = "; ".join(shared.lines())
+        raise bad_input(
+            f"incompatible runs: no case is shared at the same version by baseline "
+            f"{baseline.run_id} and candidate {candidate.run_id} ({detail}); there is nothing "
+            "to compare: gate against a run of these cases"
+        )
+    for record, label in ((baseline, "baseline"), (candidate, "candidate")):
+        judgeable(restricted(record, shared.shared), config.gating_scorers, f"{label} (shared)")
+    return shared
 
 
 def _verdict(

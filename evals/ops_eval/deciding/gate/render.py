@@ -17,6 +17,7 @@ from typing import Any
 
 from ...base.exits import one_line
 from ...results.records import RunRecord
+from ...results.shared_cases import Shared
 from ...validation.gate_config import GateConfig
 from .changes import Change
 from .compare import Comparison, GateResult
@@ -70,6 +71,9 @@ class Decision:
     `result.failures` too."""
     readers: list[str] = field(default_factory=list)
     """Warnings: gating readers of answers not measured to hold (`reader_check`)."""
+    shared: Shared | None = None
+    """The cases both runs played at the same hash, and those left out; None when either
+    record names no case hashes (compared as a whole)."""
 
     @property
     def effective_passed(self) -> bool:
@@ -144,7 +148,8 @@ def _runs(d: Decision) -> list[str]:
 def _changes(d: Decision) -> list[str]:
     if d.baseline is None:
         return []
-    if not d.changed:
+    cases = d.shared.lines() if d.shared else []
+    if not d.changed and not cases:
         return [
             "what changed: nothing (same eval set, cases, seed, criteria, scorers, model, "
             "instruction and tool schema)"
@@ -153,8 +158,10 @@ def _changes(d: Decision) -> list[str]:
     for change in d.changed:
         mark = " (allowed)" if change.name in d.allowed else ""
         kind = "incompatible" if change.blocking else "compared"
+        if change.shared:
+            kind = "compared over the shared cases"
         lines.append(f"  {_shown(change.show())}  [{kind}{mark}]")
-    return lines
+    return lines + [f"  {_shown(line)}  [left out]" for line in cases]
 
 
 def text_lines(d: Decision) -> list[str]:
@@ -192,17 +199,18 @@ def text_lines(d: Decision) -> list[str]:
         )
     lines += [f"FAIL: {_shown(failure)}" for failure in r.failures]
     verdict = f"comparison {LOUD[r.verdict]}" if r.set is not None else "no comparison"
+    over = f" {_shown(d.shared.summary())}" if d.shared is not None else ""
     if d.override is not None:
         o = d.override
         lines.append(f"OVERRIDDEN by {_shown(o.by)} at {o.at}: {_shown(o.reason)}")
-        lines.append(f"gate: PASSED (overridden; recorded FAILED) -- {verdict}")
+        lines.append(f"gate: PASSED (overridden; recorded FAILED){over} -- {verdict}")
     else:
         if d.other_overrides and not r.passed:
             lines.append(
                 f"note: {d.other_overrides} override(s) of this run accept another decision "
                 "(other record files, policy, flags or allowed changes); none applies to this one"
             )
-        lines.append(f"gate: {'PASSED' if r.passed else 'FAILED'} -- {verdict}")
+        lines.append(f"gate: {'PASSED' if r.passed else 'FAILED'}{over} -- {verdict}")
     if d.unrecorded:
         lines.append(f"NOT RECORDED: {_shown(d.unrecorded)}")
     return lines
@@ -260,10 +268,12 @@ def as_json(d: Decision) -> str:
                 "baseline": c.baseline,
                 "candidate": c.candidate,
                 "blocking": c.blocking,
+                "over_shared_cases": c.shared,
                 "allowed": c.name in d.allowed,
             }
             for c in d.changed
         ],
+        "cases": d.shared.as_dict() if d.shared else None,
         "categories": [_comparison_dict(c) for c in r.categories],
         "flips": [f.__dict__ for f in r.flips],
         "discordant": {"pass_to_fail": r.discordant[0], "fail_to_pass": r.discordant[1]},

@@ -66,6 +66,7 @@ def _base(runs: Runs, only_a: list[str], only_b: list[str]) -> dict[str, Any]:
         "differences": [c.show() for c in changes(runs.a, runs.b)],
         "only_a": only_a,
         "only_b": only_b,
+        "changed": runs.changed(),
     }
 
 

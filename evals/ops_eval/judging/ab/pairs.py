@@ -3,8 +3,11 @@ of each pair.
 
 Two runs are compared only when they asked the same questions against the same references: the
 same eval set file (by name, as `run_index.series` names a set: a record keeps its path relative
-to wherever the run started) with the same sha256. A pair is a (case, repeat) both runs hold,
-in run A's order; whatever only one run holds is counted and named, never silently dropped.
+to wherever the run started) with the same sha256 -- or, when both records name each trial's
+case hash (`results.shared_cases`), the same set file grown or corrected since, compared on the
+cases both played at the same hash. A pair is a (case, repeat) both runs hold, of a case both
+played at one version, in run A's order; whatever only one run holds, and every case the two
+played at different versions, is counted and named, never silently dropped.
 
 The judge sees each side's own words only. A turn that ended at an approval pause with no text
 of the agent's carries a sentence the harness wrote ("waiting for approval ..."); showing it
@@ -21,6 +24,7 @@ from ...base.inputs import bad_input
 from ...core.calls import Turn
 from ...results.records import RunRecord, TrialRecord
 from ...results.runs import load, resolve_run
+from ...results.shared_cases import shared_cases
 
 NO_OWN_ANSWER = "(no answer of its own: the turn ended waiting for approval)"
 NO_TEXT = "(no answer: the agent sent no text in this turn)"
@@ -36,6 +40,11 @@ class Runs:
     a_path: Path
     b: RunRecord
     b_path: Path
+
+    def changed(self) -> list[str]:
+        """The cases both runs played at different versions (`case vA -> vB`): not paired."""
+        shared = shared_cases(self.a, self.b)
+        return shared.lines_of("changed") if shared else []
 
 
 def _names(items: list[str]) -> str:
@@ -58,7 +67,9 @@ def open_runs(spec_a: str, spec_b: str, runs_dir: Path) -> Runs:
         raise bad_input(
             f"RUN_A and RUN_B are both run {a.run_id} ({where}): compare two different runs"
         )
-    if Path(a.eval_set).name != Path(b.eval_set).name or a.eval_set_sha256 != b.eval_set_sha256:
+    hashed = shared_cases(a, b) is not None  # compared on the cases both played alike
+    same = a.eval_set_sha256 == b.eval_set_sha256 or hashed
+    if Path(a.eval_set).name != Path(b.eval_set).name or not same:
         raise bad_input(
             f"different eval sets: run {a.run_id} ran {a.eval_set} (sha256 "
             f"{a.eval_set_sha256[:12]}), run {b.run_id} ran {b.eval_set} (sha256 "
@@ -83,17 +94,20 @@ def _key(trial: TrialRecord) -> str:
 def pair_trials(runs: Runs) -> tuple[list[Pair], list[str], list[str]]:
     """(the pairs, in run A's order; run A's trials run B lacks; run B's trials run A lacks),
     the last two as `case #repeat`. OpsEvalError (exit 2) when the runs share no case."""
+    shared = shared_cases(runs.a, runs.b)
+    apart = {case for case, _, _ in shared.changed} if shared else set()
     theirs = {(t.case_id, t.repeat): t for t in runs.b.trials}
     ours = {(t.case_id, t.repeat) for t in runs.a.trials}
     pairs = [
         Pair(t.case_id, t.repeat, t, theirs[(t.case_id, t.repeat)])
         for t in runs.a.trials
-        if (t.case_id, t.repeat) in theirs
+        if (t.case_id, t.repeat) in theirs and t.case_id not in apart
     ]
     if not pairs:
+        changed = f"; changed: {_names(runs.changed())}" if apart else ""
         raise bad_input(
             f"no shared case: run {runs.a.run_id} holds {_names(runs.a.selected_cases)}; run "
-            f"{runs.b.run_id} holds {_names(runs.b.selected_cases)}"
+            f"{runs.b.run_id} holds {_names(runs.b.selected_cases)}{changed}"
         )
     only_a = [_key(t) for t in runs.a.trials if (t.case_id, t.repeat) not in theirs]
     only_b = [_key(t) for t in runs.b.trials if (t.case_id, t.repeat) not in ours]

@@ -52,6 +52,9 @@ class ABReport(Strict):
     only_a: list[str] = []
     """Run A's trials (`case #repeat`) that run B lacks: not compared."""
     only_b: list[str] = []
+    changed: list[str] = []
+    """Cases both runs played at different versions (`case vA -> vB`, `results.shared_cases`):
+    not paired -- the two were asked different questions or held to different references."""
     pairs: list[PairResult]
 
     def _count(self, outcome: str) -> int:
@@ -152,6 +155,8 @@ def text_lines(report: ABReport) -> list[str]:
         f"pairs: {len(r.pairs)} trials (case x repeat) both runs hold; left out: "
         f"{_left_out(r.only_a, 'A')} that B lacks; {_left_out(r.only_b, 'B')} that A lacks",
     ]
+    if r.changed:
+        lines.append(f"changed since A, left out: {', '.join(map(one_line, r.changed))}")
     if r.method == "judge":
         assert r.judge is not None
         lines.append(
