@@ -77,13 +77,16 @@ def trial(plan):
 @pytest.fixture
 def evals(tmp_path: Path, monkeypatch) -> Path:
     """A copy of evals/'s files (sets, criteria, negatives, contracts) to mutate; the working
-    directory is its parent, so problems name it evals/ as they name the real one."""
+    directory is its parent, so problems name it evals/ as they name the real one. The sets'
+    locks are left out: a test plants a problem by editing a case, and the lock would add its
+    own (an edit without a new version) to the one planted; the tests of the locks copy them
+    (`tests/validation/test_case_versions.py`)."""
     import google.adk.evaluation.eval_set  # noqa: F401  (loaded once: mutations parse in-process)
 
     target = tmp_path / "evals"
     target.mkdir()
     for path in (REPO / "evals").iterdir():
-        if path.is_file():
+        if path.is_file() and not path.name.endswith(".lock.json"):
             shutil.copy(path, target / path.name)
     monkeypatch.chdir(tmp_path)
     return target

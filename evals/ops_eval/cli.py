@@ -31,6 +31,7 @@ from .base.inputs import OneLineParser
 COMMANDS = (
     "seed",
     "validate",
+    "cases",
     "redteam",
     "run",
     "chat",

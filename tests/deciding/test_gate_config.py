@@ -284,6 +284,8 @@ def test_an_invalid_policy_is_malformed_input_naming_the_field(evals, capsys, ch
 def test_a_missing_policy_is_a_problem(evals, capsys, monkeypatch):
     """Only where the project has none either: `ops-eval gate` would have nothing to apply."""
     monkeypatch.setattr("ops_eval.base.settings.data_root", lambda: evals.parent)
+    for lock in EVALS.glob("*.lock.json"):  # the project's sets are locked (the copy is theirs)
+        shutil.copy(lock, evals / lock.name)
     (evals / GATE_FILE).unlink()
     code, out, _ = validate(capsys, "evals")
     assert code == EXIT_FAILED

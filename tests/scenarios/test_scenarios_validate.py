@@ -167,6 +167,7 @@ def test_a_distilled_case_is_refused_until_its_expectations_are_set(
         )
     del case["meta"]["draft"]  # reviewed
     drafts.write_text(json.dumps(data, indent=1))
+    assert main(["cases", "lock", str(drafts)]) == 0  # the reviewed case pinned as version 1
     assert main(["validate", str(drafts)]) == 0, capsys.readouterr().out
 
 

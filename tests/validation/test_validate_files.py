@@ -75,6 +75,7 @@ def test_an_ad_hoc_set_falls_back_to_the_projects_context_files_with_one_warning
 ):
     monkeypatch.chdir(tmp_path)
     shutil.copy(EVALS / "ops.evalset.json", tmp_path / "mine.evalset.json")
+    shutil.copy(EVALS / "ops.evalset.lock.json", tmp_path / "mine.evalset.lock.json")
     code, out, err = validate(capsys, "mine.evalset.json")
     assert code == 0, out
     warnings = [ln for ln in err.splitlines() if ln.startswith("warning:")]
@@ -93,6 +94,7 @@ def test_an_ad_hoc_set_with_its_own_criteria_falls_back_for_negatives_and_contra
 ):
     monkeypatch.chdir(tmp_path)
     shutil.copy(EVALS / "ops.evalset.json", tmp_path / "mine.evalset.json")
+    shutil.copy(EVALS / "ops.evalset.lock.json", tmp_path / "mine.evalset.lock.json")
     shutil.copy(EVALS / "test_config.json", tmp_path / "test_config.json")
     code, out, err = validate(capsys, "mine.evalset.json")
     assert code == 0, out

@@ -7,7 +7,8 @@ Holds, by module (the command as typed where it differs):
 - playing: `run` (a live eval end to end), `mlflow` (a run logged to MLflow) and `mlflow_ui`
   (`mlflow-ui`), `mutate` (deterministic mutants, and `--live` instruction mutants),
   `redteam` (the injection corpus), `chat` and `web` (ADK's `adk run` and `adk web`);
-- checking inputs and artefacts: `validate` (eval sets), `seed` (the seed), `audit` (`audit
+- checking inputs and artefacts: `validate` (eval sets), `cases` (their versions: `cases
+  lock|bump|check|list`), `seed` (the seed), `audit` (`audit
   verify`: a state store file), `audit_run` (`audit-run`: a minimal-data run's artefacts),
   `compare_hashes` (`compare-hashes`: two minimal-data runs' keyed hashes);
 - deciding: `gate`, `gate_override` (`gate override`), `baseline` (pinned baselines), `ab` (two

@@ -32,8 +32,7 @@ def run_distill(args: argparse.Namespace) -> int:
     if args.output is None:
         print(json.dumps(case, indent=2))
         return EXIT_OK
-    target = add_draft(Path(args.output), case, eval_id)
-    print(
-        f"draft {eval_id} added to {target}: review it; `ops-eval validate` refuses it until then"
-    )
+    target, lock = add_draft(Path(args.output), case, eval_id)
+    locked = f" (version 1 in {lock})" if lock else ""
+    print(f"draft {eval_id} added to {target}{locked}: review it, then `ops-eval cases lock`")
     return EXIT_OK

@@ -37,6 +37,10 @@ class LockedCase(Strict):
     version: int = Field(ge=1)
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     reason: str = Field(min_length=1)
+    draft: bool = False
+    """A draft's line (`ops-eval distill`): no run plays a draft (the validator refuses it), so
+    no verdict names this content, and `ops-eval cases lock` pins the reviewed case in its
+    place at the same version, keeping the reason (where it was distilled from)."""
 
 
 class CaseLock(Strict):
@@ -45,34 +49,51 @@ class CaseLock(Strict):
 
 
 class LockError(ValueError):
-    """A lock file that cannot be read: one line naming the file and what is wrong."""
+    """A lock file that cannot be read: one line naming the file (`file`, as messages show it)
+    and what is wrong (`message`)."""
+
+    def __init__(self, file: str, message: str) -> None:
+        super().__init__(f"{file}: {message}")
+        self.file = file
+        self.message = message
 
 
 def lock_path(set_path: Path) -> Path:
-    """The lock of the set at `set_path`."""
-    return set_path.with_name(set_path.name.removesuffix(".json") + SUFFIX)
+    """The lock of the set at `set_path`: beside its file -- a link's target, so the links the
+    dev UI lists beside an agent (`agents/ops_copilot/ops.evalset.json`) share evals/'s locks."""
+    real = set_path.resolve() if set_path.is_symlink() else set_path
+    return real.with_name(real.name.removesuffix(".json") + SUFFIX)
 
 
 def read_lock(set_path: Path) -> CaseLock | None:
     """The set's lock; None when it has none; `LockError` when it cannot be read."""
-    from opskit.textfiles import TextFileError, read_text
+    from opskit.textfiles import TextFileError, read_text, shown
 
     path = lock_path(set_path)
     if not path.exists():
         return None
     try:
-        return CaseLock.model_validate_json(read_text(path))
+        return parse_lock(read_text(path), shown(path))
     except TextFileError as exc:
-        raise LockError(f"{path.name}: {exc}") from None
+        raise LockError(shown(path), str(exc)) from None
+
+
+def parse_lock(text: str, file: str) -> CaseLock:
+    """A lock's text (a file's, or one as it was at a git ref); `LockError` naming `file`."""
+    try:
+        return CaseLock.model_validate_json(text)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(map(str, error["loc"])) or "(top level)"
-        raise LockError(f"{path.name}: {where}: {error['msg']}") from None
+        raise LockError(file, f"{where}: {error['msg']}") from None
 
 
 def lock_text(lock: CaseLock) -> str:
     """The lock as it is written: cases in id order, one stable spelling (diffs stay small)."""
     data = lock.model_dump(mode="json")
+    for line in data["cases"].values():
+        if not line["draft"]:  # written only where it is true: a reviewed line is plain
+            del line["draft"]
     data["cases"] = dict(sorted(data["cases"].items()))
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 

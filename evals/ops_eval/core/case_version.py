@@ -51,13 +51,18 @@ def _contracts(es: EvalSetFile, case: Case) -> Any:
 
 
 def _raw(es: EvalSetFile, case: Case) -> dict[str, Any]:
-    """The case's object in the file (the reader keeps the file's order)."""
-    return es.data["eval_cases"][es.cases.index(case)]
+    """The case's object in the file (the reader keeps the file's order, one case an object)."""
+    at = next(i for i, c in enumerate(es.cases) if c is case)
+    return es.data["eval_cases"][at]
 
 
 def case_sha256(es: EvalSetFile, case: Case) -> str:
     """sha256 over what decides `case`'s verdict (see the module's docstring)."""
-    raw = _canonical(_raw(es, case))
+    return _sha256(es, case, _raw(es, case))
+
+
+def _sha256(es: EvalSetFile, case: Case, raw_case: dict[str, Any]) -> str:
+    raw = _canonical(raw_case)
     meta = dict(raw.get("meta") or {}) if isinstance(raw.get("meta"), dict) else raw.get("meta")
     if isinstance(meta, dict):
         meta.pop("contracts", None)
@@ -75,4 +80,8 @@ def case_sha256(es: EvalSetFile, case: Case) -> str:
 
 def case_hashes(es: EvalSetFile) -> dict[str, str]:
     """eval_id -> content hash, for every case of the set."""
-    return {case.eval_id: case_sha256(es, case) for case in es.cases}
+    # the cases and the file's objects side by side: one pass, not a search per case
+    return {
+        case.eval_id: _sha256(es, case, raw)
+        for case, raw in zip(es.cases, es.data["eval_cases"], strict=True)
+    }

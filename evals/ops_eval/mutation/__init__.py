@@ -13,7 +13,8 @@ and `commands.report` for the scores it keeps):
 - `redteam`: the deterministic red team under each guard mutant a set lets survive;
 - `ledger`: the scores an eval set has had (`mutation.jsonl`), `history --mutation`'s table and
   the line a run's report quotes;
-- `tracking`: a score as an MLflow run (`mutate --mlflow`).
+- `tracking`: a score as an MLflow run (`mutate --mlflow`);
+- `options`: `mutate`'s live options and the check of which mode takes which (argparse only).
 
 Nothing below imports this package. What lower layers need of mutation testing reaches them
 another way: the mutants' names, which `validate` holds gate.yaml's `mutation` block to, are
@@ -30,6 +31,11 @@ from __future__ import annotations
 from ..base.exports import lazy_getattr
 
 _EXPORTS = {
+    # the command's options
+    "REPEATS": "options",
+    "TIMEOUT_S": "options",
+    "add_live_options": "options",
+    "check_modes": "options",
     # the mutants
     "Mutant": "mutants",
     "OWN_AGENTS": "mutants",
@@ -52,6 +58,7 @@ _EXPORTS = {
     "live_lines": "live",
     "live_run_options": "live",
     "mutate_live": "live",
+    "play_live": "live",
     # the ledger and its readers
     "LedgerError": "ledger",
     "MutationEntry": "ledger",

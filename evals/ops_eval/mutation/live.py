@@ -241,3 +241,30 @@ def live_lines(verdicts: Sequence[LiveVerdict], eval_set: str, folder: Path) -> 
         f"gate would flag); records in {folder}"
     )
     return lines
+
+
+def play_live(
+    plan: Any,
+    policy: GateConfig,
+    mutants: Sequence[Mutant],
+    wanted: tuple[str | None, int, float, str | None],
+    summary: Summary,
+    say: Callable[[str], Any] = print,
+) -> Any:
+    """`ops-eval mutate --live` once its options are checked: `wanted` (--cases, --repeats,
+    --timeout, --scorers) played into a new folder of the runs folder, the table said line by
+    line; the ledger's entry for it (`ledger.entry_for`)."""
+    from ..base.settings import current
+    from .ledger import entry_for
+    from .mutants.instruction import instruction_mutants
+
+    options, policy, chosen = live_run_options(plan, policy, *wanted)
+    if chosen:
+        say(f"a trial's verdict here: the scorers {', '.join(chosen)} (--scorers)")
+    folder = live_folder(current().runs_dir)
+    verdicts = mutate_live(options, mutants, policy, folder, summary=summary)
+    for line in live_lines(verdicts, plan.evalset.display, folder):
+        say(line)
+    model = verdicts[0].model if verdicts else "unknown"
+    complete = len(mutants) == len(instruction_mutants())
+    return entry_for(plan.evalset, "live", model, verdicts, complete)

@@ -7,7 +7,9 @@ reference: the pause text is the harness's, never a reference.
 
 `drafted` is the command's draft of a run's trial; `add_draft` adds it to an eval set file
 (created when missing), written whole or not at all: a set that cannot be read, or that already
-has the id, is refused (exit 2) and left as it was.
+has the id, is refused (exit 2) and left as it was. The draft's lock line goes beside it
+(`validation.lock_edits`): version 1, naming the run and trial, a draft's -- no run plays a
+draft, so once reviewed, `ops-eval cases lock` pins the reviewed case as that version 1.
 """
 
 from __future__ import annotations
@@ -116,17 +118,25 @@ def drafted(run: str, trial: str, eval_id: str | None) -> tuple[dict[str, Any], 
     return draft_case(record, found, path.name, eval_id), eval_id
 
 
-def add_draft(target: Path, case: dict[str, Any], eval_id: str) -> Path:
-    """`case` added to the eval set file `target` (created when missing); the file written."""
+def add_draft(target: Path, case: dict[str, Any], eval_id: str) -> tuple[Path, Path | None]:
+    """`case` added to the eval set file `target` (created when missing), and its lock line
+    (version 1, a draft's, its reason the run and trial it came from) to the set's lock; the
+    files written (no lock for a set that exists without one: `ops-eval cases lock` locks it
+    whole)."""
     import json
 
     from ..base.inputs import output_file
+    from ..validation.lock_edits import add_draft_line, draft_lock
 
     target = output_file("--output", target)
     data = _set_to_extend(target, eval_id)
+    lock = draft_lock(target, eval_id)  # refused before anything is written
     data["eval_cases"].append(case)
     _write(target, json.dumps(data, indent=2) + "\n")
-    return target
+    if lock is None:
+        return target, None
+    reason = f"distilled from {case['meta']['draft']['source']}"
+    return target, add_draft_line(target, lock, eval_id, reason)
 
 
 def _set_to_extend(target: Path, eval_id: str) -> dict[str, Any]:

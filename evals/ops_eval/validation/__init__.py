@@ -7,9 +7,11 @@ whole and the text of its turns (`case_rules`), each expected call (`call_rules`
 expect of the agent under policy (`policy_rules`), trajectory contracts' argument matchers
 (`contract_rules`), forbidden calls, order rules and budgets (`policy_contract_rules`), tool faults
 (`fault_rules`), response checks (`response_rules`), conversation scenarios (`scenario_rules`),
-whole files and across them (`set_rules`), the gate's policy (`gate_rules`), and a case that copies
-what the agent is given (`leaks`); and `plan`, which reads one set into the `core.plan.Plan` a run
-plays.
+whole files and across them (`set_rules`), the gate's policy (`gate_rules`), a case that copies
+what the agent is given (`leaks`), and each case against its set's lock of versions
+(`case_locks`); `plan`, which reads one set into the `core.plan.Plan` a run plays; and the lock's
+own commands (`ops-eval cases`): the only ways it changes (`lock_edits`) and CI's check that it
+only grew since a git ref (`lock_history`).
 
 May import: `base`, `core`, `models`, `playing`, `scorers` (the validator checks a reference
 answer with the scorers' own response check and a gate policy's scorer names against the
@@ -28,6 +30,10 @@ _EXPORTS = {
     "read_gate_config": "gate_config",
     "gate_path": "gate_rules",
     "load_plan": "plan",
+    "bump_cases": "lock_edits",
+    "case_rows": "lock_edits",
+    "lock_sets": "lock_edits",
+    "check_against": "lock_history",
     "render": "validator",
     "render_warnings": "validator",
     "validate": "validator",

@@ -2,8 +2,8 @@
 the project's policies and the strict criteria -- before any model is called.
 
 It is a list of small rules, each yielding problems (`case_rules`, `meta_rules`, `call_rules`,
-`policy_rules`, `response_rules`, `set_rules`, `gate_rules`), run over files read once
-(`files`); the context files -- criteria, negatives, contracts and the gate's policy
+`policy_rules`, `response_rules`, `set_rules`, `gate_rules`, `case_locks`), run over files read
+once (`files`); the context files -- criteria, negatives, contracts and the gate's policy
 (`gate.yaml`, checked here so a policy that cannot gate fails the PR that writes it) -- are
 looked for beside the sets that could be read (a missing file is only "file not found"). All
 problems are collected in one run, one line each, naming file, case, turn, call and field; every
@@ -26,6 +26,7 @@ from ..core.evalset import EvalSetFile, MalformedInput, display_path, read_evals
 from ..core.negatives import Negatives
 from . import adk
 from .call_rules import expected_calls
+from .case_locks import lock_problems
 from .case_rules import eval_id, has_turns, session_input, turn_texts
 from .context import Context, Site
 from .contract_rules import case_contracts, contracts_file
@@ -137,6 +138,7 @@ def check(
         negatives=negatives or Negatives(),
         negatives_file=display_path(negatives_path),
     )
+    lock_warnings: list[str] = []  # a set with no lock, outside the project's evals/
     try:
         pending = adk.start(items, in_process=in_process)
         try:
@@ -150,6 +152,7 @@ def check(
             problems += gate_file_problems(sets)
             problems += holdout_unseen(sets)
             problems += set_policy(ctx, sets)
+            problems += lock_problems(sets, lock_warnings)  # a case edited without a new version
         except BaseException:
             pending.cancel()  # a rule that crashed, or Ctrl-C: no worker is left behind
             raise
@@ -160,7 +163,7 @@ def check(
         problems=problems,
         files=len(sets),
         cases=sum(len(s.cases) for s in sets),
-        warnings=fallbacks.warnings(),
+        warnings=fallbacks.warnings() + lock_warnings,
     )
     return Validated(report, sets, configs, negatives, pending.parsed)
 
