@@ -59,6 +59,9 @@ def test_a_case_edited_in_place_is_refused_until_it_is_bumped(locked, capsys):
     assert after["version"] == 2 and after["reason"] == reason
     assert after["sha256"] != before["sha256"]
     assert validate(capsys, str(locked))[0] == 0
+    code, out, _ = cli(capsys, "cases", "list", OPS)
+    assert code == 0 and f"  list-skills: version 2: {reason}" in out
+    assert "  open-incidents: version 1: first version" in out
 
 
 def test_cases_lock_adds_a_new_case_at_version_1_and_refuses_to_rewrite_a_changed_one(
@@ -155,6 +158,13 @@ def test_cases_check_catches_a_case_and_its_lock_line_edited_together(locked, ca
     code, out, _ = cli(capsys, "cases", "check", "--against", "HEAD", OPS)
     assert code == 0 and out[0].startswith("ok: 1 set(s)")
     assert cli(capsys, "cases", "check", "--against", "no-such-ref", OPS)[0] == 2
+    _git(root, "commit", "-q", "-am", "list-skills corrected: version 2")
+    lock["cases"]["list-skills"]["version"] = 1  # and back down
+    save(locked / "ops.evalset.lock.json", lock)
+    code, out, _ = cli(capsys, "cases", "check", "--against", "HEAD", OPS)
+    assert code == 1 and out == [
+        f"{OPS}: case list-skills: its version went down, from 2 at HEAD to 1"
+    ]
 
 
 def test_moving_a_contract_rule_from_a_cases_meta_to_the_sets_contracts_changes_no_hash(
