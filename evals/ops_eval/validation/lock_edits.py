@@ -149,7 +149,7 @@ def bump_cases(ids: list[str], reason: str, set_path: str | None = None) -> Outc
         line = lock.cases.get(case_id) if lock is not None else None
         sha = case_hashes(es)[case_id]
         if line is None or line.draft:
-            why = "not locked yet" if line is None else "a draft's line: review it, then"
+            why = "not locked yet: run" if line is None else "a draft's line: review it, then run"
             out.refused.append(f"{es.display}: case {case_id}: {why} {lock_hint(es)}")
         elif line.sha256 == sha:
             out.refused.append(
