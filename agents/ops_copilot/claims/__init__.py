@@ -17,7 +17,7 @@ worded with -- negation, absence, past states, conditions, approval (`wording`),
 into claims (`reading`), JSON an answer quotes read as the record it is (`quoted`), claims about
 the answer as a whole, the deliberate negatives and a triage report's fields (`answers`), a
 response judged against a reference (`judging`), and whether a claim is true of the current
-state (`truth`).
+state, and what is (`truth`).
 
 It lives with the agent because the agent reads its own answers with it too (`answer_guard`
 flags a claim that contradicts a tool result or that only untrusted text made); the harness's
@@ -28,7 +28,8 @@ about what a sentence claims.
 from ops_copilot.claims.judging import Judgement, judge
 from ops_copilot.claims.model import ANSWER, Claim, Vocabulary, seed_vocabulary
 from ops_copilot.claims.reading import extract
-from ops_copilot.claims.truth import claim_holds
+from ops_copilot.claims.truth import claim_holds, true_value
+from ops_copilot.claims.wording import WORDING
 
 __all__ = [
     "claim_holds",
@@ -39,4 +40,6 @@ __all__ = [
     "extract",
     "judge",
     "seed_vocabulary",
+    "true_value",
+    "WORDING",
 ]
