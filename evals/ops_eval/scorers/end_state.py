@@ -22,7 +22,7 @@ from ..playing.faults import FaultCounter
 from .base import Score, scorer
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from agentport import AgentPort
 
@@ -33,43 +33,69 @@ if TYPE_CHECKING:
 
 def gold_state(trial: TrialView, plan: Plan) -> Any:
     """A fresh store with the case's expected writes applied as its approval decision allows --
-    for a scenario, its goal's writes, each as its approver approved it. A write waits for the
-    decision when its tool always asks, and a note does once an earlier call of the session read
-    untrusted text (the agent's read-before-write rule)."""
+    for a scenario, its goal's writes, each as its approver approved it."""
     case = trial.case
     assert case.meta is not None
     if case.scenario is not None:
         given = trial.conversation.approvals if trial.conversation else []
         return goal_state(case, plan, given)
-    approval = case.meta.approval
-    decision = approval.decision if approval else None
+    port, workspace = _fresh(case, plan)
+    expected = [t.expected for t in trial.turns]
+    for _, n, call, confirmation in approved_writes(case, expected, plan.contracts(case), port):
+        make_write(case, port, workspace, f"gold-{n}", call.name, call.args, confirmation)
+    return workspace
+
+
+def approved_writes(
+    case: Case, expected: Sequence[Sequence[Any]], contracts: Any, port: AgentPort
+) -> Iterator[tuple[int, int, Any, Any]]:
+    """(turn position, write number, call, confirmation) of each expected write (`expected`:
+    the calls of each turn) that a human lets through: a write waits for the decision when its
+    tool always asks, and a note does once an earlier call of the session read untrusted text
+    (the agent's read-before-write rule); one the case does not approve, one a fault fails
+    (`contracts.faults`: no row) and a note on a case that denies are left out. The one reading
+    of which writes the gold store makes, for this scorer and the validator's reference rule."""
     from ..core.call_policy import waits_for_approval
 
-    port, workspace = _fresh(case, plan)
+    assert case.meta is not None
+    approval = case.meta.approval
+    decision = approval.decision if approval else None
     specs, writes = port.tools(), port.write_tools
-    user = case.session.user_id or "oncall"
-    faulted = FaultCounter(plan.contracts(case).faults, specs)  # a faulted write: no row
-    expected = [t.expected for t in trial.turns]
-    waiting = [w for ws in waits_for_approval(expected, specs) for w in ws]
+    faulted = FaultCounter(contracts.faults, specs)  # a faulted write: no row
+    waiting = waits_for_approval(expected, specs)
     n = -1
-    for call, waits in zip((c for calls in expected for c in calls), waiting, strict=True):
-        if call.name not in writes:
-            continue
-        n += 1
-        if waits and decision != "approve":
-            continue
-        if faulted.fails(call.name, call.args):
-            continue
-        if not waits and decision == "deny":
-            continue
-        confirmation = (
-            SimpleNamespace(confirmed=True, payload=approval.payload())
-            if approval and waits
-            else None
-        )
-        with DirectContext(workspace, f"gold-{n}", user, confirmation, port.name) as direct:
-            direct.call(call.name, **call.args)
-    return workspace
+    for position, (calls, waits) in enumerate(zip(expected, waiting, strict=True)):
+        for call, waits_here in zip(calls, waits, strict=True):
+            if call.name not in writes:
+                continue
+            n += 1
+            if waits_here and decision != "approve":
+                continue
+            if faulted.fails(call.name, call.args):
+                continue
+            if not waits_here and decision == "deny":
+                continue
+            confirmation = (
+                SimpleNamespace(confirmed=True, payload=approval.payload())
+                if approval and waits_here
+                else None
+            )
+            yield position, n, call, confirmation
+
+
+def make_write(
+    case: Case,
+    port: AgentPort,
+    workspace: Any,
+    invocation: str,
+    tool: str,
+    args: dict[str, Any],
+    confirmation: Any,
+) -> None:
+    """One write made through the real tool on `workspace`, as the case's user."""
+    user = case.session.user_id or "oncall"
+    with DirectContext(workspace, invocation, user, confirmation, port.name) as direct:
+        direct.call(tool, **args)
 
 
 def _fresh(case: Case, plan: Plan) -> tuple[AgentPort, Any]:
@@ -87,12 +113,19 @@ def goal_state(case: Case, plan: Plan, given: Sequence[Approval] = ()) -> Any:
     user approved in the conversation carries the approver and rationale the user gave (a
     model-backed user words its own; the agent must pass them on unchanged); one the user never
     approved, the goal's."""
+    port, workspace = _fresh(case, plan)
+    replay_goal(case, port, workspace, given)
+    return workspace
+
+
+def replay_goal(
+    case: Case, port: AgentPort, workspace: Any, given: Sequence[Approval] = ()
+) -> None:
+    """A scenario's goal writes made on `workspace` through the real tools (`goal_state`)."""
     from ..core.evalset import ApprovalDecision
 
     assert case.scenario is not None
-    port, workspace = _fresh(case, plan)
     guarded, specs = port.guarded_tools, port.tools()
-    user = case.session.user_id or "oncall"
     for n, write in enumerate(case.scenario.goal.writes):
         confirmation = None
         if write.tool in guarded:
@@ -112,9 +145,8 @@ def goal_state(case: Case, plan: Plan, given: Sequence[Approval] = ()) -> Any:
                 rationale, approver = approved[-1].rationale, approved[-1].approver
             decision = ApprovalDecision(decision="approve", rationale=rationale, approver=approver)
             confirmation = SimpleNamespace(confirmed=True, payload=decision.payload())
-        with DirectContext(workspace, f"goal-{n}", user, confirmation, port.name) as direct:
-            direct.call(write.tool, **write.args)
-    return workspace
+        made = (write.tool, write.args, confirmation)
+        make_write(case, port, workspace, f"goal-{n}", *made)
 
 
 def _audit(rows: list[Any]) -> Counter[tuple[str, ...]]:
