@@ -144,15 +144,22 @@ def _draft(evals, tmp_path, capsys, set_name: str, case_id: str):
     return drafts
 
 
+# Played as a scripted case, the case's approval answers every pause: the restart that turn 1 of
+# scn-restart-after-risk left waiting (its user asked about the risk instead) is made there, so
+# turn 2's "Inventory is already down" is no longer true -- the reviewer rewrites it, or validate
+# refuses it (`reference_rules`).
+AFTER_RESTART = {1: "Inventory is operational again, so a second restart drops no live traffic."}
+
+
 @pytest.mark.parametrize(
-    ("set_name", "case_id", "pause_turns"),
+    ("set_name", "case_id", "pause_turns", "rewrites"),
     [
-        ("ops.evalset.json", "approve-restart-inventory", []),
-        ("scenarios.evalset.json", "scn-restart-after-risk", [0]),
+        ("ops.evalset.json", "approve-restart-inventory", [], {}),
+        ("scenarios.evalset.json", "scn-restart-after-risk", [0], AFTER_RESTART),
     ],  # fmt: skip
 )
 def test_a_distilled_case_is_refused_until_its_expectations_are_set(
-    evals, tmp_path, capsys, set_name, case_id, pause_turns
+    evals, tmp_path, capsys, set_name, case_id, pause_turns, rewrites
 ):
     drafts = _draft(evals, tmp_path, capsys, set_name, case_id)
     lines = problems(drafts, capsys)
@@ -165,6 +172,8 @@ def test_a_distilled_case_is_refused_until_its_expectations_are_set(
         case["conversation"][i]["final_response"]["parts"][0]["text"] = (
             "Restarting inventory needs your approval first."
         )
+    for i, text in rewrites.items():
+        case["conversation"][i]["final_response"]["parts"][0]["text"] = text
     del case["meta"]["draft"]  # reviewed
     drafts.write_text(json.dumps(data, indent=1))
     assert main(["cases", "lock", str(drafts)]) == 0  # the reviewed case pinned as version 1

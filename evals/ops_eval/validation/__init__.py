@@ -4,14 +4,16 @@ Holds: the files a validation reads (`discovery`, `files`, `adk`, `adk_parse`, `
 validator (`validator`: `validate` for the CLI, `check` for a run), what its rules share
 (`problems`, `context`) and the rules: a case's `meta`, field by field (`meta_rules`), a case as a
 whole and the text of its turns (`case_rules`), each expected call (`call_rules`), what a case may
-expect of the agent under policy (`policy_rules`), trajectory contracts' argument matchers
-(`contract_rules`), forbidden calls, order rules and budgets (`policy_contract_rules`), tool faults
-(`fault_rules`), response checks (`response_rules`), conversation scenarios (`scenario_rules`),
-whole files and across them (`set_rules`), the gate's policy (`gate_rules`), a case that copies
-what the agent is given (`leaks`), and each case against its set's lock of versions
-(`case_locks`); `plan`, which reads one set into the `core.plan.Plan` a run plays; and the lock's
-own commands (`ops-eval cases`): the only ways it changes (`lock_edits`) and CI's check that it
-only grew since a git ref (`lock_history`).
+expect of the agent under policy (`policy_rules`), reference answers that agree with the seed or
+the state after the case's approved writes (`reference_rules`, reading them with the claims
+reader narrowed to each text's words: `reference_reading`), trajectory contracts' argument
+matchers (`contract_rules`), forbidden calls, order rules and budgets (`policy_contract_rules`),
+tool faults (`fault_rules`), response checks (`response_rules`), conversation scenarios
+(`scenario_rules`), whole files and across them (`set_rules`), the gate's policy (`gate_rules`), a
+case that copies what the agent is given (`leaks`), and each case against its set's lock of
+versions (`case_locks`); `plan`, which reads one set into the `core.plan.Plan` a run plays; and
+the lock's own commands (`ops-eval cases`): the only ways it changes (`lock_edits`) and CI's check
+that it only grew since a git ref (`lock_history`).
 
 May import: `base`, `core`, `models`, `playing`, `scorers` (the validator checks a reference
 answer with the scorers' own response check and a gate policy's scorer names against the

@@ -1,5 +1,6 @@
-"""What every rule may read: the seed, the declared negatives, the leak index, one gold
-workspace for replaying expected calls, and where a problem is (file, case, line)."""
+"""What every rule may read: the seed, the declared negatives, the leak index, the claims
+reader's vocabulary, one gold workspace for replaying expected calls, and where a problem is
+(file, case, line). A `Context` lives for one validation: what it builds, it builds once."""
 
 from __future__ import annotations
 
@@ -25,11 +26,21 @@ class Context:
     negatives: Negatives
     negatives_file: str
     seen_ids: dict[str, str] = field(default_factory=dict)  # eval id -> file that has it
+    built: dict[str, Any] = field(default_factory=dict)
+    """What a rule builds once per validation, under its module's name (`reference_rules`)."""
     _replies: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @cached_property
     def leaks(self) -> LeakIndex:
         return LeakIndex(self.seed)
+
+    @cached_property
+    def vocabulary(self) -> Any:
+        """The claims reader's vocabulary (`ops_guards.Vocabulary`) of the seed and the declared
+        negatives -- the `facts` scorer's -- built once per validation."""
+        from ..agents.ops_guards import Vocabulary
+
+        return Vocabulary.of(self.seed, self.negatives)
 
     _golds: dict[str, DirectContext] = field(default_factory=dict)
 

@@ -2,14 +2,14 @@
 the project's policies and the strict criteria -- before any model is called.
 
 It is a list of small rules, each yielding problems (`case_rules`, `meta_rules`, `call_rules`,
-`policy_rules`, `response_rules`, `set_rules`, `gate_rules`, `case_locks`), run over files read
-once (`files`); the context files -- criteria, negatives, contracts and the gate's policy
-(`gate.yaml`, checked here so a policy that cannot gate fails the PR that writes it) -- are
+`policy_rules`, `reference_rules`, `response_rules`, `set_rules`, `gate_rules`, `case_locks`), run
+over files read once (`files`); the context files -- criteria, negatives, contracts and the gate's
+policy (`gate.yaml`, checked here so a policy that cannot gate fails the PR that writes it) -- are
 looked for beside the sets that could be read (a missing file is only "file not found"). All
 problems are collected in one run, one line each, naming file, case, turn, call and field; every
-field is read defensively, so no content of a file reaches a traceback. Which arguments name
-seed entities, which tools write and which need approval all come from the tool declarations;
-the deliberate negatives come from `negatives.yaml`; a case is held out by its `meta.split`.
+field is read defensively, so no content of a file reaches a traceback. Which arguments name seed
+entities, which tools write and which need approval all come from the tool declarations; the
+deliberate negatives come from `negatives.yaml`; a case is held out by its `meta.split`.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from .policy_rules import (
     writes_where_allowed,
 )
 from .problems import Problem, Report, render, render_warnings
+from .reference_rules import references_agree
 from .response_rules import response_checks
 from .scenario_rules import draft_reviewed, goal_fits, reference_walk, scenario_shape, user_rules
 from .set_rules import adk_accepts, holdout_unseen, negatives_still_missing, set_id
@@ -79,6 +80,7 @@ CASE_RULES: tuple[Rule, ...] = (
     writes_approvable,
     category_fits,
     answer_reference,
+    references_agree,
     session_input,
     case_faults,
     case_contracts,

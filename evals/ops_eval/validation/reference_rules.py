@@ -1,0 +1,181 @@
+"""Reference answers agree with the seed: each claim a reference answer makes -- a service's or
+an incident's status, a severity, an owner, that something does not exist, a runbook or skill
+to follow -- is what the state the agent answers from holds. A wrong reference passes every
+other offline check, and then fails the `facts` scorer on every live run of a correct agent
+while the PR gate stays green; here it fails the PR, one line per claim, naming the value the
+state holds.
+
+The reference is read with the agent's own claims reader (`agents.ops_guards`), as `facts`
+reads it, over a vocabulary that differs from the scorer's only where the scorer trusts the
+reference: every id of the seed is one whose absence is read ("INC-002 does not exist"), and the
+deliberate negatives -- with any runbook or skill the text names in quotes, hyphenated, or after
+"named" -- are runbooks and skills it may name ("follow the reboot-everything runbook"). The
+vocabulary is built once per validation (`Context.vocabulary`); a claim about all incidents
+("no open incidents") is left alone: the reader cannot say which ones it means.
+
+Against which state: an answered turn's reference (`call_policy.answered_turns`, as `facts`
+reads them) against a fresh state with the case's expected writes that a human lets through up
+to and including that turn made through the real tools (`end_state.approved_writes`, the gold
+store's own reading): "INC-002 is now resolved" after an approved resolution is right, "open"
+is wrong. A scenario's goal claims against the state after its goal's writes.
+
+Which agents: those that answer in words over the ops copilot's seed and audited workspace. An
+agent with an answer schema (the triage agent) has its reference checked by its port
+(`policy_rules.answer_reference`); an agent with a seed of its own has no claims reader.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..agents import AGENTS, DEFAULT_AGENT, port, seed_for
+from ..core.evalset import META_KEY
+from .context import Context, Site
+from .problems import Problem
+from .reference_reading import reader
+
+_VALUES = ("status", "severity", "owner")
+
+
+def reads_claims(agent: str) -> bool:
+    """Whether the case's agent answers in words over the ops copilot's seed and workspace."""
+    mine, ops = AGENTS[agent], port(DEFAULT_AGENT)
+    return (
+        mine.answer_schema is None
+        and mine.load_seed is ops.load_seed
+        and bool(mine.extras.get("audited_store"))
+    )
+
+
+def _wrong(claim: Any, state: Any, seed: Any, after: str, named: frozenset[str]) -> str | None:
+    """Why `claim` is not what the state holds (None: it is, or it is no claim about it, or one
+    about an entity in `named`, which another rule already reports as unknown)."""
+    from ..agents.ops_guards import Claim, true_value
+
+    if claim.entity.startswith("*"):  # "no open incidents": which ones, the reader cannot say
+        return None
+    if claim.attribute in ("runbook", "skill"):
+        exists = true_value(Claim(claim.value, "exists", "yes"), seed)
+        if claim.negated or exists == "yes":
+            return None
+        return (
+            f"reference names {claim.attribute} {claim.value}; the seed has no "
+            f"{claim.attribute} {claim.value}"
+        )
+    if claim.attribute == "exists":
+        if not claim.negated or true_value(claim, seed) != "yes":
+            return None
+        kind = _kind(claim.entity, seed)
+        return f"reference says {claim.entity} does not exist; the seed has {kind} {claim.entity}"
+    if claim.attribute not in _VALUES:
+        return None
+    truth = true_value(claim, state)
+    said = f"{claim.entity} {claim.attribute} is {'not ' if claim.negated else ''}{claim.value}"
+    if truth is None:
+        if claim.negated or claim.entity in named:
+            return None
+        kind = "incident" if claim.entity.startswith("INC-") else "service"
+        return f"reference says {said}; the seed has no {kind} {claim.entity}"
+    if (truth.casefold() == claim.value.casefold()) != claim.negated:
+        return None
+    before = true_value(claim, seed)
+    if after and before != truth:
+        return (
+            f"reference says {said}; after the approved {after} it is {truth} (the seed: {before})"
+        )
+    return f"reference says {said}; the seed says {truth}"
+
+
+def _kind(entity: str, ws: Any) -> str:
+    seed = ws.seed
+    for kind, ids in (("incident", seed.incidents), ("service", seed.services),
+                      ("runbook", seed.runbooks), ("skill", seed.skill_dirs)):  # fmt: skip
+        if entity in ids:
+            return kind
+    return "entity"
+
+
+def references_agree(ctx: Context, site: Site) -> Iterator[Problem]:
+    """Each answered turn's reference, and a scenario's goal claims, agree with the state."""
+    case = site.case
+    if case.meta is None or not reads_claims(site.meta.agent):
+        return
+    if case.scenario is not None:
+        yield from _goal_claims(ctx, site)
+        return
+    yield from _turns(ctx, site)
+
+
+def _turns(ctx: Context, site: Site) -> Iterator[Problem]:
+    from ..core.call_policy import answered_turns
+    from ..scorers.end_state import approved_writes
+
+    case, agent, read = site.case, AGENTS[site.meta.agent], reader(ctx)
+    seed = ctx.gold_for(agent.name).workspace  # fresh, and never written to
+    answered = {id(t) for t in answered_turns(case)}
+    # an incident id neither in the seed nor declared negative: `case_rules.turn_texts` says so
+    known = ctx.ids("incident", agent.name) | ctx.negatives.of("incident")
+    writes = list(approved_writes(case, [t.calls for t in case.turns], site.meta.contracts, agent))
+    for position, turn in enumerate(case.turns):
+        claims = read.claims(turn.reference) if id(turn) in answered and turn.reference else []
+        if not claims:
+            continue
+        made = [w for w in writes if w[0] <= position]
+        state = _after(ctx, site, made)
+        if state is None:  # a write that does not fit its tool: `call_rules` says so
+            return
+        unknown = frozenset(c.entity for c in claims if c.entity.startswith("INC-")) - known
+        shown = ", ".join(call.show() for _, _, call, _ in made)
+        for claim in claims:
+            why = _wrong(claim, state, seed, shown, unknown)
+            if why:
+                yield site.problem(why, turn=turn.index, field="final_response")
+
+
+def _after(ctx: Context, site: Site, writes: list[tuple[int, int, Any, Any]]) -> Any:
+    """A fresh state with `writes` made through the real tools (None: one crashed), or the
+    untouched gold one when there are none. One per distinct list of writes per validation: a
+    state is only read once they are made, and a set of many cases repeats a few."""
+    from ..scorers.end_state import make_write
+
+    agent = AGENTS[site.meta.agent]
+    if not writes:
+        return ctx.gold_for(agent.name).workspace
+    made = [(c.name, c.args, getattr(how, "payload", None)) for _, _, c, how in writes]
+    key = json.dumps([agent.name, made], sort_keys=True, default=str)
+    states = ctx.built.setdefault(f"{__name__}.states", {})
+    if key not in states:
+        state = agent.state.fresh(seed_for(agent.name, ctx.seed))
+        try:
+            for _, n, call, how in writes:
+                make_write(site.case, agent, state, f"gold-{n}", call.name, call.args, how)
+        except Exception:
+            state = None
+        states[key] = state
+    return states[key]
+
+
+def _goal_claims(ctx: Context, site: Site) -> Iterator[Problem]:
+    """A scenario's goal claims, against the state after its goal's writes."""
+    from ..core.calls import ToolCall
+    from ..scorers.end_state import replay_goal
+
+    case, agent, read = site.case, AGENTS[site.meta.agent], reader(ctx)
+    assert case.scenario is not None
+    seed = state = ctx.gold_for(agent.name).workspace
+    goal = case.scenario.goal
+    made = ", ".join(ToolCall(w.tool, w.args).show() for w in goal.writes)
+    for n, text in enumerate(goal.claims):
+        claims = read.claims(text)
+        if claims and goal.writes and state is seed:
+            state = agent.state.fresh(seed_for(agent.name, ctx.seed))
+            try:
+                replay_goal(case, agent, state)
+            except Exception:  # a goal write that does not fit its tool: `goal_fits` says so
+                return
+        for claim in claims:
+            why = _wrong(claim, state, seed, made, frozenset())
+            if why:
+                yield site.problem(why, field=f"{META_KEY}.scenario.goal.claims[{n}]")
