@@ -3,7 +3,9 @@ the scripted oracle, which makes each case's expected calls and gives its refere
 exactly reproducible, offline, in seconds.
 
 The unmutated agent is played first. A case that fails there says nothing about a mutant, so it
-is left out of every verdict (and named). Then, per mutant:
+is left out of every verdict, and named, one line each, with why it fails (its failing scorers
+and their details, short): a case left out is a case to fix, and the line says where to start.
+Then, per mutant:
 
 - **killed**: some trial of a case that passed unmutated fails (which cases, which scorers);
 - **survived**: every such trial passes -- the set did not notice. The trials that called a
@@ -57,6 +59,8 @@ class Mutation:
     broken_unmutated: list[str]
     """Cases that fail on the unmutated agent: left out of every verdict."""
     verdicts: list[Verdict]
+    broken_why: dict[str, str] = field(default_factory=dict)
+    """Case -> why it fails unmutated: its failing scorers and their details (`_why`)."""
 
     def score(self, kind: str | None = None) -> tuple[int, int]:
         """(killed, mutants that are not equivalent), of one kind or all."""
@@ -69,6 +73,21 @@ def _failing(trial: TrialRecord) -> list[str]:
     if trial.status == "error":
         return [f"error: {trial.error}"]
     return [name for name, s in trial.scores.items() if s.outcome in ("fail", "error")]
+
+
+WHY_CHARS = 160
+"""Characters of the reason a case fails unmutated, on its one line."""
+
+
+def _why(trial: TrialRecord) -> str:
+    """Why a trial failed, short: the error, or each failing scorer with its detail."""
+    if trial.status == "error":
+        why = f"error: {trial.error}"
+    else:
+        failed = [(n, s) for n, s in trial.scores.items() if s.outcome in ("fail", "error")]
+        why = "; ".join(f"{n}: {s.detail}" if s.detail else n for n, s in failed) or trial.status
+    why = " ".join(why.split())
+    return why if len(why) <= WHY_CHARS else why[: WHY_CHARS - 1] + "…"
 
 
 def play_all(plan: Plan, model: object, mutant: Mutant | None = None) -> list[TrialRecord]:
@@ -118,6 +137,7 @@ def mutate(
     oracle = OracleLlm.from_cases(plan.cases)
     unmutated = play_all(plan, oracle)
     broken = [t.case_id for t in unmutated if t.status != "passed"]
+    why = {t.case_id: _why(t) for t in unmutated if t.status != "passed"}
     verdicts = []
     for mutant in mutants:
         if mutant.name in equivalent:
@@ -133,7 +153,7 @@ def mutate(
         changed = sum(_played(a) != _played(b) for a, b in zip(unmutated, trials, strict=True))
         reached = _reached(trials, mutant.tools)
         verdicts.append(Verdict(mutant, status, killed, reached, changed))
-    return Mutation(plan.evalset.display, broken, verdicts)
+    return Mutation(plan.evalset.display, broken, verdicts, why)
 
 
 def select_mutants(
@@ -182,7 +202,10 @@ def verdict_lines(result: Mutation) -> list[str]:
     """The cases left out, one row per mutant (kind, verdict, evidence), and the score."""
     lines = []
     if result.broken_unmutated:
-        lines.append(f"left out (they fail unmutated): {', '.join(result.broken_unmutated)}")
+        lines.append("left out (they fail unmutated):")
+        for case in result.broken_unmutated:
+            why = result.broken_why.get(case)
+            lines.append(f"  {case}: {why}" if why else f"  {case}")
     width = max((len(v.mutant.name) for v in result.verdicts), default=0) + 2
     lines.append(f"{'mutant':<{width}}{'kind':<8}{'verdict':<12}evidence")
     for v in result.verdicts:
