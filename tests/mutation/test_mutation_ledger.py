@@ -108,3 +108,27 @@ def test_a_score_with_the_red_team_or_live_says_so_and_the_report_takes_no_live_
     append(offline, runs)
     append(live, runs)
     assert latest_for(runs, "f" * 64) == offline  # a live score is not the set's score
+
+
+def test_a_score_is_the_runs_when_it_measured_the_same_cases_at_the_same_hashes(runs):
+    """The exact eval set is its cases: another spelling of the file (a new sha256) keeps the
+    score; a case added or edited since means the set was not measured."""
+    from ops_eval.mutation import append, entry_of, latest_for
+    from ops_eval.results.synthetic import case_hash, synthetic_record
+
+    outcomes = [(f"case-{i}", "lookup", [True]) for i in range(3)]
+    hashes = {case: case_hash(case) for case, _, _ in outcomes}
+    run = synthetic_record(outcomes, eval_set_sha256="a" * 64)
+    verdicts = [("a", "tool", "killed"), ("b", "tool", "survived")]
+    score = entry_of("evals/x.json", "b" * 64, "oracle", "oracle", verdicts, True, hashes)
+    append(score, runs)
+    assert latest_for(runs, run) == score  # reformatted since: same cases, same hashes
+    edited = synthetic_record(outcomes, versions={"case-1": (2, case_hash("case-1", edit=1))})
+    assert latest_for(runs, edited) is None
+    grown = synthetic_record([*outcomes, ("case-3", "lookup", [True])])
+    assert latest_for(runs, grown) is None
+    part = synthetic_record(outcomes[:2], eval_set_cases=3)  # two cases of the same three
+    assert latest_for(runs, part) == score
+    older = entry_of("evals/x.json", "a" * 64, "oracle", "oracle", verdicts, True)
+    append(older, runs)  # an entry without case hashes: by the file's sha256, as before
+    assert latest_for(runs, run) == older and latest_for(runs, edited) is None

@@ -140,6 +140,38 @@ def test_several_changes_are_joined_with_semicolons(tmp_path, ops_env, capsys):
     assert rows[1]["changed"] == "cases;seed;tool_schema"  # in the order of gate.changes.KINDS
 
 
+def test_the_sets_growth_is_shown_case_by_case_since_the_previous_run(tmp_path, ops_env, capsys):
+    from ops_eval.results.synthetic import case_hash
+
+    two = [("a", "happy", [True]), ("b", "edge", [True])]
+    write(tmp_path, "g1", two, started_at="2026-01-01T00:00:00+00:00")
+    write(
+        tmp_path,
+        "g2",
+        [*two, ("c", "happy", [True])],
+        started_at="2026-01-02T00:00:00+00:00",
+        eval_set_sha256="f" * 64,
+        versions={"b": (2, case_hash("b", edit=1))},
+    )
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
+    assert history() == 0
+    rows = {r["run_id"]: r for r in csv_rows(capsys.readouterr().out)}
+    assert rows["g1"]["cases_changed"] == ""
+    assert rows["g2"]["changed"] == "eval_set;cases"
+    assert rows["g2"]["cases_changed"] == "added: c v1; changed: b v1 -> v2"
+    assert history("--format", "json") == 0
+    g1, g2 = json.loads(capsys.readouterr().out)
+    assert g1["cases_changed"] is None  # the first run of its series
+    moved = g2["cases_changed"]
+    assert (moved["shared"], moved["removed"]) == (1, [])
+    assert moved["added"] == [{"case": "c", "version": 1, "sha256": case_hash("c")}]
+    assert moved["changed"][0]["baseline"]["version"] == 1
+    assert moved["changed"][0]["candidate"] == {"version": 2, "sha256": case_hash("b", edit=1)}
+    assert history("--format", "html") == 0
+    page = capsys.readouterr().out
+    assert "added: c v1" in page and "changed: b v1 -&gt; v2" in page
+
+
 def test_json_nests_the_rate_the_tokens_and_each_change_with_both_values(runs, capsys):
     assert history("--format", "json") == 0
     data = json.loads(capsys.readouterr().out)

@@ -79,13 +79,16 @@ def test_markdown_and_html_reports(failing_run, capsys):
     assert main(["report", str(failing_run)]) == 0
     md = failing_run.with_suffix(".md").read_text()
     assert md.startswith("# Ops Copilot eval: FAILED")
-    assert "| `recommend-fix-inc-002` | happy | 0/1 (95% CI 0%–79%) | - | 0 | FAIL |" in md
+    # Each case is named with the version of it the run played (its line in the set's lock).
+    assert "| `recommend-fix-inc-002` v1 | happy | 0/1 (95% CI 0%–79%) | - | 0 | FAIL |" in md
+    assert "### `recommend-fix-inc-002` v1 (trial #1: failed)" in md
     assert "## Cases below the gate" in md
     assert '| args | `get_runbook(slug="service-down")` | `get_runbook(slug="disk-full")` |' in md
     assert "| extra |  | `list_services()` |" in md
     page = failing_run.with_suffix(".html").read_text()
     assert page.startswith("<!doctype html>") and "<svg" in page
     assert "<mark>slug=&quot;disk-full&quot;</mark>" in page
+    assert "recommend-fix-inc-002</a> <span class='muted'>v1</span>" in page
     assert len(re.findall(r"<line [^>]*stroke=\"#222\"", page)) >= 3  # error bars drawn
     assert not re.search(r"(src|href)=['\"]https?://", page)  # self-contained
     assert capsys.readouterr().out.startswith("# Ops Copilot eval: FAILED")

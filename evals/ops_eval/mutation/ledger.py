@@ -1,12 +1,19 @@
 """The mutation scores an eval set has had: one JSON line per `ops-eval mutate` run, appended
 to `mutation.jsonl` in the runs folder -- what `history --mutation` lists, what a run's report
-quotes for the eval set that judged it (matched by the set's sha256: the same cases, so the
-same strength), and what `mutate --mlflow` logs. `mutation_history` is `history --mutation`'s
+quotes for the eval set that judged it (`matches`: the same cases, so the same strength), and
+what `mutate --mlflow` logs. `mutation_history` is `history --mutation`'s
 table of it; `mutation_line`, the line `ops-eval report` hands the report (`outputs.report`
 sits below this package, so it is given the line's reader, never imports it).
 
-An entry keeps counts, names and the set's hash; a run record stays the record of one run of
-the agent, and is never rewritten to carry a score measured later.
+An entry keeps counts, names, the set's hash and each of its cases' content hashes; a run record
+stays the record of one run of the agent, and is never rewritten to carry a score measured later.
+
+"The exact eval set" is its cases, not its bytes: an entry is a run's when the set it measured
+held as many cases as the run's set and every case the run played is among them at the hash the
+run played (`core.case_version`: what decides a verdict). Reformatting the file, reordering its
+cases or ADK's labels changes no score's standing; adding, removing or editing a case does -- a
+set grown by a case has not been measured until `mutate` runs on it. An entry written before
+case hashes, or a run record before version 6, is matched by the file's sha256, as before.
 """
 
 from __future__ import annotations
@@ -48,6 +55,9 @@ class MutationEntry(Strict):
     complete: bool
     """Every mutant of its mode played (not a --mutants subset): only then is it the set's
     score."""
+    case_hashes: dict[str, str] = {}
+    """eval id -> content hash of every case of the set it measured; {} in an entry written
+    before they were kept (matched by `eval_set_sha256` alone)."""
 
     @property
     def score(self) -> float | None:
@@ -97,13 +107,30 @@ def entries(runs_dir: Path) -> list[MutationEntry]:
     return found
 
 
-def latest_for(runs_dir: Path, eval_set_sha256: str) -> MutationEntry | None:
+def matches(entry: MutationEntry, record: Any) -> bool:
+    """Whether `entry` measured the exact eval set the run `record` was judged by (the
+    module's docstring): its cases at the hashes the run played, by the file's sha256 when
+    either side keeps no case hashes."""
+    from ..results.shared_cases import case_versions
+
+    played = case_versions(record)
+    if played is None or not entry.case_hashes:
+        return entry.eval_set_sha256 == record.eval_set_sha256
+    return len(entry.case_hashes) == record.eval_set_cases and all(
+        entry.case_hashes.get(case) == v.sha256 for case, v in played.items()
+    )
+
+
+def latest_for(runs_dir: Path, of: str | Any) -> MutationEntry | None:
     """The newest complete offline score (the oracle's, with or without the red team) of
-    exactly this eval set (its sha256), or None."""
+    exactly this eval set -- `of` a run record (`matches`) or the set file's sha256 -- or
+    None."""
     mine = [
         e
         for e in entries(runs_dir)
-        if e.eval_set_sha256 == eval_set_sha256 and e.mode != "live" and e.complete
+        if e.mode != "live"
+        and e.complete
+        and (e.eval_set_sha256 == of if isinstance(of, str) else matches(e, of))
     ]
     return mine[-1] if mine else None
 
@@ -115,8 +142,10 @@ def entry_of(
     model: str,
     verdicts: list[tuple[str, str, str]],
     complete: bool,
+    case_hashes: dict[str, str] | None = None,
 ) -> MutationEntry:
-    """The entry of one `mutate` run from its (mutant, kind, status) verdicts."""
+    """The entry of one `mutate` run from its (mutant, kind, status) verdicts; `case_hashes`:
+    each case's content hash, of the whole set."""
     from datetime import UTC, datetime
 
     counted = [(n, k, s) for n, k, s in verdicts if s != "equivalent"]
@@ -140,6 +169,7 @@ def entry_of(
         equivalent=[n for n, _, s in verdicts if s == "equivalent"],
         mutants_played=len(verdicts),
         complete=complete,
+        case_hashes=dict(case_hashes or {}),
     )
 
 
@@ -148,20 +178,23 @@ def entry_for(
 ) -> MutationEntry:
     """The entry of one `mutate` run of the eval set file `evalset` from its verdicts (each
     with a `mutant` and a `status`, deterministic or live)."""
+    from ..core.case_version import case_hashes
     from ..results.provenance import sha256
 
     played = [(v.mutant.name, v.mutant.kind, v.status) for v in verdicts]
-    return entry_of(evalset.display, sha256(evalset.text), mode, model, played, complete)
+    cases = case_hashes(evalset)
+    return entry_of(evalset.display, sha256(evalset.text), mode, model, played, complete, cases)
 
 
-def mutation_line(eval_set_sha256: str) -> str | None:
-    """What the runs folder's mutation ledger says of this exact eval set (its newest complete
-    oracle score), for the report; None when it was never measured."""
+def mutation_line(record: Any) -> str | None:
+    """What the runs folder's mutation ledger says of the exact eval set the run `record` was
+    judged by (its newest complete oracle score, `matches`), for the report; None when it was
+    never measured."""
     from ..base.inputs import bad_input
     from ..base.settings import current
 
     try:
-        entry = latest_for(current().runs_dir, eval_set_sha256)
+        entry = latest_for(current().runs_dir, record)
     except LedgerError as exc:
         raise bad_input(str(exc)) from None
     if entry is None:
@@ -202,6 +235,7 @@ def mutation_history(
             "score": "" if e.score is None else round(e.score, 4),
             **{k: "/".join(map(str, e.kinds[k])) if k in e.kinds else "" for k in KINDS},
             "complete": e.complete,
+            "cases": len(e.case_hashes) or "",
             "survived": " ".join(e.survived),
         }
         for e in found

@@ -38,6 +38,7 @@ CSV_COLUMNS = (
     "seconds",
     "previous_run",
     "changed",
+    "cases_changed",
     "interrupted",
     "conversations",
     "conversation_turns",
@@ -97,6 +98,7 @@ def to_json(row: HistoryRow) -> dict[str, Any]:
         "seconds": row.seconds,
         "previous_run": row.previous_run,
         "changed": changed,
+        "cases_changed": _cases(row),
         "interrupted": row.interrupted,
         "conversations": (
             None
@@ -110,6 +112,15 @@ def to_json(row: HistoryRow) -> dict[str, Any]:
         "data": row.data,
         "file": row.file,
     }
+
+
+def _cases(row: HistoryRow) -> dict[str, Any] | None:
+    """The cases added, removed or changed since the previous run (each with its version and
+    hash) and how many it shares; null when either run names no case hashes."""
+    if row.cases is None:
+        return None
+    moved = row.cases.as_dict()
+    return {**moved, "shared": len(moved["shared"])}
 
 
 def to_csv_row(row: HistoryRow) -> list[object]:
@@ -138,6 +149,7 @@ def to_csv_row(row: HistoryRow) -> list[object]:
         row.seconds,
         row.previous_run,
         row.changed_text,
+        row.cases_text,
         row.interrupted,
         row.conversations.count if row.conversations else None,
         row.conversations.turns if row.conversations else None,

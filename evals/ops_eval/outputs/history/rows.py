@@ -6,7 +6,9 @@ trials with the 95% Wilson interval the record stored (errors counted apart), th
 trajectory score, pass^k when the run had repeats, its tokens and wall time, and what changed
 since the previous run of the same series. Only within a series is "the rate moved" a statement
 about the agent and not about a different question or model; what changed (`gate.changes`) says
-whether the question itself moved (seed, cases, criteria, ...) between the two runs.
+whether the question itself moved (seed, cases, criteria, ...) between the two runs, and, for
+two runs that name their cases' hashes (record version 6), how the set grew: each case added,
+removed or changed since, with its version (`results.shared_cases`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from ...deciding.gate.changes import Change
     from ...results.record_parts import RecordedRate
     from ...results.records import RunRecord
+    from ...results.shared_cases import Shared
 
 EVALSET_SUFFIX = ".evalset.json"
 TRAJECTORY = "trajectory"
@@ -83,6 +86,14 @@ class HistoryRow:
     of scripted cases only."""
     data: str = "full"
     """What the run kept: `full`, or `minimal` (keyed hashes and labels, `--data minimal`)."""
+    cases: Shared | None = None
+    """The cases added, removed or changed since `previous_run`, each with its version; None
+    for a first run, or when either run names no case hashes."""
+
+    @property
+    def cases_text(self) -> str:
+        """`added: new-case v1; changed: status v1 -> v2`, or "" when no case moved."""
+        return "; ".join(self.cases.lines()) if self.cases else ""
 
     @property
     def fraction(self) -> float | None:
@@ -128,6 +139,7 @@ def history_rows(records: Sequence[tuple[Path, RunRecord]]) -> list[HistoryRow]:
     record of its series among all of `records` -- so filter the rows, never the records."""
     from ...deciding.gate.changes import changes
     from ...results.run_index import series
+    from ...results.shared_cases import shared_cases
 
     last: dict[tuple[str, str], RunRecord] = {}
     rows = []
@@ -160,6 +172,7 @@ def history_rows(records: Sequence[tuple[Path, RunRecord]]) -> list[HistoryRow]:
                 interrupted=interrupted_text(record),
                 conversations=conversations(record),
                 data="minimal" if record.minimal else "full",
+                cases=shared_cases(previous, record) if previous else None,
             )
         )
     return rows

@@ -109,6 +109,15 @@ def _first_failing(record: RunRecord, case_id: str) -> TrialRecord | None:
     return next((t for t in mine if t.status != "passed"), mine[0] if mine else None)
 
 
+def case_labels(record: RunRecord) -> dict[str, str]:
+    """Each case's version as the run played it (`v2`, or `unlocked <hash>` for content the
+    set's lock does not hold), so a verdict names the exact case it came from; {} for a record
+    older than version 6 (no case hashes)."""
+    from ...results.shared_cases import case_versions
+
+    return {case: v.label() for case, v in (case_versions(record) or {}).items()}
+
+
 def markdown(record: RunRecord, mutation: str | None = None) -> str:
     below = [
         (c, trial)
@@ -128,6 +137,7 @@ def markdown(record: RunRecord, mutation: str | None = None) -> str:
             servers_text=server_text(record, quote="`"),
             data=data_text(record),
             mutation=mutation,
+            versions=case_labels(record),
         )
     )
 
@@ -144,6 +154,7 @@ def html_report(record: RunRecord, mutation: str | None = None) -> str:
             servers=server_calls(record),
             data=data_text(record),
             mutation=mutation,
+            versions=case_labels(record),
         )
     )
 

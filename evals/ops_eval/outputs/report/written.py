@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ...base.inputs import output_file, write_output
 
@@ -18,13 +19,13 @@ def write_reports(
     run: str | None,
     markdown_to: str | None,
     html_to: str | None,
-    mutation_of: Callable[[str], str | None],
+    mutation_of: Callable[[Any], str | None],
 ) -> tuple[str, Path, Path]:
     """(Markdown text, Markdown path, HTML path) of the record `run` -- a path or a run id, as
     every command names one (`results.runs`; default: the newest run); OpsEvalError (exit 2)
-    for a record that cannot be read or a path that cannot be written. `mutation_of(sha256)`
-    is the mutation line for the record's eval set, or None; it may refuse too (exit 2), before
-    anything is written."""
+    for a record that cannot be read or a path that cannot be written. `mutation_of(record)`
+    is the mutation line for the eval set the record was judged by, or None; it may refuse
+    too (exit 2), before anything is written."""
     from ...base.settings import current
     from ...results.runs import load, resolve_run
     from . import html_report, markdown
@@ -33,7 +34,7 @@ def write_reports(
     record = load(path)
     md_path = output_file("--markdown", Path(markdown_to or path.with_suffix(".md")))
     html_path = output_file("--html", Path(html_to or path.with_suffix(".html")))
-    mutation = mutation_of(record.eval_set_sha256)
+    mutation = mutation_of(record)
     text = markdown(record, mutation)
     for out, content in ((md_path, text), (html_path, html_report(record, mutation))):
         write_output(out, content)
