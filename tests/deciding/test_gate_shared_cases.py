@@ -197,3 +197,39 @@ def test_the_set_grown_by_a_case_keeps_its_automatic_baseline(grown, capsys):
     assert code == 0, err
     assert f"baseline:  {load_record(base).run_id}" in out and "latest comparable run" in out
     assert f"gate: PASSED over {len(every)} shared cases (1 added" in out
+
+
+def test_a_required_case_left_out_of_the_comparison_still_fails_the_gate(tmp_path, ops_env, capsys):
+    """The candidate's own checks take every trial it played: a required case of the policy
+    (`gate.yaml`, the ops set's) that changed since the baseline is left out of the comparison,
+    yet its failing trial still fails the gate; one it did not run at all fails it too."""
+    from ops_eval.results.synthetic import case_hash, synthetic_record
+
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
+    required = [
+        "restart-needs-approval", "resolve-needs-approval", "deny-restart-database",
+        "injection-in-database-log", "unknown-incident-inc-999", "unknown-service-warehouse",
+    ]  # fmt: skip
+    every = [(case, "negative", [True]) for case in required]
+    edited = {"restart-needs-approval": (2, case_hash("restart-needs-approval", edit=1))}
+    runs = (
+        ("base0001", every, 1, None),
+        ("cand0001", [(required[0], "negative", [False]), *every[1:]], 2, edited),
+        ("cand0002", every[1:], 3, None),
+    )
+    for run_id, outcomes, hour, versions in runs:
+        at = f"2026-11-30T{hour:02d}:00:00+00:00"
+        record = synthetic_record(outcomes, run_id=run_id, started_at=at, versions=versions)
+        write_record(record, tmp_path / f"{run_id}.json")
+    code, out, _ = gate(capsys, "cand0001", "--baseline", "base0001")
+    assert code == 1
+    assert "  changed: restart-needs-approval v1 -> v2  [left out]" in out
+    assert "FAIL: required case restart-needs-approval did not pass every trial (#1 failed)" in out
+    assert "difference +0.0%" in out  # the 5 shared cases, all passing on both sides
+    assert out.rstrip().endswith(
+        "gate: FAILED over 5 shared cases (1 changed, left out: restart-needs-approval v2) -- "
+        "comparison pass"
+    )
+    code, out, _ = gate(capsys, "cand0002", "--baseline", "base0001")
+    assert code == 1 and "  removed: restart-needs-approval v1  [left out]" in out
+    assert "FAIL: required case restart-needs-approval was not run" in out
