@@ -53,7 +53,7 @@ def _planted_set(folder: Path, minimal: bool) -> Path:
     lists it under minimal_data when `minimal`."""
     folder.mkdir()
     for path in (REPO / "evals").iterdir():
-        if path.is_file():
+        if path.is_file() and not path.name.endswith(".lock.json"):  # a new set: no versions
             shutil.copy(path, folder / path.name)
     data = json.loads((REPO / "evals" / "ops.evalset.json").read_text())
     for case in data["eval_cases"]:
