@@ -89,6 +89,27 @@ def test_a_severity_the_seed_does_not_hold_is_refused(evals, capsys):
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("The inventory service is not down any more.", "inventory status is not down; the seed "
+         "says down"),
+        ("THE API GATEWAY IS DOWN.", "api-gateway status is down; the seed says degraded"),
+        ("Inventory is down and checkout is healthy.", "checkout status is operational; the seed "
+         "says degraded"),
+    ],
+)  # fmt: skip
+def test_a_status_is_read_as_the_reader_reads_it_denied_any_case_or_reworded(
+    evals, capsys, text, said
+):
+    """Denied ("not down"), in capitals with a space for the hyphen, or in the status lexicon's
+    words ("healthy" is operational): read as `facts` reads it, and refused."""
+    mutate_ops(evals, _reference("service-status-inventory", text))
+    code, lines = _refused(capsys, evals)
+    assert code == 1
+    assert lines == [_where("service-status-inventory") + "reference says " + said]
+
+
 def test_an_owner_the_seed_does_not_hold_is_refused(evals, capsys):
     text = "The inventory service is down; it is owned by the payments team."
     mutate_ops(evals, _reference("service-status-inventory", text))

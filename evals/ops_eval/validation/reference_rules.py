@@ -49,6 +49,14 @@ def reads_claims(agent: str) -> bool:
     )
 
 
+def _reads_claims(ctx: Context, agent: str) -> bool:
+    """`reads_claims`, asked once per agent per validation."""
+    known = ctx.built.setdefault(f"{__name__}.agents", {})
+    if agent not in known:
+        known[agent] = reads_claims(agent)
+    return known[agent]
+
+
 def _wrong(claim: Any, state: Any, seed: Any, after: str, named: frozenset[str]) -> str | None:
     """Why `claim` is not what the state holds (None: it is, or it is no claim about it, or one
     about an entity in `named`, which another rule already reports as unknown)."""
@@ -100,7 +108,7 @@ def _kind(entity: str, ws: Any) -> str:
 def references_agree(ctx: Context, site: Site) -> Iterator[Problem]:
     """Each answered turn's reference, and a scenario's goal claims, agree with the state."""
     case = site.case
-    if case.meta is None or not reads_claims(site.meta.agent):
+    if case.meta is None or not _reads_claims(ctx, case.meta.agent):
         return
     if case.scenario is not None:
         yield from _goal_claims(ctx, site)
@@ -110,22 +118,31 @@ def references_agree(ctx: Context, site: Site) -> Iterator[Problem]:
 
 def _turns(ctx: Context, site: Site) -> Iterator[Problem]:
     from ..core.call_policy import answered_turns
-    from ..scorers.end_state import approved_writes
 
     case, agent, read = site.case, AGENTS[site.meta.agent], reader(ctx)
-    seed = ctx.gold_for(agent.name).workspace  # fresh, and never written to
+    scans = [read.scan(t.reference) if t.reference else None for t in case.turns]
+    if all(s is None or s.empty for s in scans):
+        return  # nothing any reference says could disagree with any state: the common case
     answered = {id(t) for t in answered_turns(case)}
+    writes: list[Any] = []
+    if any(c.name in agent.write_tools for t in case.turns for c in t.calls):
+        from ..scorers.end_state import approved_writes
+
+        expected = [t.calls for t in case.turns]
+        writes = list(approved_writes(case, expected, site.meta.contracts, agent))
     # an incident id neither in the seed nor declared negative: `case_rules.turn_texts` says so
     known = ctx.ids("incident", agent.name) | ctx.negatives.of("incident")
-    writes = list(approved_writes(case, [t.calls for t in case.turns], site.meta.contracts, agent))
-    for position, turn in enumerate(case.turns):
-        claims = read.claims(turn.reference) if id(turn) in answered and turn.reference else []
-        if not claims:
+    seed = ctx.gold_for(agent.name).workspace  # fresh, and never written to
+    for position, (turn, scan) in enumerate(zip(case.turns, scans, strict=True)):
+        if scan is None or scan.empty or id(turn) not in answered:
             continue
         made = [w for w in writes if w[0] <= position]
         state = _after(ctx, site, made)
         if state is None:  # a write that does not fit its tool: `call_rules` says so
             return
+        if scan.settled(state):
+            continue
+        claims = read.claims(scan)
         unknown = frozenset(c.entity for c in claims if c.entity.startswith("INC-")) - known
         shown = ", ".join(call.show() for _, _, call, _ in made)
         for claim in claims:
@@ -168,14 +185,18 @@ def _goal_claims(ctx: Context, site: Site) -> Iterator[Problem]:
     goal = case.scenario.goal
     made = ", ".join(ToolCall(w.tool, w.args).show() for w in goal.writes)
     for n, text in enumerate(goal.claims):
-        claims = read.claims(text)
-        if claims and goal.writes and state is seed:
+        scan = read.scan(text)
+        if scan.empty:
+            continue
+        if goal.writes and state is seed:
             state = agent.state.fresh(seed_for(agent.name, ctx.seed))
             try:
                 replay_goal(case, agent, state)
             except Exception:  # a goal write that does not fit its tool: `goal_fits` says so
                 return
-        for claim in claims:
+        if scan.settled(state):
+            continue
+        for claim in read.claims(scan):
             why = _wrong(claim, state, seed, made, frozenset())
             if why:
                 yield site.problem(why, field=f"{META_KEY}.scenario.goal.claims[{n}]")
