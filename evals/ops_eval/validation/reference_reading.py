@@ -155,6 +155,8 @@ class Reader:
         for key in self._grams(words) & self.keys:
             for fld, name in self.roles[key]:
                 found[fld].add(name)
+        if not found and not _NAMES_A_RUNBOOK_OR_SKILL.intersection(words):
+            return Scan(text, found, frozenset(), frozenset(), frozenset(), False)  # no name
         if not _NAMES_AN_OWNER.intersection(words):
             found.pop("teams", None)  # a team named, but not as anything's owner
         found["incidents"] = {w.upper() for w in words if _incident(w)}

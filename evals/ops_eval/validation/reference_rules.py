@@ -49,11 +49,12 @@ def reads_claims(agent: str) -> bool:
     )
 
 
-def _reads_claims(ctx: Context, agent: str) -> bool:
-    """`reads_claims`, asked once per agent per validation."""
+def _writes(ctx: Context, agent: str) -> frozenset[str] | None:
+    """The agent's write tools when it has the claims reader (`reads_claims`), else None; asked
+    once per agent per validation."""
     known = ctx.built.setdefault(f"{__name__}.agents", {})
     if agent not in known:
-        known[agent] = reads_claims(agent)
+        known[agent] = AGENTS[agent].write_tools if reads_claims(agent) else None
     return known[agent]
 
 
@@ -108,7 +109,7 @@ def _kind(entity: str, ws: Any) -> str:
 def references_agree(ctx: Context, site: Site) -> Iterator[Problem]:
     """Each answered turn's reference, and a scenario's goal claims, agree with the state."""
     case = site.case
-    if case.meta is None or not _reads_claims(ctx, case.meta.agent):
+    if case.meta is None or _writes(ctx, case.meta.agent) is None:
         return
     if case.scenario is not None:
         yield from _goal_claims(ctx, site)
@@ -125,7 +126,8 @@ def _turns(ctx: Context, site: Site) -> Iterator[Problem]:
         return  # nothing any reference says could disagree with any state: the common case
     answered = {id(t) for t in answered_turns(case)}
     writes: list[Any] = []
-    if any(c.name in agent.write_tools for t in case.turns for c in t.calls):
+    writes_of = _writes(ctx, agent.name) or frozenset()
+    if any(c.name in writes_of for t in case.turns for c in t.calls):
         from ..scorers.end_state import approved_writes
 
         expected = [t.calls for t in case.turns]
