@@ -154,23 +154,32 @@ def _turns(ctx: Context, site: Site) -> Iterator[Problem]:
 
 
 def _after(ctx: Context, site: Site, writes: list[tuple[int, int, Any, Any]]) -> Any:
-    """A fresh state with `writes` made through the real tools (None: one crashed), or the
-    untouched gold one when there are none. One per distinct list of writes per validation: a
-    state is only read once they are made, and a set of many cases repeats a few."""
+    """The state after `writes` (`approved_writes`' rows) made through the real tools on a fresh
+    store (None: one crashed), or the untouched gold one when there are none."""
     from ..scorers.end_state import make_write
 
     agent = AGENTS[site.meta.agent]
     if not writes:
         return ctx.gold_for(agent.name).workspace
-    made = [(c.name, c.args, getattr(how, "payload", None)) for _, _, c, how in writes]
-    key = json.dumps([agent.name, made], sort_keys=True, default=str)
+
+    def make(state: Any) -> None:
+        for _, n, call, how in writes:
+            make_write(site.case, agent, state, f"gold-{n}", call.name, call.args, how)
+
+    return _state(ctx, agent, [(c.name, c.args, how is not None) for _, _, c, how in writes], make)
+
+
+def _state(ctx: Context, agent: Any, writes: list[Any], make: Any) -> Any:
+    """One state per list of writes (tool, arguments, approved or not) per validation, made by
+    `make` on a fresh store: a state is only read once they are made, and cases repeat a few
+    (who approved, and why, is the audit's, not the state's). None when a write crashed."""
+    key = json.dumps([agent.name, writes], sort_keys=True, default=str)
     states = ctx.built.setdefault(f"{__name__}.states", {})
     if key not in states:
         state = agent.state.fresh(seed_for(agent.name, ctx.seed))
         try:
-            for _, n, call, how in writes:
-                make_write(site.case, agent, state, f"gold-{n}", call.name, call.args, how)
-        except Exception:
+            make(state)
+        except Exception:  # a write that does not fit its tool: `call_rules` says so
             state = None
         states[key] = state
     return states[key]
@@ -191,10 +200,9 @@ def _goal_claims(ctx: Context, site: Site) -> Iterator[Problem]:
         if scan.empty:
             continue
         if goal.writes and state is seed:
-            state = agent.state.fresh(seed_for(agent.name, ctx.seed))
-            try:
-                replay_goal(case, agent, state)
-            except Exception:  # a goal write that does not fit its tool: `goal_fits` says so
+            made_as = [(w.tool, w.args, w.tool in agent.guarded_tools) for w in goal.writes]
+            state = _state(ctx, agent, made_as, lambda ws: replay_goal(case, agent, ws))
+            if state is None:  # a goal write that does not fit its tool: `goal_fits` says so
                 return
         if scan.settled(state):
             continue
