@@ -235,6 +235,22 @@ def test_a_scenarios_goal_claim_is_read_after_its_goal_writes(evals, capsys):
     ]
 
 
+def test_a_triage_reference_is_its_ports_to_check_and_said_once(evals, capsys):
+    """The triage agent shares the seed, but answers with a TriageReport: its port checks the
+    reference (`policy_rules.answer_reference`); this rule says nothing more of it."""
+    path = evals / "triage-report.evalset.json"
+    data = load(path)
+    final = case(data, "triage-inc-002")["conversation"][0]["final_response"]["parts"][0]
+    final["text"] = final["text"].replace('"SEV1"', '"SEV3"')
+    save(path, data)
+    code, out, _ = validate(capsys, str(evals))
+    assert code == 1
+    assert [ln for ln in out if "case triage-inc-002, turn 1, final_response" in ln] == [
+        "evals/triage-report.evalset.json: case triage-inc-002, turn 1, final_response.severity: "
+        "TriageReport severity 'SEV3' disagrees with the seed's 'SEV1' for INC-002"
+    ]
+
+
 def test_a_case_of_an_agent_with_its_own_seed_is_left_alone(tmp_path, monkeypatch, capsys):
     """The ticket desk's reference read by the ops copilot's reader would be wrong twice over;
     the desk has no claims reader, so nothing is said of it."""
