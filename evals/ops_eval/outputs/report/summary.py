@@ -7,6 +7,9 @@ from collections import Counter
 from ...results.records import RunRecord
 
 _REASON_SHOWN = 120  # characters of one skip reason shown
+_WHY_SHOWN = 160  # characters of one failed case's reason shown
+_WHY_CASES = 20  # failed cases given a reason line in the terminal; the report has them all
+_FAILING = ("fail", "error")
 
 
 def gate_word(value: bool | None) -> str:
@@ -125,6 +128,7 @@ def summary_lines(record: RunRecord) -> list[str]:
         f"{'PASSED' if record.gate_passed else 'FAILED'}"
         + (f" -- {'; '.join(detail)}" if detail else "")
     )
+    lines += why_failed(record)
     if record.judge is not None:
         j = record.judge
         budget = f" of {j.budget_tokens}" if j.budget_tokens else ""
@@ -141,3 +145,35 @@ def summary_lines(record: RunRecord) -> list[str]:
     if record.model.caveat:
         lines.append(f"note: {record.model.caveat}")
     return lines
+
+
+def why_failed(record: RunRecord) -> list[str]:
+    """One line per case below the gate, saying why: its first failed trial's error, or the
+    first scorer that gates and did not pass it, with that scorer's detail (the expected and
+    the actual call, the missing fact, the forbidden call) -- shortest first, at most
+    `_WHY_CASES`. A minimal-data record's details and errors are already its labels."""
+    gating = {n for n, rule in (record.scoring or {}).items() if rule.gate != "report"}
+    reasons = []
+    for case in (c for c in record.cases if c.gate is False):
+        trials = sorted((t for t in record.trials if t.case_id == case.case_id), key=_repeat)
+        failed = next((t for t in trials if t.status != "passed"), None)
+        if failed is None:
+            continue
+        why = f"error: {failed.error}" if failed.status == "error" and failed.error else ""
+        for name, score in failed.scores.items():
+            if why:
+                break
+            if score.outcome in _FAILING and (record.scoring is None or name in gating):
+                why = f"{name}: {score.detail or score.outcome}"
+        why = " ".join(why.split()) or "failed"
+        if len(why) > _WHY_SHOWN:
+            why = why[:_WHY_SHOWN] + "…"
+        reasons.append(f"  {case.case_id} #{failed.repeat}: {why}")
+    reasons.sort(key=len)
+    more = len(reasons) - _WHY_CASES
+    shown = reasons[:_WHY_CASES] + ([f"  … and {more} more (ops-eval report)"] if more > 0 else [])
+    return ["why the cases below the gate failed:", *shown] if reasons else []
+
+
+def _repeat(trial: object) -> int:
+    return getattr(trial, "repeat", 0)
