@@ -7,6 +7,7 @@ lists the rest, and still refuses a change that reaches every case."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -190,6 +191,12 @@ def test_the_set_grown_by_a_case_keeps_its_automatic_baseline(grown, capsys):
 
     every = [c.eval_id for c in read_evalset(grown).cases]
     base = play(grown, "base0001", every)
+    # Runs are stamped to the second, and a baseline must have started before its candidate:
+    # a warm oracle plays the set in under a second, so the base is dated a minute back.
+    record = json.loads(base.read_text())
+    at = datetime.fromisoformat(record["started_at"]) - timedelta(minutes=1)
+    record["started_at"] = at.isoformat(timespec="seconds")
+    base.write_text(json.dumps(record))
     assert gate(capsys, str(base))[0] == 0  # gated: an automatic baseline from now on
     edit_set(grown, add_case, "a new case")
     cand = play(grown, "cand0001", [*every, NEW])
