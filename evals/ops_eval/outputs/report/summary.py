@@ -155,7 +155,8 @@ def why_failed(record: RunRecord) -> list[str]:
     gating = {n for n, rule in (record.scoring or {}).items() if rule.gate != "report"}
     reasons = []
     for case in (c for c in record.cases if c.gate is False):
-        trials = sorted((t for t in record.trials if t.case_id == case.case_id), key=_repeat)
+        mine = [t for t in record.trials if t.case_id == case.case_id]
+        trials = sorted(mine, key=lambda t: t.repeat)
         failed = next((t for t in trials if t.status != "passed"), None)
         if failed is None:
             continue
@@ -173,7 +174,3 @@ def why_failed(record: RunRecord) -> list[str]:
     more = len(reasons) - _WHY_CASES
     shown = reasons[:_WHY_CASES] + ([f"  … and {more} more (ops-eval report)"] if more > 0 else [])
     return ["why the cases below the gate failed:", *shown] if reasons else []
-
-
-def _repeat(trial: object) -> int:
-    return getattr(trial, "repeat", 0)
