@@ -263,16 +263,15 @@ def _command_problems(harness: Tree) -> list[str]:
                     f"{module}.{node.name}: {length} lines (a command's function at most "
                     f"{MAX_HANDLER_LINES}: move the work into the library)"
                 )
-        sideways = sorted(t for t in harness.imports(module) if t in mine and t != package)
+        imported = harness.imports(module)
+        sideways = sorted(t for t in imported if t in mine and t != package)
         if sideways:
             out.append(
                 f"{module} imports {', '.join(sideways)}: a command imports the library, "
                 "never another command"
             )
         inner = sorted(
-            t
-            for t in harness.imports(module)
-            if t not in mine and harness.modules[t].name != "__init__.py"
+            t for t in imported if t not in mine and harness.modules[t].name != "__init__.py"
         )
         if inner:
             out.append(

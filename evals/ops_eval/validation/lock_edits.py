@@ -143,11 +143,13 @@ def bump_cases(ids: list[str], reason: str, set_path: str | None = None) -> Outc
         raise bad_input("--reason: empty; say why this version was minted (the lock keeps it)")
     sets = [read_set(Path(set_path))] if set_path else _sets([])
     holders = {case_id: _holder(case_id, sets) for case_id in dict.fromkeys(ids)}
-    out, pending = Outcome(), {}
+    out, pending, hashes = Outcome(), {}, {}
     for case_id, es in holders.items():
         lock = pending.get(es.path) or read_set_lock(es)
         line = lock.cases.get(case_id) if lock is not None else None
-        sha = case_hashes(es)[case_id]
+        if es.path not in hashes:  # every case of a set is hashed once, however many are bumped
+            hashes[es.path] = case_hashes(es)
+        sha = hashes[es.path][case_id]
         if line is None or line.draft:
             why = "not locked yet: run" if line is None else "a draft's line: review it, then run"
             out.refused.append(f"{es.display}: case {case_id}: {why} {lock_hint(es)}")
