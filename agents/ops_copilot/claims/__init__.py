@@ -28,10 +28,11 @@ about what a sentence claims.
 from ops_copilot.claims.judging import Judgement, judge
 from ops_copilot.claims.model import ANSWER, Claim, Vocabulary, seed_vocabulary
 from ops_copilot.claims.reading import extract
-from ops_copilot.claims.truth import claim_holds, true_value
+from ops_copilot.claims.truth import HELD, claim_holds, true_value
 from ops_copilot.claims.wording import WORDING
 
 __all__ = [
+    "HELD",
     "claim_holds",
     "ANSWER",
     "Claim",

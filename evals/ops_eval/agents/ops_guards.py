@@ -7,6 +7,7 @@ only the texts that could make a claim). Light: no ADK import."""
 
 from ops_copilot.claims import (
     ANSWER,
+    HELD,
     WORDING,
     Claim,
     Vocabulary,
@@ -34,6 +35,7 @@ from ops_copilot.guards.visible import visible
 from ops_copilot.residue import content_free
 
 __all__ = [
+    "HELD",
     "ANSWER", "ANSWER_FLAGS", "FENCE_CLOSE", "FENCE_OPEN", "PAYLOAD_KEY", "WORDING", "Claim",
     "Read", "Spotlit", "Vocabulary", "check_answer", "claim_holds", "content_free", "extract",
     "fence", "find_links", "holds", "judge", "logger", "mentioned", "neutralise", "normalise",

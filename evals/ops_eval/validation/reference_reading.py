@@ -24,11 +24,11 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..agents.ops_world import ENTITY_KINDS
 from .context import Context
 
 _FIELDS = ("services", "teams", "runbooks", "skills", "negatives")
 _VALUES = ("service_statuses", "incident_statuses", "severities")
-_KINDS = ("incident", "service", "runbook", "skill")
 
 # A runbook or skill a text names that the seed may not have: a slug (hyphenated) or a name in
 # quotes before "runbook"/"skill" or after "runbook:"; any name after "runbook named". Read on the
@@ -117,7 +117,7 @@ class Reader:
         from ..agents.ops_guards import WORDING
 
         self.vocab = vocab = ctx.vocabulary
-        self.seed_ids = {i.casefold(): i for k in _KINDS for i in ctx.ids(k)}
+        self.seed_ids = {i.casefold(): i for k in ENTITY_KINDS for i in ctx.ids(k)}
         # each word, as the text spells it (`_key`) -> (vocabulary field, what it stands for)
         self.roles: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for fld in _FIELDS:

@@ -31,12 +31,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..agents import AGENTS, DEFAULT_AGENT, port, seed_for
+from ..agents.ops_world import ENTITY_KINDS
 from ..core.evalset import META_KEY
 from .context import Context, Site
 from .problems import Problem
 from .reference_reading import reader
-
-_VALUES = ("status", "severity", "owner")
 
 
 def reads_claims(agent: str) -> bool:
@@ -49,19 +48,10 @@ def reads_claims(agent: str) -> bool:
     )
 
 
-def _writes(ctx: Context, agent: str) -> frozenset[str] | None:
-    """The agent's write tools when it has the claims reader (`reads_claims`), else None; asked
-    once per agent per validation."""
-    known = ctx.built.setdefault(f"{__name__}.agents", {})
-    if agent not in known:
-        known[agent] = AGENTS[agent].write_tools if reads_claims(agent) else None
-    return known[agent]
-
-
 def _wrong(claim: Any, state: Any, seed: Any, after: str, named: frozenset[str]) -> str | None:
     """Why `claim` is not what the state holds (None: it is, or it is no claim about it, or one
     about an entity in `named`, which another rule already reports as unknown)."""
-    from ..agents.ops_guards import Claim, true_value
+    from ..agents.ops_guards import HELD, Claim, true_value
 
     if claim.entity.startswith("*"):  # "no open incidents": which ones, the reader cannot say
         return None
@@ -78,7 +68,7 @@ def _wrong(claim: Any, state: Any, seed: Any, after: str, named: frozenset[str])
             return None
         kind = _kind(claim.entity, seed)
         return f"reference says {claim.entity} does not exist; the seed has {kind} {claim.entity}"
-    if claim.attribute not in _VALUES:
+    if claim.attribute not in HELD:
         return None
     truth = true_value(claim, state)
     said = f"{claim.entity} {claim.attribute} is {'not ' if claim.negated else ''}{claim.value}"
@@ -98,18 +88,13 @@ def _wrong(claim: Any, state: Any, seed: Any, after: str, named: frozenset[str])
 
 
 def _kind(entity: str, ws: Any) -> str:
-    seed = ws.seed
-    for kind, ids in (("incident", seed.incidents), ("service", seed.services),
-                      ("runbook", seed.runbooks), ("skill", seed.skill_dirs)):  # fmt: skip
-        if entity in ids:
-            return kind
-    return "entity"
+    return next((kind for kind in ENTITY_KINDS if entity in ws.seed.ids(kind)), "entity")
 
 
 def references_agree(ctx: Context, site: Site) -> Iterator[Problem]:
     """Each answered turn's reference, and a scenario's goal claims, agree with the state."""
     case = site.case
-    if case.meta is None or _writes(ctx, case.meta.agent) is None:
+    if case.meta is None or not reads_claims(case.meta.agent):
         return
     if case.scenario is not None:
         yield from _goal_claims(ctx, site)
@@ -126,8 +111,7 @@ def _turns(ctx: Context, site: Site) -> Iterator[Problem]:
         return  # nothing any reference says could disagree with any state: the common case
     answered = {id(t) for t in answered_turns(case)}
     writes: list[Any] = []
-    writes_of = _writes(ctx, agent.name) or frozenset()
-    if any(c.name in writes_of for t in case.turns for c in t.calls):
+    if any(c.name in agent.write_tools for t in case.turns for c in t.calls):
         from ..scorers.end_state import approved_writes
 
         expected = [t.calls for t in case.turns]

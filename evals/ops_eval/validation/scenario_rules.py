@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..agents import AGENTS
-from ..agents.ops_guards import Vocabulary, judge
+from ..agents.ops_guards import judge
 from ..core.calls import ToolCall, pause_text
 from ..core.evalset import META_KEY
 from .call_rules import entity_problem, signature_problems
@@ -140,7 +140,7 @@ def goal_fits(ctx: Context, site: Site) -> Iterator[Problem]:
     if scenario is None:
         return
     specs = AGENTS[site.meta.agent].tools()
-    vocab = Vocabulary.of(ctx.seed, ctx.negatives)
+    vocab = ctx.vocabulary
     for n, write in enumerate(scenario.goal.writes):
         where = f"{FIELD}.goal.writes[{n}]"
         spec = specs.get(write.tool)
@@ -270,7 +270,7 @@ def _reaches_goal(
                 f"the reference never calls {ToolCall(call.tool, call.args).show()}",
                 field=f"{FIELD}.goal.calls[{n}]",
             )
-    vocab = Vocabulary.of(ctx.seed, ctx.negatives)
+    vocab = ctx.vocabulary
     for n, claim in enumerate(scenario.goal.claims):
         if not any(judge(claim, t.answer, vocab).holds for t in scenario.reference if t.answer):
             yield site.problem(
