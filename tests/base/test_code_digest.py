@@ -159,3 +159,28 @@ def test_where_a_package_says_a_name_lives_is_not_hashed(copies):
         )
 
     assert copies(relocated) == base
+
+
+def test_exporting_a_name_lazily_is_not_hashed_but_a_modules_own_getattr_is(copies):
+    """A package that gains lazy exports -- the table, `__all__` grown from it, the PEP 562
+    `__getattr__` that loads from it -- says where names live: every module reaches `base`, so
+    adding them there changed every scorer's digest and lapsed every reader's measurement
+    (failed before). A module's own `__getattr__` (the agent's builds `root_agent`) is behaviour."""
+    base = copies()
+
+    def exported(root):
+        init = root / "evals/ops_eval/base/__init__.py"
+        init.write_text(
+            init.read_text()
+            + "\nfrom .exports import lazy_getattr\n\n"
+            + '_EXPORTS = {"digest": "code_digest"}\n__all__ = []\n__all__ += sorted(_EXPORTS)\n'
+            + "__getattr__ = lazy_getattr(__name__, _EXPORTS)\n"
+        )
+
+    assert copies(exported) == base
+
+    def module_getattr(root):  # a module's own `__getattr__` (the agent's builds root_agent)
+        wording = root / "agents/ops_copilot/claims/wording.py"
+        wording.write_text(wording.read_text() + "\n\ndef __getattr__(name):\n    return name\n")
+
+    assert copies(module_getattr)["ops_eval.scorers.facts"] != base["ops_eval.scorers.facts"]

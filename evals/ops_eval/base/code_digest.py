@@ -119,14 +119,25 @@ def _is_all(node: ast.stmt) -> bool:
     )
 
 
-def _locates(node: ast.stmt) -> bool:
-    """A package's lazy-export table (`_EXPORTS`: name -> the submodule holding it) says where
-    names live, not what they do; what a name does is hashed where it is defined, which an
-    import through the table reaches (`_imports`). So moving a module changes no digest."""
-    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-    return isinstance(node, ast.Assign | ast.AnnAssign) and [
-        ast.unparse(t) for t in targets if t is not None
-    ] == ["_EXPORTS"]
+_LOCATORS = (["_EXPORTS"], ["__getattr__"], ["__all__"])
+
+
+def _locates(node: ast.stmt, package: bool) -> bool:
+    """A package's lazy-export plumbing says where names live, not what they do: its table
+    (`_EXPORTS`: name -> the submodule holding it), the PEP 562 `__getattr__` that loads a name
+    from there (assigned, `lazy_getattr(...)`, or defined in a package's `__init__`; a module's
+    own `__getattr__`, such as the agent's `root_agent`, is behaviour), and `__all__`. What a
+    name does is hashed where it is defined, which an import through the table reaches
+    (`_imports`). So moving a module, or exporting a name lazily, changes no digest."""
+    if isinstance(node, ast.FunctionDef):
+        return package and node.name == "__getattr__"
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    else:
+        return False
+    return [ast.unparse(t) for t in targets] in _LOCATORS
 
 
 def _declared(module: str) -> list[str]:
@@ -211,7 +222,7 @@ def _definitions(module: str) -> tuple[tuple[str, str], ...]:
             isinstance(node, ast.Import | ast.ImportFrom)
             or _says_only(node)
             or _is_all(node)
-            or _locates(node)
+            or _locates(node, source[1])
         ):
             continue
         clean = _without_docstrings(node)
