@@ -1,9 +1,11 @@
 """The red team: an attack corpus planted into seed copies (`corpus`, `reading`, `planting`), a
 deterministic suite with scripted attackers (`suite`, judged by `checks`, `answers`, `reach`,
-reported by `results` and `summary`), its unit level -- every payload part through
-spotlighting comes back fenced once (`unit`) -- and the same attacks against a real model
-(`live`); the corpus the command chose, run either way (`corpus_run`). The suite under each guard
-mutant is mutation testing's (`mutation.redteam`).
+found in `results`), reported as a short summary led by its verdict (`summary`), the tables in
+plain words with each designed ablation labelled (`tables`, behind `--verbose`) and one HTML
+file holding them all (`report`, from the jinja2 templates beside it); its unit level -- every
+payload part through spotlighting comes back fenced once (`unit`) -- and the same attacks
+against a real model (`live`); the corpus the command chose, run either way (`corpus_run`). The
+suite under each guard mutant is mutation testing's (`mutation.redteam`).
 
 May import: every layer below `commands`; the command is `commands.redteam`.
 """

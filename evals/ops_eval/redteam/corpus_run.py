@@ -41,21 +41,34 @@ def chosen_corpus(
     return attacks, lines, seed
 
 
-def run_deterministic(attacks: list[Any], benign: list[Any], seed: Any) -> tuple[list[str], int]:
-    """The suite with scripted attackers: (its summary lines, the exit code)."""
+def run_deterministic(
+    attacks: list[Any], benign: list[Any], seed: Any, report: str | None, *, verbose: bool = False
+) -> tuple[list[str], int]:
+    """The suite with scripted attackers, its HTML report written to `report` (default
+    `runs/redteam.html`, checked before anything runs: exit 2): (the summary lines led by the
+    verdict, with `verbose` every table after them; the exit code)."""
     import logging
 
     from ..base.model_logs import model_logs
-    from .suite import run_suite, summarise
+    from .report import report_path, shown, write_report
+    from .suite import run_suite
+    from .summary import summary_lines
+    from .tables import verbose_lines
 
+    path = report_path(report)
     with model_logs(floor=logging.ERROR):
         result = run_suite(attacks, benign, seed=seed)
-    return summarise(result), result.exit_code  # 1 a breach or drift, 3 an invalid run
+    write_report(path, result)
+    lines = summary_lines(result, shown(path)) + (verbose_lines(result) if verbose else [])
+    return lines, result.exit_code  # 1 a breach or drift, 3 an invalid run
 
 
-def run_live(attacks: list[Any], seed: Any, model: str | None, modes: str) -> tuple[list[str], int]:
+def run_live(
+    attacks: list[Any], seed: Any, model: str | None, modes: str, report: str | None = None
+) -> tuple[list[str], int]:
     """The corpus against the chosen model, each mode (`--modes`, comma-separated): its
-    banner on stdout and a progress line per attack; (the summary lines, the exit code)."""
+    banner on stdout and a progress line per attack; (the summary lines, the exit code). It
+    writes no report, so `--report` with it is refused (exit 2) rather than silently unmet."""
     from ..agents.project import ModelConfigError
     from ..base.model_logs import model_logs
     from ..base.progress import Progress
@@ -64,6 +77,8 @@ def run_live(attacks: list[Any], seed: Any, model: str | None, modes: str) -> tu
     from .checks import MODES
     from .live import run_live, summarise_live
 
+    if report is not None:
+        raise OpsEvalError(EXIT_BAD_INPUT, "--report: the live red team writes no report file")
     chosen = [m.strip() for m in modes.split(",") if m.strip()]
     if not chosen or set(chosen) - set(MODES):
         raise OpsEvalError(EXIT_BAD_INPUT, f"--modes: choose from {', '.join(MODES)}")

@@ -51,10 +51,9 @@ from .corpus import Attack, BenignLine
 from .planting import UserTurn, plant, user_turns
 from .reach import reach
 from .results import Coverage, RunResult, SuiteResult
-from .summary import summarise
 from .unit import check_unit
 
-__all__ = ["AttackRun", "RunResult", "SuiteResult", "run_attack", "run_suite", "summarise"]
+__all__ = ["AttackRun", "RunResult", "SuiteResult", "run_attack", "run_suite"]
 
 AgentFactory = Callable[[Any], Any]
 MODELS: dict[str, type[ObedientAttacker]] = {
