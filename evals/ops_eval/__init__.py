@@ -62,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "SCHEMA_VERSION": "results.records",
     "RunOptions": "running.options",
     "execute": "judging.run",  # the engine's run, with the run's judge handed
+    "run_summary": "outputs.report",
     "summary_lines": "outputs.report",
     "markdown": "outputs.report",
     "html_report": "outputs.report",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fake_openai import fake_openai, text
-from ops_eval import RunOptions, execute, load_record, read_evalset, summary_lines
+from ops_eval import RunOptions, execute, load_record, read_evalset, run_summary
 from ops_eval.base.exits import EXIT_BAD_INPUT, OpsEvalError
 from ops_eval.judging import run as judge_run
 from ops_eval.judging.budget import Budget
@@ -42,7 +42,7 @@ def run(set_path: Path, tmp_path: Path, name: str = "run.json"):
     model = OracleLlm.from_cases(cases)
     options = RunOptions(set_path=set_path, cases=[JUDGED, PLAIN], output=tmp_path / name)
     chooser = fixed_model(model, "oracle", "test model")
-    code, record, path = execute(options, chooser=chooser, summary=summary_lines)
+    code, record, path = execute(options, chooser=chooser, summary=run_summary)
     assert load_record(path) == record
     return code, record
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval import RunOptions, execute, read_evalset, summary_lines
+from ops_eval import RunOptions, execute, read_evalset, run_summary
 from ops_eval.cli import main
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
 from support import REPO
@@ -98,7 +98,7 @@ def _run(set_path: Path, out: Path, capsys, broken=False, data=None) -> tuple[in
     """A scripted run; (exit code, record, everything it printed)."""
     model = fixed_model(_oracle(set_path, broken), "oracle", "deterministic test model")
     options = RunOptions(set_path=set_path, output=out, data=data)
-    code, record, _ = execute(options, chooser=model, summary=summary_lines)  # as `ops-eval run`
+    code, record, _ = execute(options, chooser=model, summary=run_summary)  # as `ops-eval run`
     printed = capsys.readouterr()
     return code, record, printed.out + printed.err
 

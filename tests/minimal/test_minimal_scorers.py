@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ops_eval import RunOptions, ToolCall, execute, read_evalset, summary_lines
+from ops_eval import RunOptions, ToolCall, execute, read_evalset, run_summary
 from ops_eval.cli import main
 from ops_eval.models.stand_ins import OracleLlm, fixed_model
 from ops_eval.scorers import registered
@@ -117,7 +117,7 @@ def minimal_run(tmp_path: Path, name: str, capsys) -> tuple[Path, str]:
     model = fixed_model(planted_oracle(set_path), "oracle", "deterministic test model")
     capsys.readouterr()
     options = RunOptions(set_path=set_path, output=out, data="minimal")
-    execute(options, chooser=model, summary=summary_lines)  # says what `ops-eval run` says
+    execute(options, chooser=model, summary=run_summary)  # says what `ops-eval run` says
     printed = capsys.readouterr()
     return out, printed.out + printed.err
 

@@ -36,7 +36,13 @@ def _said(capsys, argv: list[str]) -> tuple[int, str, str]:
 def test_each_mutate_run_is_kept_and_history_lists_it(runs, capsys):
     code, out, _ = _said(capsys, ["mutate", "--mutants", TWO])
     assert code == 0 and f"mutation ledger: {runs / 'mutation.jsonl'}" in out
-    code, out, _ = _said(capsys, ["history", "--mutation"])
+    code, out, _ = _said(capsys, ["history", "--mutation"])  # a table, by default
+    assert code == 0 and out.startswith(
+        "mutation history: 1 score(s) of evals/ops.evalset.json, newest 1/2 (50%) killed "
+        "(oracle, a --mutants subset)\n"
+    )
+    assert "tool 1/2" in out and "log-search-ignores-query" in out and "subset" in out
+    code, out, _ = _said(capsys, ["history", "--mutation", "--format", "csv"])
     assert code == 0
     (row,) = list(csv.DictReader(io.StringIO(out)))
     assert (row["killed"], row["counted"], row["score"], row["tool"]) == ("1", "2", "0.5", "1/2")
@@ -53,15 +59,19 @@ def test_the_report_of_a_run_quotes_the_newest_complete_score_of_its_exact_eval_
         RunOptions(set_path=OPS, cases=["open-incidents"], output=runs / "r.json"),
         chooser=chooser,
     )
-    code, out, _ = _said(capsys, ["report", str(path)])
-    assert code == 0 and "mutation score" not in out  # never measured
+
+    def reported() -> str:
+        assert _said(capsys, ["report", str(path)])[0] == 0
+        return path.with_suffix(".md").read_text(encoding="utf-8")
+
+    assert "mutation score" not in reported()  # never measured
     _said(capsys, ["mutate", "--mutants", TWO])  # a subset is not the set's score
-    assert "mutation score" not in _said(capsys, ["report", str(path)])[1]
+    assert "mutation score" not in reported()
     code, out, _ = _said(capsys, ["mutate"])
     assert code == 0
     killed = out.splitlines()[-2]  # the score line, before the ledger's
     assert killed.startswith("mutation score of evals/ops.evalset.json: 7/")
-    report = _said(capsys, ["report", str(path)])[1]
+    report = reported()
     n = len(registered())
     score = f"7/{n} ({7 / n:.0%}); tool 5/9, guard 0/4, policy 2/4"
     line = f"- mutation score of this eval set: {score}"

@@ -12,13 +12,19 @@ from ops_eval.outputs.report import summary_lines
 from support import REPO
 
 CASES = read_evalset(REPO / "evals" / "ops.evalset.json").cases
-HEAD = "why the cases below the gate failed:"
+HEAD = "why (shortest first):"
 
 
 def _summary(tmp_path: Path, model, cases=None) -> list[str]:
     options = RunOptions(output=tmp_path / "run.json", cases=cases)
     _, record, _ = execute(options, chooser=fixed_model(model, "test", "deterministic test"))
-    return summary_lines(record)
+    return summary_lines(record, report="runs/run.html")
+
+
+def _reasons(lines: list[str]) -> list[str]:
+    """The indented lines under the heading."""
+    after = lines[lines.index(HEAD) + 1 :]
+    return after[: next(i for i, line in enumerate(after) if not line.startswith("  "))]
 
 
 def _prompt(case_id: str) -> str:
@@ -29,9 +35,9 @@ def test_a_failed_case_is_one_line_naming_the_expected_and_the_missing_call(tmp_
     model = Saboteur.from_cases(CASES)
     model.skip_first_call_on = {_prompt("recommend-fix-inc-002")}
     lines = _summary(tmp_path, model, ["recommend-fix-inc-002", "open-incidents"])
-    why = lines[lines.index(HEAD) + 1 :]
+    why = _reasons(lines)
     assert why[0].startswith("  recommend-fix-inc-002 #1: trajectory: ")
-    assert "expected get_incident(incident_id=INC-002), no get_incident call" in why[0]
+    assert "expected get_incident(incident_id=INC-002), got " in why[0]
     assert not any("open-incidents" in line for line in why)  # it passed
 
 
@@ -45,9 +51,9 @@ def test_at_most_twenty_reasons_then_how_many_more(tmp_path):
     model.skip_first_call_on = {t.prompt for c in CASES for t in c.turns}
     lines = _summary(tmp_path, model)
     failing = next(ln for ln in lines if "case(s) below the gate" in ln)
-    below = int(failing.split("-- ")[1].split(" case(s)")[0])
+    below = int(failing.removeprefix("FAILED: ").split(" of ")[0])
     why = lines[lines.index(HEAD) + 1 :]
     reasons = [ln for ln in why if ln.startswith("  ") and " #" in ln]
     assert below > 20 and len(reasons) == 20
-    assert f"  … and {below - 20} more (ops-eval report)" in why
+    assert f"  … and {below - 20} more (report: runs/run.html)" in why
     assert [len(r) for r in reasons] == sorted(len(r) for r in reasons)  # shortest first

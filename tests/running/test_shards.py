@@ -372,7 +372,8 @@ def test_merge_cli_writes_under_the_runs_folder_and_names_shards_by_run_id(
     code = main(["merge", *(r.run_id for r, _ in shards)])
     out = capsys.readouterr().out
     assert code == 1  # the sabotaged case fails the merged run's gate
-    written = Path(out.strip().splitlines()[-1].removeprefix("run record: "))
+    said = next(ln for ln in out.splitlines() if ln.startswith("run record: "))
+    written = Path(said.removeprefix("run record: "))
     assert written.parent == tmp_path and "-ops-merged-" in written.name
     assert load_record(written).merged_from == [r.run_id for r, _ in shards]
     assert main(["merge", shards[0][0].run_id]) == 2

@@ -67,4 +67,7 @@ def test_a_different_id_fails_under_the_matchers_naming_the_argument(plan):
 def test_a_case_without_matchers_stays_adks_verdict(plan):
     model = ScriptedLlm(script=[ToolCall("list_incidents", {"status": "OPEN"}), "None."])
     score = trajectory(played(plan, "open-incidents", model), plan)
-    assert score.outcome == "fail" and score.detail == "IN_ORDER, per turn [0.0]"
+    assert score.outcome == "fail" and score.detail == (
+        "IN_ORDER, per turn [0.0]; turn 1: expected list_incidents(status=open), got "
+        "list_incidents(status=OPEN): status: 'OPEN' is not 'open'"
+    )  # ADK's verdict; the detail says which call it failed on

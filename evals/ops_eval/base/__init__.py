@@ -21,6 +21,7 @@ _EXPORTS = {
     "EXIT_OK": "exits",
     "OpsEvalError": "exits",
     "exit_code_of": "exits",
+    "measured_failure": "exits",
     "unwind_on_signals": "exits",
     "MAX_REPEATS": "inputs",
     "add_agent_option": "inputs",

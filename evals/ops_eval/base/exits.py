@@ -68,6 +68,15 @@ def first_error(exc: Exception) -> str:
     return one_line(f"{where}: {first['msg']}" if where else first["msg"])
 
 
+def measured_failure(code: int, what: str) -> str | None:
+    """The last line of a command whose exit 1 is a measurement (`run`, `merge`, `gate`): a
+    task runner then says only "task failed", and a reader must not take a run below the gate
+    for a broken harness. None for any other exit code."""
+    if code != EXIT_FAILED:
+        return None
+    return f"exit 1: {what} -- measured, not broken (bad input exits 2, infrastructure 3)"
+
+
 class OpsEvalError(Exception):
     """A precise, one-message failure with the exit code it means; never shown as a traceback."""
 

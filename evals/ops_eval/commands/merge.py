@@ -12,14 +12,13 @@ from typing import Any
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..outputs.report import summary_lines
+    from ..mutation import mutation_line
+    from ..outputs.report import run_summary
     from ..results import merge_runs
 
     output = Path(args.output) if args.output else None
     record, path = merge_runs(args.runs, output, lambda line: print(line, file=sys.stderr))
-    for line in summary_lines(record):
-        print(line)
-    print(f"run record: {path}")
+    print("\n".join(run_summary(record, path, mutation_line)))
     return record.exit_code
 
 

@@ -42,10 +42,10 @@ def add_parser(subparsers: Any) -> None:
 def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) -> int:
     """Instruction mutants on the live model: reported, not gated (exit 0 once they ran)."""
     from ..mutation import play_live
-    from ..outputs.report import summary_lines
+    from ..outputs.report import run_summary
 
     wanted = (args.cases, args.repeats, args.timeout, args.scorers)
-    _keep(args, play_live(plan, policy, mutants, wanted, summary_lines))
+    _keep(args, play_live(plan, policy, mutants, wanted, run_summary))
     return EXIT_OK
 
 

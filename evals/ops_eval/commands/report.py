@@ -1,11 +1,10 @@
-"""`ops-eval report`: a run record's Markdown and HTML reports, beside the record or where
-asked (`outputs.report.written`), with the mutation ledger's line for its eval set
-(`mutation.mutation_line`)."""
+"""`ops-eval report`: a run record's verdict, and its Markdown and HTML reports written beside
+the record or where asked (`outputs.report.written`), with the mutation ledger's line for its
+eval set (`mutation.mutation_line`)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from ..base import EXIT_OK
@@ -21,9 +20,8 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..mutation import mutation_line
-    from ..outputs.report import write_reports
+    from ..outputs.report import verdict_line, write_reports
 
-    text, md_path, html_path = write_reports(args.run, args.markdown, args.html, mutation_line)
-    print(text)
-    print(f"markdown: {md_path}\nhtml: {html_path}", file=sys.stderr)
+    record, md_path, html_path = write_reports(args.run, args.markdown, args.html, mutation_line)
+    print(f"{verdict_line(record)}\nreport: {html_path} (Markdown: {md_path})")
     return EXIT_OK

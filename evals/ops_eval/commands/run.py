@@ -54,7 +54,8 @@ def add_parser(subparsers: Any) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from ..base import id_list, parse_run_group, parse_shard, unwind_on_signals
     from ..judging import execute
-    from ..outputs.report import summary_lines
+    from ..mutation import mutation_line
+    from ..outputs.report import run_summary
     from ..running import RunOptions
 
     unwind_on_signals()
@@ -74,5 +75,5 @@ def run_command(args: argparse.Namespace) -> int:
     )
     if args.set:
         options.set_path = Path(args.set)
-    code, _, _ = execute(options, summary=summary_lines)
+    code, _, _ = execute(options, summary=lambda r, p: run_summary(r, p, mutation_line))
     return code

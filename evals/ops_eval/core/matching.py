@@ -261,7 +261,8 @@ def first_unmatched(
             continue
         near = next((a for a in actual if a.name == call.name), None)
         if near is None:
-            return f"expected {call.show()}, no {call.name} call"
+            made = ", ".join(a.show() for a in actual) or "no call"
+            return f"expected {call.show()}, got {made}"
         return f"expected {call.show()}, got {near.show()}: " + "; ".join(
             mismatch(call, near, matchers, kinds)
         )

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..results.records import RunRecord
     from .judge import Opener
 
-Summary = Callable[["RunRecord"], Iterable[str]]
+Summary = Callable[["RunRecord", Path], Iterable[str]]  # the record, and where it was written
 
 
 @dataclass
@@ -76,9 +76,10 @@ def execute(
     judge: Opener | None = None,
 ) -> tuple[int, RunRecord, Path]:
     """Run the eval; returns (exit code, record, record path). Progress goes to `err`, the
-    model's banner and the run's plan to `out`, then `summary(record)`'s lines (none when not
-    given) and the record's path. `judge` opens the run's judge (`judging.run.judged`, which
-    `ops_eval.execute` hands); none handed, each `llm_judge` check is skipped, saying so."""
+    model's banner and the run's plan to `out`, then `summary(record, path)`'s lines (which
+    name the record), or, with no summary, the record's path. `judge` opens the run's judge
+    (`judging.run.judged`, which `ops_eval.execute` hands); none handed, each `llm_judge`
+    check is skipped, saying so."""
     run = _prepared(options, out or sys.stdout, err or sys.stderr)
     run.opener = judge
     try:
@@ -263,9 +264,8 @@ def _written(run: _Run, summary: Summary | None) -> tuple[int, RunRecord, Path]:
                 run.spans.write(run.path, record.run_id)  # for `ops-eval mlflow --from-run`
         except OSError as exc:  # checked before the run; the record stands without it
             print(f"warning: {spans_path(run.path)}: cannot write ({exc.strerror})", file=run.err)
-        for line in summary(record) if summary else ():
+        for line in summary(record, run.path) if summary else [f"run record: {run.path}"]:
             print(line, file=run.out)
-        print(f"run record: {run.path}", file=run.out)
     return record.exit_code, record, run.path
 
 

@@ -87,12 +87,15 @@ def _adk(trial: TrialView, plan: Plan) -> Score:
     result = TrajectoryEvaluator(eval_metric=metric).evaluate_invocations(actual, expected)
     per_turn = [r.score for r in result.per_invocation_results]
     mean = sum(per_turn) / len(per_turn) if per_turn else 0.0
-    return Score.of(
-        mean >= criteria.threshold,
-        f"{criteria.match_type}, per turn {per_turn}",
-        value=mean,
-        per_turn=per_turn,
-    )
+    detail = f"{criteria.match_type}, per turn {per_turn}"
+    kinds = entity_kinds(trial.case.meta.agent)
+    why = [
+        f"turn {turn.index}: {first_unmatched(turn.expected, turn.calls, {}, kinds)}"
+        for turn, score in zip(trial.turns, per_turn, strict=False)
+        if score is not None and score < criteria.threshold
+    ]
+    detail += "".join(f"; {w}" for w in why)  # the first failing turn's calls, for the reports
+    return Score.of(mean >= criteria.threshold, detail, value=mean, per_turn=per_turn)
 
 
 def as_the_tools_see_them(invocations: list[Any], specs: Any) -> list[Any]:

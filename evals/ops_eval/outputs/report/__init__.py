@@ -1,4 +1,5 @@
-"""Reports of a run record: the terminal summary (`summary`), Markdown (fit for
+"""Reports of a run record, each leading with the verdict and why (`verdict`): the terminal
+summary (`summary`), Markdown (fit for
 $GITHUB_STEP_SUMMARY) and one self-contained HTML file with aligned trajectories (`align`) and a
 pass-rate chart with error bars (`chart`); and the geometry of the history page's pass-rate trend
 with its interval band (`trend`); both reports written for `ops-eval report` (`written`). The
@@ -25,11 +26,13 @@ from .summary import (
     gate_word,
     hat,
     pass_hat,
+    rate_text,
     server_calls,
     server_text,
     skipped_text,
     summary_lines,
 )
+from .verdict import applied_scores, folded, reasons, verdict_line
 
 __all__ = [
     "Row",
@@ -75,9 +78,14 @@ def _env(kind: str) -> Any:
         **options,
     )
     env.filters.update(
-        md_call=_md_call, md_cell=_md_cell, tojson_text=json.dumps, hat=hat, gate=gate_word
+        md_call=_md_call,
+        md_cell=_md_cell,
+        tojson_text=json.dumps,
+        hat=hat,
+        gate=gate_word,
+        rate=rate_text,
     )
-    env.globals.update(align=align, pass_hat=pass_hat)
+    env.globals.update(align=align, pass_hat=pass_hat, applied_scores=applied_scores)
     return env
 
 
@@ -138,8 +146,15 @@ def markdown(record: RunRecord, mutation: str | None = None) -> str:
             data=data_text(record),
             mutation=mutation,
             versions=case_labels(record),
+            **_leading(record),
         )
     )
+
+
+def _leading(record: RunRecord) -> dict[str, Any]:
+    """What both reports lead with (`verdict`): the verdict, why each case failed, and the
+    scorers folded by whether they applied."""
+    return {"verdict": verdict_line(record), "why": reasons(record), "folding": folded(record)}
 
 
 def html_report(record: RunRecord, mutation: str | None = None) -> str:
@@ -148,13 +163,14 @@ def html_report(record: RunRecord, mutation: str | None = None) -> str:
         .get_template("report.html.j2")
         .render(
             r=record,
-            chart=chart(record.categories),
+            chart=chart([g for g in record.categories if g.rate.n]),  # no bar, no whisker
             pc=partial_figures(record),
             skipped=skipped_text(record, ": "),
             servers=server_calls(record),
             data=data_text(record),
             mutation=mutation,
             versions=case_labels(record),
+            **_leading(record),
         )
     )
 
@@ -167,6 +183,8 @@ def history_html(**context: Any) -> str:
 
 # Public names loaded on first use (what they import would load with the package).
 _EXPORTS = {
+    "run_summary": "written",
+    "verdict_line": "verdict",
     "write_reports": "written",
 }
 __all__ += sorted(_EXPORTS)

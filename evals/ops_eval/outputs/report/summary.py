@@ -1,19 +1,24 @@
-"""The terminal summary of a run record, and the wording the other formats share."""
+"""The terminal summary of a run record (what it leads with: `verdict`), and the wording the
+other formats share."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from ...results.records import RunRecord
+from ...results.records import GroupAggregate, RunRecord
+from .verdict import folded, verdict_line, why_lines
 
 _REASON_SHOWN = 120  # characters of one skip reason shown
-_WHY_SHOWN = 160  # characters of one failed case's reason shown
-_WHY_CASES = 20  # failed cases given a reason line in the terminal; the report has them all
-_FAILING = ("fail", "error")
 
 
 def gate_word(value: bool | None) -> str:
     return {True: "pass", False: "FAIL", None: "no verdict"}[value]
+
+
+def rate_text(group: GroupAggregate) -> str:
+    """A scorer's rate, or `none judged` when every trial it applied to skipped it (no judge)
+    or erred: a rate of 0/0 would read as a measurement."""
+    return group.rate.text if group.rate.n else "none judged"
 
 
 def hat(value: float | None) -> str:
@@ -93,42 +98,37 @@ def data_text(record: RunRecord) -> str | None:
     )
 
 
-def summary_lines(record: RunRecord) -> list[str]:
-    width = max([len(c.case_id) for c in record.cases] + [8]) + 2
-    lines = [
-        "",
-        f"{'case':<{width}}{'category':<13}{'pass rate':<28}{f'pass^{record.repeats}':<9}"
-        f"{'errors':<8}gate",
+def summary_lines(record: RunRecord, report: str | None = None) -> list[str]:
+    """The terminal summary, verdict first: the gate's verdict and why each case below it
+    failed, then the tables of what applied (`verdict.folded`), then the notes. `report` is
+    the report file the caller wrote, named where the reasons are cut short."""
+    from tabulate import tabulate
+
+    folding = folded(record)
+    lines = ["", verdict_line(record)]
+    lines.append(f"all trials: {record.total.rate.text}, {record.total.errors} error(s)")
+    lines[-1] += pass_hat(record, "; ")
+    lines += why_lines(record, report)
+    repeated = record.repeats > 1  # pass^k is the pass rate itself at one repeat
+    cases = [
+        [c.case_id, c.category, c.rate.text, *([hat(c.pass_hat_k)] if repeated else [])]
+        + [c.errors, gate_word(c.gate)]
+        for c in record.cases
     ]
-    for c in record.cases:
-        lines.append(
-            f"{c.case_id:<{width}}{c.category:<13}{c.rate.text:<28}{hat(c.pass_hat_k):<9}"
-            f"{c.errors:<8}{gate_word(c.gate)}"
-        )
-    lines.append("")
-    for g in record.categories:
-        errors = f", {g.errors} errors" if g.errors else ""
-        lines.append(f"category {g.name:<13} {g.rate.text}{errors}")
+    head = ["case", "category", "pass rate", *([f"pass^{record.repeats}"] if repeated else [])]
+    head += ["errors", "gate"]
+    lines += ["", *tabulate(cases, head, tablefmt="simple").splitlines()]
+    groups = [[g.name, g.rate.text, g.errors] for g in record.categories if g.trials]
+    lines += ["", *tabulate(groups, ["category", "pass rate", "errors"]).splitlines()]
     skips = skipped_text(record)
-    for g in record.scorers:
-        skip = f", {skips[g.name]}" if g.name in skips else ""
-        lines.append(f"scorer   {g.name:<13} {g.rate.text}{skip}")
-    t = record.total
-    lines.append(f"all trials: {t.rate.text}, {t.errors} error(s)" + pass_hat(record, "; "))
-    failing = [c.case_id for c in record.cases if c.gate is False]
-    silent = [c.case_id for c in record.cases if c.gate is None]
-    detail = []
-    if failing:
-        detail.append(f"{len(failing)} case(s) below the gate: {', '.join(failing)}")
-    if silent:
-        detail.append(f"{len(silent)} case(s) without a valid trial: {', '.join(silent)}")
-    criteria = record.criteria
-    lines.append(
-        f"gate ({criteria.match_type}, threshold {criteria.threshold} per case): "
-        f"{'PASSED' if record.gate_passed else 'FAILED'}"
-        + (f" -- {'; '.join(detail)}" if detail else "")
-    )
-    lines += why_failed(record)
+    scored = [[g.name, rate_text(g), skips.get(g.name, "")] for g in folding.applied]
+    if scored:
+        lines += ["", *tabulate(scored, ["scorer", "pass rate", "skipped"]).splitlines()]
+    if folding.reports:
+        each = "; ".join(f"{name} {text}" for name, text in folding.reports)
+        lines.append(f"report only (figures, never a verdict): {each}")
+    if (unused := folding.unused_line()) is not None:
+        lines.append(unused)
     if record.judge is not None:
         j = record.judge
         budget = f" of {j.budget_tokens}" if j.budget_tokens else ""
@@ -145,32 +145,3 @@ def summary_lines(record: RunRecord) -> list[str]:
     if record.model.caveat:
         lines.append(f"note: {record.model.caveat}")
     return lines
-
-
-def why_failed(record: RunRecord) -> list[str]:
-    """One line per case below the gate, saying why: its first failed trial's error, or the
-    first scorer that gates and did not pass it, with that scorer's detail (the expected and
-    the actual call, the missing fact, the forbidden call) -- shortest first, at most
-    `_WHY_CASES`. A minimal-data record's details and errors are already its labels."""
-    gating = {n for n, rule in (record.scoring or {}).items() if rule.gate != "report"}
-    reasons = []
-    for case in (c for c in record.cases if c.gate is False):
-        mine = [t for t in record.trials if t.case_id == case.case_id]
-        trials = sorted(mine, key=lambda t: t.repeat)
-        failed = next((t for t in trials if t.status != "passed"), None)
-        if failed is None:
-            continue
-        why = f"error: {failed.error}" if failed.status == "error" and failed.error else ""
-        for name, score in failed.scores.items():
-            if why:
-                break
-            if score.outcome in _FAILING and (record.scoring is None or name in gating):
-                why = f"{name}: {score.detail or score.outcome}"
-        why = " ".join(why.split()) or "failed"
-        if len(why) > _WHY_SHOWN:
-            why = why[:_WHY_SHOWN] + "…"
-        reasons.append(f"  {case.case_id} #{failed.repeat}: {why}")
-    reasons.sort(key=len)
-    more = len(reasons) - _WHY_CASES
-    shown = reasons[:_WHY_CASES] + ([f"  … and {more} more (ops-eval report)"] if more > 0 else [])
-    return ["why the cases below the gate failed:", *shown] if reasons else []

@@ -1,9 +1,9 @@
-"""A run record's Markdown and HTML reports written (`ops-eval report`), beside the record or
-where asked, with what the runs folder's mutation ledger says of its eval set -- a line the
-caller's `mutation_of` gives (the command passes `mutation.mutation_line`: mutation testing sits
-above `outputs`, so the report is handed its reader and never imports it). The record and both
-output paths are checked before anything is written, so bad input leaves no half-written report
-(exit 2).
+"""A run record's Markdown and HTML reports written -- by `ops-eval report`, beside the record
+or where asked, and by `run_summary` after `ops-eval run` and `merge` -- with what the runs
+folder's mutation ledger says of its eval set: a line the caller's `mutation_of` gives (the
+commands pass `mutation.mutation_line`: mutation testing sits above `outputs`, so the report is
+handed its reader and never imports it). The record and both output paths are checked before
+anything is written, so bad input leaves no half-written report (exit 2).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...base.inputs import output_file, write_output
+from ...results.records import RunRecord
 
 
 def write_reports(
@@ -20,8 +21,8 @@ def write_reports(
     markdown_to: str | None,
     html_to: str | None,
     mutation_of: Callable[[Any], str | None],
-) -> tuple[str, Path, Path]:
-    """(Markdown text, Markdown path, HTML path) of the record `run` -- a path or a run id, as
+) -> tuple[RunRecord, Path, Path]:
+    """(the record, Markdown path, HTML path) of the record `run` -- a path or a run id, as
     every command names one (`results.runs`; default: the newest run); OpsEvalError (exit 2)
     for a record that cannot be read or a path that cannot be written. `mutation_of(record)`
     is the mutation line for the eval set the record was judged by, or None; it may refuse
@@ -35,7 +36,30 @@ def write_reports(
     md_path = output_file("--markdown", Path(markdown_to or path.with_suffix(".md")))
     html_path = output_file("--html", Path(html_to or path.with_suffix(".html")))
     mutation = mutation_of(record)
-    text = markdown(record, mutation)
-    for out, content in ((md_path, text), (html_path, html_report(record, mutation))):
-        write_output(out, content)
-    return text, md_path, html_path
+    write_output(md_path, markdown(record, mutation))
+    write_output(html_path, html_report(record, mutation))
+    return record, md_path, html_path
+
+
+def run_summary(
+    record: RunRecord, path: Path, mutation_of: Callable[[Any], str | None] | None = None
+) -> list[str]:
+    """What `ops-eval run` and `merge` print once the record is written: its reports written
+    beside it (as `ops-eval report` would, so every reason the terminal cuts short is one path
+    away), the summary, verdict first, naming them, and -- when the run is below the gate --
+    a last line saying that exit 1 is a measurement, not a broken harness."""
+    from ...base.exits import OpsEvalError, measured_failure
+    from . import html_report, markdown, summary_lines
+
+    mutation = mutation_of(record) if mutation_of is not None else None
+    md_path, html_path = path.with_suffix(".md"), path.with_suffix(".html")
+    try:
+        write_output(md_path, markdown(record, mutation))
+        write_output(html_path, html_report(record, mutation))
+        report: str | None = str(html_path)
+        said = f"report: {html_path} (Markdown: {md_path.name})"
+    except OpsEvalError as exc:  # the record stands without its reports
+        report, said = None, f"warning: no report written: {exc}"
+    lines = [*summary_lines(record, report), said, f"run record: {path}"]
+    last = measured_failure(record.exit_code, "the run is below the gate")
+    return lines + ([last] if last else [])
