@@ -1,7 +1,8 @@
-"""`ops-eval history`: one row per run record under the runs folder, oldest first, in CSV, JSON
-or a self-contained HTML page; each run compared with the previous run of its series (eval set x
-model). Synthetic records (the real aggregation over made-up outcomes) in a temporary runs
-folder, dispatched through the command's own parser as `ops-eval` will."""
+"""`ops-eval history`: one row per run record under the runs folder, oldest first, as a table a
+person reads (the default), CSV, JSON or a self-contained HTML page; each run compared with the
+previous run of its series (eval set x model). Synthetic records (the real aggregation over
+made-up outcomes) in a temporary runs folder, dispatched through the command's own parser as
+`ops-eval` will."""
 
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ OTHER = "ollama/qwen<script>alert(1)</script>"  # a model name that must come ou
 def history(*argv: str) -> int:
     """`ops-eval history ARGV` through the CLI's own entry point, in this process."""
     return main(["history", *argv])
+
+
+def as_csv(*argv: str) -> int:
+    """`ops-eval history --format csv ARGV`: the columns a machine reads."""
+    return history("--format", "csv", *argv)
 
 
 def write(folder: Path, name: str, outcomes, **kwargs) -> None:
@@ -84,10 +90,75 @@ def csv_rows(text: str) -> list[dict[str, str]]:
     return list(reader)
 
 
-def test_csv_is_one_row_per_run_oldest_first_with_rates_intervals_and_tokens(runs, capsys):
+def test_the_default_is_a_table_that_leads_with_the_newest_run(runs, capsys):
+    """No --format: a heading on the newest run, then a row per run with its short id, start
+    to the minute, the set's name, the rate with its interval in whole percent, and what
+    changed in short -- never the CSV's raw floats (0.09453120573...)."""
+    write(
+        runs,
+        "0a88960c0358d1e2f3",  # a long run id, shown by its first 12 characters
+        [("a", "happy", [True]), ("b", "edge", [False]), ("c", "edge", [False])],
+        started_at="2026-01-05T10:31:53.123+02:00",
+        seed_sha256="6" * 64,
+    )
     assert history() == 0
     out, err = capsys.readouterr()
     assert err == ""
+    lines = out.splitlines()
+    assert lines[0] == (
+        "history: 6 runs of 2 eval sets with 2 models, newest 0a88960c0358 "
+        "(ops, synthetic/model) 1/3 (33%)"
+    )
+    assert "run_id" not in out and not re.search(r"\d\.\d{3,}", out)  # no CSV, no raw float
+    assert lines[-1].startswith("pass rate over valid trials, 95% Wilson interval;")
+    assert "--format csv|json|html" in lines[-1]
+    header = lines[2].split()
+    assert header[:3] == ["run", "started", "(UTC)"] and header[-1] == "changed"
+    rows = {line.split()[0]: line for line in lines[4:-2]}
+    assert list(rows) == ["r1", "r2", "o1", "r3", "x1", "0a88960c0358"]
+    assert [round(100 * bound) for bound in wilson(1, 2)] == [9, 91]
+    assert "1/2 50% [9–91%]" in rows["r1"] and "2026-01-01 00:00" in rows["r1"]
+    assert rows["r1"].rstrip().endswith("first run") and rows["r2"].rstrip().endswith("seed")
+    assert rows["r3"].rstrip().endswith("nothing")  # the previous run of its series: r2
+    assert "4/5 80% [38–96%]" in rows["r3"] and "pass^3 0% (1 case)" in rows["r3"]
+    assert " ops " in rows["r1"] and " myops " in rows["x1"]  # the set's name, not its path
+    assert "2026-01-05 08:31" in rows["0a88960c0358"]  # UTC, to the minute
+    assert OTHER in rows["o1"]  # plain text: no escaping outside HTML
+
+
+def test_the_table_keeps_long_names_whole_and_counts_moved_cases(tmp_path, ops_env, capsys):
+    """A model name longer than any column width stays whole; cases that moved since the
+    previous run are counted, each kind; tokens are compact and seconds whole."""
+    from ops_eval.results.synthetic import case_hash
+
+    model = "openai/smollm2-135m-instruct-q8_0-with-a-very-long-name-nobody-would-cut"
+    two = [("a", "happy", [True]), ("b", "edge", [True])]
+    write(tmp_path, "g1", two, started_at="2026-01-01T00:00:00+00:00", model=model)
+    write(
+        tmp_path,
+        "g2",
+        [("a", "happy", [True] * 4), ("b", "edge", [True] * 4), ("c", "happy", [True] * 4)],
+        started_at="2026-01-02T00:00:00+00:00",
+        eval_set_sha256="f" * 64,
+        versions={"b": (2, case_hash("b", edit=1))},
+        model=model,
+    )
+    ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
+    assert history() == 0
+    out = capsys.readouterr().out
+    assert (
+        out.splitlines()[0] == "history: 2 runs of evals/ops.evalset.json, newest g2 12/12 (100%)"
+    )
+    assert out.count(model) == 2  # one per row, whole
+    assert out.splitlines()[5].endswith(" eval_set, cases: 1 added, 1 changed")  # one line
+    assert " 1.3k " in out and " 12 " in out  # 12 trials of 110 tokens; 12 seconds
+    assert "pass^4 100% (3 cases)" in out
+
+
+def test_csv_is_one_row_per_run_oldest_first_with_rates_intervals_and_tokens(runs, capsys):
+    assert as_csv() == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.startswith(",".join(CSV_COLUMNS) + "\n")  # for machines, as before
     rows = csv_rows(out)
     assert [r["run_id"] for r in rows] == ["r1", "r2", "o1", "r3", "x1"]
     r1, _, o1, r3, x1 = rows
@@ -114,7 +185,7 @@ def test_csv_is_one_row_per_run_oldest_first_with_rates_intervals_and_tokens(run
 
 
 def test_changes_are_since_the_previous_run_of_the_same_series(runs, capsys):
-    assert history() == 0
+    assert as_csv() == 0
     rows = {r["run_id"]: r for r in csv_rows(capsys.readouterr().out)}
     assert rows["r1"]["changed"] == "first run" and rows["r1"]["previous_run"] == ""
     assert rows["r2"]["changed"] == "seed" and rows["r2"]["previous_run"] == "r1"
@@ -135,7 +206,7 @@ def test_several_changes_are_joined_with_semicolons(tmp_path, ops_env, capsys):
         tool_schema_sha256="8" * 64,
     )
     ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
-    assert history() == 0
+    assert as_csv() == 0
     rows = csv_rows(capsys.readouterr().out)
     assert rows[1]["changed"] == "cases;seed;tool_schema"  # in the order of gate.changes.KINDS
 
@@ -154,7 +225,7 @@ def test_the_sets_growth_is_shown_case_by_case_since_the_previous_run(tmp_path, 
         versions={"b": (2, case_hash("b", edit=1))},
     )
     ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
-    assert history() == 0
+    assert as_csv() == 0
     rows = {r["run_id"]: r for r in csv_rows(capsys.readouterr().out)}
     assert rows["g1"]["cases_changed"] == ""
     assert rows["g2"]["changed"] == "eval_set;cases"
@@ -211,7 +282,7 @@ def test_a_run_without_a_trajectory_value_has_no_mean(tmp_path, ops_env, capsys)
     ],
 )
 def test_set_filter_takes_a_path_suffix_or_a_name(runs, capsys, wanted, kept):
-    assert history("--set", wanted) == 0
+    assert as_csv("--set", wanted) == 0
     assert [r["run_id"] for r in csv_rows(capsys.readouterr().out)] == kept
 
 
@@ -223,9 +294,9 @@ def test_set_matching_is_by_whole_path_components():
 
 
 def test_model_filter_is_exact_and_keeps_whole_series(runs, capsys):
-    assert history("--model", OTHER) == 0
+    assert as_csv("--model", OTHER) == 0
     assert [r["run_id"] for r in csv_rows(capsys.readouterr().out)] == ["o1"]
-    assert history("--model", "synthetic/model", "--set", "ops") == 0
+    assert as_csv("--model", "synthetic/model", "--set", "ops") == 0
     rows = csv_rows(capsys.readouterr().out)
     assert [r["run_id"] for r in rows] == ["r1", "r2", "r3"]
     assert [r["changed"] for r in rows] == ["first run", "seed", ""]
@@ -310,17 +381,21 @@ def test_an_output_that_is_a_folder_or_unwritable_is_refused(runs, tmp_path, cap
     assert str(missing) in err and "cannot write" in err and not missing.exists()
 
 
-def test_csv_to_a_file_by_default_and_json_by_suffix(runs, tmp_path, capsys):
+def test_the_table_to_a_file_by_default_and_csv_or_json_by_suffix(runs, tmp_path, capsys):
     plain, as_json = tmp_path / "history.txt", tmp_path / "history.json"
     assert history("--output", str(plain)) == 0
-    assert plain.read_text(encoding="utf-8").startswith("run_id,started_at,")
+    assert plain.read_text(encoding="utf-8").startswith("history: 5 runs of 2 eval sets ")
     assert history("--output", str(as_json)) == 0
     assert len(json.loads(as_json.read_text(encoding="utf-8"))) == 5
+    as_csv_file = tmp_path / "history.csv"
+    assert history("--output", str(as_csv_file)) == 0
+    assert as_csv_file.read_text(encoding="utf-8").startswith("run_id,started_at,")
     assert capsys.readouterr().out == ""
 
 
 def test_csv_and_json_do_not_import_jinja2():
-    """The html format is the only one that needs jinja2 (the CLI starts fast without it)."""
+    """The html format is the only one that needs jinja2 (the CLI starts fast without it); the
+    table, the default, needs only tabulate."""
     import subprocess
     import sys
 
@@ -332,7 +407,8 @@ def test_csv_and_json_do_not_import_jinja2():
         "write_record(synthetic_record([('a', 'happy', [True])]), pathlib.Path(d) / 'r.json')\n"
         "os.environ['OPS_RUNS_DIR'] = d\n"
         "from ops_eval.outputs.history.export import export_history\n"
-        "assert export_history(fmt='json')[1] == 1 and export_history()[1] == 1\n"
+        "assert export_history(fmt='json')[1] == 1 and export_history(fmt='csv')[1] == 1\n"
+        "assert export_history()[0].startswith('history: 1 run of ')\n"
         "assert 'jinja2' not in sys.modules, 'jinja2 imported'\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -346,7 +422,7 @@ def test_csv_text_cells_that_a_spreadsheet_would_run_are_neutralised(tmp_path, o
     record = synthetic_record([("a", "happy", [True])], model=model, eval_set=eval_set)
     write_record(record, tmp_path / "+cmd|calc!A1.json")
     ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
-    assert history() == 0
+    assert as_csv() == 0
     (row,) = csv_rows(capsys.readouterr().out)
     assert row["model"] == "'" + model
     assert row["eval_set"] == "'" + eval_set
@@ -414,10 +490,10 @@ def test_a_filter_never_changes_which_run_is_previous(tmp_path, ops_env, capsys)
         seed_sha256="6" * 64,
     )
     ops_env.setenv("OPS_RUNS_DIR", str(tmp_path))
-    assert history() == 0
+    assert as_csv() == 0
     rows = {r["run_id"]: r for r in csv_rows(capsys.readouterr().out)}
     assert rows["p3"]["previous_run"] == "p2" and rows["p3"]["changed"] == ""
-    assert history("--set", "evals/ops.evalset.json") == 0
+    assert as_csv("--set", "evals/ops.evalset.json") == 0
     rows = {r["run_id"]: r for r in csv_rows(capsys.readouterr().out)}
     assert list(rows) == ["p1", "p3"]
     assert rows["p3"]["previous_run"] == "p2" and rows["p3"]["changed"] == ""
@@ -433,3 +509,32 @@ def test_an_empty_filter_is_refused(runs, capsys, option, value):
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert err.startswith(f"error: {option}: empty")
+
+
+def test_a_notes_column_appears_only_for_a_run_with_something_to_note(runs):
+    """An interrupted run, or one that kept minimal data, says so in a `notes` column; with
+    nothing to note there is no such column."""
+    from ops_eval.outputs.history.rows import history_rows
+    from ops_eval.results.run_index import scan
+
+    records, _ = scan(runs)
+    rows = history_rows(records)
+    assert "notes" not in render(rows, "table", runs).splitlines()[2]
+    stopped = "interrupted after 2 of 25 trials (Ctrl-C)"
+    rows[1] = dataclasses.replace(rows[1], interrupted=stopped, data="minimal")
+    text = render(rows, "table", runs)
+    assert text.splitlines()[2].split()[-1] == "notes"
+    r2 = next(line for line in text.splitlines() if line.startswith("r2 "))
+    assert "interrupted after 2 of 25 trials" in r2 and "minimal data" in text
+
+
+@pytest.mark.parametrize("width", [1, 8, 20, 36])
+def test_a_wrapped_cell_breaks_between_parts_and_never_inside_a_name(width):
+    from ops_eval.outputs.history.table import packed
+
+    parts = ["eval_set", "cases: 1 added, 24 removed", "openai/smollm2-135m-instruct-q8_0", "seed"]
+    lines = packed(parts, width).splitlines()
+    words = [w.rstrip(",") for line in lines for w in line.split()]
+    assert words == " ".join(parts).replace(",", "").split()  # every word whole, in order
+    assert "openai/smollm2-135m-instruct-q8_0" in words
+    assert all(len(line.rstrip(",")) <= width for line in lines if " " in line)  # or one word

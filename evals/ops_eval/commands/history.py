@@ -1,7 +1,7 @@
-"""`ops-eval history [--set S] [--model M] [--format csv|json|html] [--output PATH]`: every run
-record under the runs folder as one row, oldest first, with each rate's denominator and
-interval (`outputs.history`: its rows, formats and exit codes); `--mutation`: the mutation
-scores (`mutation.mutation_history`).
+"""`ops-eval history [--set S] [--model M] [--format table|csv|json|html] [--output PATH]`: every
+run record under the runs folder as one row, oldest first, with each rate's denominator and
+interval, as a table unless asked (`outputs.history`: its rows, formats and exit codes);
+`--mutation`: the mutation scores (`mutation.mutation_history`).
 """
 
 from __future__ import annotations
@@ -47,13 +47,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     history.add_argument(
         "--format",
         choices=FORMATS,
-        help="default: the --output suffix if it is one of these, else csv",
+        help="default: the --output suffix if it is one of these, else table (csv: for machines)",
     )
     history.add_argument("--output", metavar="PATH", help="write to this file (default: stdout)")
     history.add_argument(
         "--mutation",
         action="store_true",
-        help="the eval sets' mutation scores instead (ops-eval mutate's ledger), csv or json",
+        help="the eval sets' mutation scores instead (ops-eval mutate's ledger): table, csv, json",
     )
     history.set_defaults(handler=run)
     return history

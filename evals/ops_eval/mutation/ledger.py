@@ -202,27 +202,71 @@ def mutation_line(record: Any) -> str | None:
     return f"{entry.text()} killed (ops-eval mutate, {entry.time})"
 
 
+def _killed(e: MutationEntry) -> str:
+    """`7/17 (41%)` over `tool 5/9, guard 0/4, policy 2/4`."""
+    whole = f"{e.killed}/{e.counted}" + (f" ({e.score:.0%})" if e.score is not None else "")
+    kinds = ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in e.kinds.items() if v[1])
+    return f"{whole}\n{kinds}" if kinds else whole
+
+
+def _table(kept: Sequence[MutationEntry]) -> str:
+    """`history --mutation`'s default: a line on the newest score, then a row per score, oldest
+    first, the mutants that survived by name (wrapped between names, never cut)."""
+    from tabulate import tabulate
+
+    from ..outputs.history.table import minute, packed, set_name
+
+    sets = sorted({e.eval_set for e in kept})
+    newest = kept[-1]
+    of = sets[0] if len(sets) == 1 else f"{len(sets)} eval sets ({set_name(newest.eval_set)})"
+    whole = "" if newest.complete else ", a --mutants subset"
+    killed = _killed(newest).split("\n")[0]
+    head = f"mutation history: {len(kept)} score(s) of {of}, newest {killed} killed"
+    head += f" ({newest.mode}{whole})"
+    rows = [
+        (
+            minute(e.time),
+            set_name(e.eval_set),
+            e.mode,
+            e.model,
+            _killed(e),
+            "whole set" if e.complete else "subset",
+            packed(e.survived, 40) or "none",
+        )
+        for e in kept
+    ]
+    headers = ["time (UTC)", "set", "mode", "model", "killed", "mutants", "survived"]
+    return f"{head}\n\n{tabulate(rows, headers, disable_numparse=True)}\n"
+
+
 def mutation_history(
     eval_set: str | None, fmt: str | None, output: str | None
 ) -> tuple[str, int, Path | None]:
-    """`history --mutation`: the ledger's entries, one
-    row each, oldest first, as csv or json: (the text, its row count, the file it was written
-    to or None for stdout); OpsEvalError (exit 2)."""
+    """`history --mutation`: the ledger's entries, one row each, oldest first, as a table (the
+    default; the output's suffix when it is .csv or .json), csv or json: (the text, its row
+    count, the file it was written to or None for stdout); OpsEvalError (exit 2)."""
     import csv
     import io
     import json
 
     from ..base.inputs import bad_input, output_file, write_output
     from ..base.settings import current
+    from ..outputs.history import FORMATS
 
     out = output_file("--output", Path(output)) if output else None
-    fmt = fmt or (out.suffix.lstrip(".").lower() if out else "") or "csv"
-    if fmt not in ("csv", "json"):
-        raise bad_input(f"--format {fmt}: history --mutation writes csv or json")
+    suffix = out.suffix.lstrip(".").lower() if out else ""
+    fmt = fmt or (suffix if suffix in FORMATS else "table")
+    if fmt not in ("table", "csv", "json"):
+        raise bad_input(f"--format {fmt}: history --mutation writes a table, csv or json")
     try:
         found = entries(current().runs_dir)
     except LedgerError as exc:
         raise bad_input(str(exc)) from None
+    kept = [
+        e
+        for e in found
+        if eval_set is None or e.eval_set.endswith(eval_set) or eval_set in e.eval_set
+    ]
     rows = [
         {
             "time": e.time,
@@ -238,13 +282,14 @@ def mutation_history(
             "cases": len(e.case_hashes) or "",
             "survived": " ".join(e.survived),
         }
-        for e in found
-        if eval_set is None or e.eval_set.endswith(eval_set) or eval_set in e.eval_set
+        for e in kept
     ]
     if not rows:
         where = f" for --set {eval_set}" if eval_set else ""
         raise bad_input(f"no mutation score{where} in {current().runs_dir}; run `ops-eval mutate`")
-    if fmt == "json":
+    if fmt == "table":
+        text = _table(kept)
+    elif fmt == "json":
         text = json.dumps(rows, indent=2) + "\n"
     else:
         buffer = io.StringIO()

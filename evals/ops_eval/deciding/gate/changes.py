@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -57,10 +58,13 @@ class Change:
         return KINDS[self.name][0]
 
     def show(self, width: int = 12) -> str:
-        """`name: baseline -> candidate`, long hashes cut to `width` characters."""
+        """`name: baseline -> candidate`, each long hash in them cut to `width` hex digits; a name
+        (a model, an agent, a judge's pin) is never cut: `model: openai/smollm2-135m-instruct ->
+        replay:ops`, `cases: 3f2a9c01d4e7… (26 cases) -> 77b0e1c2a9d3… (2 cases)`."""
 
         def cut(value: str) -> str:
-            return value if len(value) <= 2 * width else f"{value[:width]}…"
+            long_hex = rf"\b[0-9a-f]{{{2 * width + 1},}}\b"
+            return re.sub(long_hex, lambda hit: f"{hit.group()[:width]}…", value)
 
         return f"{self.name}: {cut(self.baseline)} -> {cut(self.candidate)}"
 

@@ -31,8 +31,9 @@ def export_history(
 ) -> tuple[str, int, Path | None]:
     """(the history as text, its row count, the file it was written to or None for stdout) of
     the run records under the runs folder. The format defaults to the output's suffix when that
-    is .csv, .json or .html, else csv. Says (`say`) how many files it passed over.
-    OpsEvalError (exit 2) for a bad filter, an unwritable output, or no run record."""
+    is .csv, .json or .html, else the table, on a terminal or not (`--format csv` for machines).
+    Says (`say`) how many files it passed over. OpsEvalError (exit 2) for a bad filter, an
+    unwritable output, or no run record."""
     from ...base.settings import current
     from ...results.run_index import scan
 
@@ -43,7 +44,7 @@ def export_history(
     out = output_file("--output", Path(output)) if output else None
     if fmt is None:
         suffix = out.suffix.lstrip(".").lower() if out else ""
-        fmt = suffix if suffix in FORMATS else "csv"
+        fmt = suffix if suffix in FORMATS else "table"
     folder = current().runs_dir
     records, skipped = scan(folder) if folder.is_dir() else ([], [])
     if skipped:

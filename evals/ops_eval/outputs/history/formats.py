@@ -1,6 +1,7 @@
-"""The formats `ops-eval history` writes its rows in: CSV (`CSV_COLUMNS`, an empty cell where
-there is no value), JSON (nested rate, tokens and changes, null where there is no value), and a
-self-contained HTML page with a pass-rate trend per series. jinja2 is imported only for html.
+"""The formats `ops-eval history` writes its rows in: a table a person reads (`table`, the
+default), CSV (`CSV_COLUMNS`, an empty cell where there is no value), JSON (nested rate, tokens
+and changes, null where there is no value), and a self-contained HTML page with a pass-rate trend
+per series. jinja2 is imported only for html, tabulate only for the table.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from .rows import HistoryRow
 if TYPE_CHECKING:
     from ...results.record_parts import RecordedRate
 
-FORMATS = ("csv", "json", "html")
+FORMATS = ("table", "csv", "json", "html")
 
 CSV_COLUMNS = (
     "run_id",
@@ -161,7 +162,11 @@ def to_csv_row(row: HistoryRow) -> list[object]:
 
 
 def render(rows: Sequence[HistoryRow], fmt: str, folder: Path) -> str:
-    """The history as `fmt` (csv, json or html); jinja2 is imported only for html."""
+    """The history as `fmt` (table, csv, json or html); jinja2 is imported only for html."""
+    if fmt == "table":
+        from .table import table
+
+        return table(rows)
     if fmt == "csv":
         import csv
         import io
