@@ -32,7 +32,7 @@ def test_identical_runs_pass_against_the_latest_comparable_run(runs, capsys):
     assert "candidate: cand0001" in out and "baseline:  base0001" in out
     assert "latest comparable run" in out
     assert "what changed: nothing" in out
-    assert out.rstrip().endswith("gate: PASSED over 20 shared cases -- comparison pass")
+    assert out.rstrip().endswith("gate: PASSED -- comparison over 20 shared cases: no regression")
     _, entry = _ledger(runs)  # the first: the baseline judged when it was written
     assert (entry["candidate"], entry["baseline"], entry["verdict"]) == (
         "cand0001",
@@ -91,7 +91,7 @@ def test_an_override_is_recorded_once_and_never_changes_the_recorded_verdict(run
     assert main(["gate", "cand0001"]) == 0  # effective verdict: overridden
     out = capsys.readouterr().out
     assert "OVERRIDDEN by ana at" in out and reason in out
-    assert "recorded FAILED" in out
+    assert "gate: PASSED (overridden by ana; it FAILED: the set regressed" in out
     entries = _ledger(runs)
     assert entries[1] == first  # the recorded verdict is as it was
     assert [e["kind"] for e in entries] == ["verdict", "verdict", "override", "verdict"]
@@ -292,7 +292,7 @@ def test_a_decision_the_ledger_cannot_keep_is_printed_unrecorded_exit_3(runs, ca
     monkeypatch.setattr(ledger.os, "write", full)
     assert main(["gate", "cand0001"]) == 3
     out = capsys.readouterr().out
-    assert "gate: PASSED over 20 shared cases -- comparison pass" in out
+    assert "gate: PASSED -- comparison over 20 shared cases: no regression" in out
     assert "NOT RECORDED:" in out and "No space left on device" in out
     assert len(_ledger(runs)) == 1  # the baseline's verdict only
 
@@ -403,5 +403,5 @@ def test_output_piped_into_head_ends_quietly(runs):
     done = subprocess.run(
         f"'{cli}' gate cand0001 | head -1", shell=True, env=env, capture_output=True, text=True
     )
-    assert done.stdout.startswith("candidate: cand0001")
+    assert done.stdout.startswith("gate: PASSED -- ")  # the decision leads
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr

@@ -103,7 +103,9 @@ def test_a_judge_with_no_calibration_report_fails_the_gate(gate, capsys):
         f"FAIL: llm_judge: judge {PIN} (prompt {VERSION}) is uncalibrated, so it cannot gate: "
         f"no calibration report for judge {PIN} with prompt {VERSION}"
     ) in out
-    assert out.rstrip().endswith("gate: FAILED -- no comparison")
+    *_, decision, meaning = out.rstrip().splitlines()
+    assert decision.startswith("gate: FAILED -- llm_judge: ") and decision.endswith("no comparison")
+    assert meaning.startswith("exit 1: the gate FAILED -- measured, not broken")
     (entry,) = _ledger(runs)
     assert entry["passed"] is False and "is uncalibrated" in entry["failures"][0]
 

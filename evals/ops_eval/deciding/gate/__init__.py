@@ -8,11 +8,12 @@ is `judging.gate_check`, which `commands.gate` hands `decide`; the commands are 
 
     outcomes   a trial's verdict under the gating scorers, and the tallies of a set or category
     changes    what differs between two run records (eval set, seed, criteria, scorers, model...)
-    compare    the verdict per set and category, the flips, McNemar's p
+    compare    the comparison per set and category, the flips, McNemar's p
     reader_check  a WARNING for a gating reader of answers not measured to hold (`readers`)
-    overrides  who accepted a failed verdict, and why
+    overrides  who accepted a failed gate, and why
     pins       named baselines, kept as checked copies
     baseline   which run is the baseline: explicit, pinned, or the latest comparable one
+    headline   what the text leads with: the gate's decision and why, a subset said once
     render     the text, JSON and GitHub formats, and what the judge check found (`JudgeCheck`)
     decide     one decision from the command's flags: inputs checked, compared, recorded
 

@@ -139,7 +139,7 @@ def _absolute(cand: RunRecord, config: GateConfig) -> tuple[Tally, list[str]]:
     for case_id in config.required_for(cand.eval_set):
         trials = [t for t in cand.trials if t.case_id == case_id]
         if not trials:
-            failures.append(f"required case {case_id} was not run")
+            failures.append(not_run_failure(case_id))
             continue
         bad = [t for t in trials if trial_verdict(t, scorers) is not True]
         if bad:
@@ -148,6 +148,12 @@ def _absolute(cand: RunRecord, config: GateConfig) -> tuple[Tally, list[str]]:
             )
             failures.append(f"required case {case_id} did not pass every trial ({how})")
     return whole, failures
+
+
+def not_run_failure(case_id: str) -> str:
+    """The failure a required case the run did not play is recorded as (the text shows all
+    of them as one subset line: `headline`)."""
+    return f"required case {case_id} was not run"
 
 
 def own_failures(record: RunRecord, config: GateConfig) -> list[str]:

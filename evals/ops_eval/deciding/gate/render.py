@@ -15,23 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...base.exits import one_line
+from ...base.exits import measured_failure, one_line
 from ...results.records import RunRecord
 from ...results.shared_cases import Shared
 from ...validation.gate_config import GateConfig
 from .changes import Change
 from .compare import Comparison, GateResult
+from .headline import COMPARED, headline, not_run, other_failures, subset_line
 from .outcomes import Tally
 
 SHOWN_SKIPS = 5  # runs passed over, in the text; the JSON lists them all
-
-LOUD = {
-    "regressed": "REGRESSED",
-    "inconclusive_noise": "INCONCLUSIVE (noise)",
-    "improved": "improved",
-    "pass": "pass",
-    "not_compared": "not compared (no trial with a verdict on one side)",
-}
 
 
 @dataclass
@@ -109,11 +102,11 @@ def _side(side: Tally) -> str:
 def _comparison(c: Comparison) -> list[str]:
     lines = [f"  baseline  {_side(c.baseline)}", f"  candidate {_side(c.candidate)}"]
     if c.verdict == "not_compared":
-        return [*lines, f"  {LOUD[c.verdict]}"]
+        return [*lines, f"  {COMPARED[c.verdict]}"]
     how = f"paired over {c.pairs} trial pairs" if c.pairs is not None else "independent"
     lines.append(
         f"  difference {c.estimate:+.1%} (95% CI {c.low:+.1%} to {c.high:+.1%}, {how}): "
-        f"{LOUD[c.verdict]}"
+        f"{COMPARED[c.verdict]}"
     )
     return lines
 
@@ -166,7 +159,10 @@ def _changes(d: Decision) -> list[str]:
 
 def text_lines(d: Decision) -> list[str]:
     r = d.result
-    lines = _runs(d) + _changes(d)
+    lines = [_shown(headline(d))]
+    if (subset := subset_line(d)) is not None:
+        lines.append(_shown(subset))
+    lines += _runs(d) + _changes(d)
     if r.set is None:
         lines.append(f"candidate pass rate: {_side(r.candidate)}")
     else:
@@ -197,22 +193,20 @@ def text_lines(d: Decision) -> list[str]:
             "of the difference includes 0 -- this could be noise. Rerun with more repeats "
             "(`--repeats`) to tell."
         )
-    lines += [f"FAIL: {_shown(failure)}" for failure in r.failures]
-    verdict = f"comparison {LOUD[r.verdict]}" if r.set is not None else "no comparison"
-    over = f" {_shown(d.shared.summary())}" if d.shared is not None else ""
+    lines += [f"FAIL: {_shown(failure)}" for failure in other_failures(d)]
     if d.override is not None:
         o = d.override
         lines.append(f"OVERRIDDEN by {_shown(o.by)} at {o.at}: {_shown(o.reason)}")
-        lines.append(f"gate: PASSED (overridden; recorded FAILED){over} -- {verdict}")
-    else:
-        if d.other_overrides and not r.passed:
-            lines.append(
-                f"note: {d.other_overrides} override(s) of this run accept another decision "
-                "(other record files, policy, flags or allowed changes); none applies to this one"
-            )
-        lines.append(f"gate: {'PASSED' if r.passed else 'FAILED'}{over} -- {verdict}")
+    elif d.other_overrides and not r.passed:
+        lines.append(
+            f"note: {d.other_overrides} override(s) of this run accept another decision "
+            "(other record files, policy, flags or allowed changes); none applies to this one"
+        )
     if d.unrecorded:
         lines.append(f"NOT RECORDED: {_shown(d.unrecorded)}")
+    lines.append(lines[0])  # the decision again, where a CI log is read from: its end
+    if not d.unrecorded and (last := measured_failure(d.exit_code, "the gate FAILED")):
+        lines.append(last)
     return lines
 
 
@@ -308,7 +302,10 @@ def github_lines(d: Decision) -> list[str]:
     def head(level: str) -> str:
         return f"::{level} title={title}::"
 
-    said = [("error" if d.override is None else "warning", f) for f in r.failures]
+    level = "error" if d.override is None else "warning"
+    said = [(level, f) for f in other_failures(d)]
+    if (subset := subset_line(d)) is not None:
+        said.append((level if not_run(d) else "notice", subset))
     said += [("warning", w) for w in d.judges.warnings + d.readers]
     if r.verdict == "inconclusive_noise":
         said.append(("warning", "inconclusive: the drop exceeds the threshold, the interval "
