@@ -68,6 +68,16 @@ def test_the_ops_set_kills_the_mutants_it_kills_today_and_names_its_blind_spots(
     )
     assert "exercised, unnoticed: " in rows["spotlighting-off"]
     assert f"mutation score of evals/ops.evalset.json: 7/{len(MUTANTS)}" in out
+    # The verdict against gate.yaml's floor leads, and the floor itself is printed.
+    first = out.splitlines()[0]
+    assert first.startswith(f"mutate: PASSED -- score 7/{len(MUTANTS)} (")
+    assert first.endswith(
+        "meets gate.yaml's floor of 40%, and none of its 7 must-kill mutant(s) survived"
+    )
+    assert (
+        "gate.yaml's floor: mutation.min_score 40%, 7 must-kill mutant(s), 0 marked equivalent"
+        in out
+    )
 
 
 def test_removing_the_case_that_alone_kills_a_mutant_fails_naming_it(evals, capsys):
@@ -80,6 +90,7 @@ def test_removing_the_case_that_alone_kills_a_mutant_fails_naming_it(evals, caps
     code, out = _mutate(capsys, "--set", str(path), "--mutants", "note-saved-without-text")
     assert code == 1
     assert "FAILED: note-saved-without-text survived, and gate.yaml's mutation.must_kill" in out
+    assert out.startswith("mutate: FAILED -- note-saved-without-text survived, and gate.yaml's")
 
 
 def test_a_mutant_leaves_the_agent_as_it_was_after_its_block():

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..base import EXIT_FAILED, EXIT_OK, add_agent_option
+from ..base import EXIT_OK, add_agent_option
 from ..mutation import add_live_options
 
 
@@ -51,14 +51,7 @@ def _live(args: argparse.Namespace, plan: Any, policy: Any, mutants: list[Any]) 
 
 def run(args: argparse.Namespace) -> int:
     from ..base import bad_input, current
-    from ..mutation import (
-        check_modes,
-        entry_for,
-        floor_problems,
-        mutate,
-        select_mutants,
-        verdict_lines,
-    )
+    from ..mutation import check_modes, entry_for, mutate, said, select_mutants
     from ..validation import GateConfigError, gate_path, load_plan, read_gate_config
 
     check_modes(args)
@@ -80,13 +73,12 @@ def run(args: argparse.Namespace) -> int:
         from ..mutation import with_redteam
 
         result = with_redteam(result, plan)
-    problems = floor_problems(result, policy.mutation, len(names) == len(mutants))
-    for line in verdict_lines(result) + [f"FAILED: {p}" for p in problems]:
-        print(line)
-    mode = "oracle+redteam" if args.redteam else "oracle"
     complete = len(names) == len(mutants)
+    lines, code = said(result, policy.mutation, complete)
+    print("\n".join(lines))
+    mode = "oracle+redteam" if args.redteam else "oracle"
     _keep(args, entry_for(plan.evalset, mode, "oracle (scripted)", result.verdicts, complete))
-    return EXIT_FAILED if problems else EXIT_OK
+    return code
 
 
 def _keep(args: argparse.Namespace, entry: Any) -> None:

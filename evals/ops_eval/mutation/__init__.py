@@ -47,6 +47,7 @@ _EXPORTS = {
     "Verdict": "offline",
     "floor_problems": "offline",
     "mutate": "offline",
+    "said": "offline",
     "select_mutants": "offline",
     "verdict_lines": "offline",
     # the red team under the guard mutants

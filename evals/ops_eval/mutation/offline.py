@@ -14,8 +14,9 @@ Then, per mutant:
   unable to change any outcome; left out of the score.
 
 The mutation score is killed / (mutants - equivalent), per set and per kind. `select_mutants`
-picks the mutants `ops-eval mutate` plays, `verdict_lines` is its table, and `floor_problems`
-what fails it against `gate.yaml`'s `mutation` block (the floor, the must-kill mutants).
+picks the mutants `ops-eval mutate` plays, `floor_problems` what fails it against `gate.yaml`'s
+`mutation` block (the floor, the must-kill mutants), and `said` what it prints: the verdict
+against that floor first, then the table (`verdict_lines`), the floor and the score.
 """
 
 from __future__ import annotations
@@ -200,21 +201,51 @@ def _score(killed: int, counted: int) -> str:
 
 def verdict_lines(result: Mutation) -> list[str]:
     """The cases left out, one row per mutant (kind, verdict, evidence), and the score."""
+    from tabulate import tabulate
+
     lines = []
     if result.broken_unmutated:
         lines.append("left out (they fail unmutated):")
         for case in result.broken_unmutated:
             why = result.broken_why.get(case)
             lines.append(f"  {case}: {why}" if why else f"  {case}")
-    width = max((len(v.mutant.name) for v in result.verdicts), default=0) + 2
-    lines.append(f"{'mutant':<{width}}{'kind':<8}{'verdict':<12}evidence")
-    for v in result.verdicts:
-        lines.append(f"{v.mutant.name:<{width}}{v.mutant.kind:<8}{v.status:<12}{_evidence(v)}")
+    rows = [[v.mutant.name, v.mutant.kind, v.status, _evidence(v)] for v in result.verdicts]
+    lines += tabulate(
+        rows, ["mutant", "kind", "verdict", "evidence"], tablefmt="plain"
+    ).splitlines()
     kinds = ", ".join(
         f"{kind} {_score(*result.score(kind))}" for kind in ("tool", "guard", "policy")
     )
     lines.append(f"mutation score of {result.eval_set}: {_score(*result.score())}; {kinds}")
     return lines
+
+
+def said(result: Mutation, floor: MutationFloor, complete: bool) -> tuple[list[str], int]:
+    """What `ops-eval mutate` prints, and its exit code: the verdict against `gate.yaml`'s
+    floor and why, first; the table; the floor itself; each problem; the score last."""
+    problems = floor_problems(result, floor, complete)
+    killed, counted = result.score()
+    must = f"{len(floor.must_kill)} must-kill mutant(s)"
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        head = f"mutate: FAILED -- {problems[0]}{more}"
+    elif complete:
+        head = (
+            f"mutate: PASSED -- score {_score(killed, counted)} meets gate.yaml's floor of "
+            f"{floor.min_score:.0%}, and none of its {must} survived"
+        )
+    else:
+        head = (
+            f"mutate: PASSED -- none of the {len(result.verdicts)} mutant(s) played is a "
+            "must-kill mutant that survived (the floor is for a run of every mutant)"
+        )
+    table = verdict_lines(result)
+    floor_line = (
+        f"gate.yaml's floor: mutation.min_score {floor.min_score:.0%}, {must}, "
+        f"{len(floor.equivalent)} marked equivalent"
+    )
+    lines = [head, *table[:-1], floor_line, *[f"FAILED: {p}" for p in problems], table[-1]]
+    return lines, (1 if problems else 0)
 
 
 def floor_problems(result: Mutation, floor: MutationFloor, complete: bool) -> list[str]:
