@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     command = ui_command(target, port, lambda line: print(line, file=sys.stderr, flush=True))
     print(
         f"MLflow UI on http://127.0.0.1:{port} over {target.uri}: it answers after about "
-        "30 s (Ctrl-C stops it)"
+        "15 s (Ctrl-C stops it)"
     )
     os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
     os.execv(command[0], command)

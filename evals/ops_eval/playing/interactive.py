@@ -29,9 +29,10 @@ from ..base.settings import current
 AGENT_PACKAGES = ("ops_copilot", "triage_report")
 
 UNCONSTRAINED = (
-    "ADK's CLI reaches the embedded server with the agent's own settings: its replies are not "
-    "constrained to open with a tool call here, so the 135M model mostly answers in prose"
-)
+    "the embedded 135M-parameter model proves the path end to end and is far too small to be "
+    "useful; ADK's CLI reaches it with the agent's own settings, so unlike in `ops-eval run` its "
+    "replies are not constrained to open with a tool call, and it mostly answers in prose"
+)  # in place of the run's caveat, which says the opposite of the constraint
 
 
 @contextmanager
@@ -128,10 +129,10 @@ def launch(
     try:
         refuse_router_alone(cli_model, kind)
         with (chooser or choose_model)(cli_model, say=say, log_dir=current().runs_dir) as choice:
-            for line in choice.banner():
-                print(line, flush=True)
+            banner = choice.banner()
             if choice.source == "embedded":
-                print(f"note:  {UNCONSTRAINED}", flush=True)
+                banner = [banner[0], f"note:  {UNCONSTRAINED}"]
+            print("\n".join(banner), flush=True)
             if choice.agent_env is None:
                 raise OpsEvalError(
                     EXIT_BAD_INPUT,
