@@ -186,6 +186,8 @@ def test_a_replay_miss_under_minimal_data_keeps_nothing_of_the_recorded_conversa
     printed = capsys.readouterr()
     assert code == 3
     error = record.trials[0].error
-    assert error.startswith("ReplayMiss: replay miss for case open-incidents, turn 1: the history")
+    assert error.startswith(
+        "model: ReplayMiss: replay miss for case open-incidents, turn 1: the history"
+    )
     for where, text in [("record", out.read_text()), ("console", printed.out + printed.err)]:
         assert kept_fragments(text) == [], where

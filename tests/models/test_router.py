@@ -357,7 +357,9 @@ def test_every_server_dying_mid_run_errors_the_rest_never_passes_them(tmp_path):
     # a trial can only pass on calls that were answered: 2 per trial here (call, answer)
     assert sum(t.status == "passed" for t in record.trials) <= (a.answered + b.answered) // 2
     for t in errors:  # LiteLLM's error, one line: the server died, or none is left to try
-        assert t.error.startswith(("InternalServerError", "RouterRateLimitError")), t.error
+        assert t.error.startswith(("model: InternalServerError", "model: RouterRateLimitError")), (
+            t.error
+        )
 
 
 # -- configuration errors: one line naming the file and the field, exit 2, nothing written ------

@@ -161,7 +161,9 @@ def test_every_trial_erroring_is_infrastructure(tmp_path):
     model = Saboteur.from_cases(CASES)
     model.crash_on = {t.prompt for c in CASES for t in c.turns}
     code, record = run(tmp_path, model, cases=["open-incidents"])
-    assert code == 3 and "every trial errored" in record.notes[0]
+    assert code == 3 and record.notes == [
+        "every trial errored: the model failed in 1 of 1 (ConnectionError: model server hung up)"
+    ]
 
 
 def test_repeats_give_pass_rates_with_intervals_and_pass_hat_k(tmp_path):
@@ -286,7 +288,7 @@ def test_replay_miss_names_the_case_and_what_changed(tmp_path, monkeypatch):
     code, record = run(tmp_path, ReplayLlm.from_file(recording), cases=["open-incidents"])
     assert code == 3
     assert record.trials[0].error == (
-        "ReplayMiss: replay miss for case open-incidents, turn 1: the prompt (system "
+        "model: ReplayMiss: replay miss for case open-incidents, turn 1: the prompt (system "
         "instruction) changed"
     )
     monkeypatch.undo()

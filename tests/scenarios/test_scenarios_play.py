@@ -126,7 +126,11 @@ def test_a_user_whose_model_says_nothing_is_the_users_failure(tmp_path):
     (trial,) = record.trials
     assert trial.status == "error" and code == 3
     assert trial.conversation.ended_by == "user-failed" and trial.conversation.blame == "user"
-    assert "the simulated user failed: the user's model returned nothing" in trial.error
+    assert trial.error == "simulated user: the user's model returned nothing"
+    assert record.notes == [
+        "every trial errored: the simulated user failed in 1 of 1 (the user's model returned "
+        "nothing)"
+    ]
 
 
 def limited(case_id: str, **limits):
@@ -182,7 +186,9 @@ def test_the_time_limit_blames_the_side_whose_step_was_running():
         limited("scn-restart-after-risk", seconds=0.5), duet(RISK_LINES, slow_user=2.0), "model"
     )
     assert slow_user.conversation.blame == "user" and slow_user.status == "error"
-    assert "the simulated user ran out of time" in slow_user.error
+    assert slow_user.error == (
+        "simulated user: timed out (the scenario's limit of 0.5 s ran out during its reply)"
+    )
 
 
 def test_the_model_backed_user_reads_approvals_denials_and_the_stop_signal():

@@ -22,7 +22,9 @@ from ..base.exits import describe
 from ..core.calls import Turn
 from ..core.model_call import LABEL
 from ..core.trial import TrialView
+from .pulse import Pulse
 from .session import AgentSession, SessionTurn
+from .sides import blamed
 from .turns import MAX_APPROVAL_ROUNDS, turn_of
 
 if TYPE_CHECKING:
@@ -130,7 +132,7 @@ async def play_session(script: Scripted) -> Played:
     return played
 
 
-async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
+async def _play(plan: Plan, view: TrialView, model: Any, users: str, pulse: Pulse) -> None:
     from ..agents import AGENTS
     from .faults import attach
 
@@ -145,6 +147,7 @@ async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
     from ..core.matching import canonical
 
     agent = port.build_agent(model)
+    pulse.watch(agent)
     specs = port.tools()
     faults = plan.contracts(case).faults  # injected at the tool boundary, never in the seed
     injector = attach(agent, faults, specs) if faults else None
@@ -163,11 +166,13 @@ async def _play(plan: Plan, view: TrialView, model: Any, users: str) -> None:
             if case.scenario is not None:
                 from .scenarios import converse
 
-                await converse(session, case, user_for(case, model, users), view, routed(model))
+                user = user_for(case, model, users)
+                await converse(session, case, user, view, routed(model), pulse)
                 view.events = await session.events()
                 return
             for spec in case.turns:
                 LABEL.set(f"{case.eval_id}, turn {spec.index}")
+                pulse.turn = spec.index
                 try:
                     await play_turn(
                         session,
@@ -211,30 +216,62 @@ def _outgrew_context(exc: BaseException) -> bool:
     return kind is not None and isinstance(exc, kind)
 
 
+def _failure(exc: BaseException, pulse: Pulse) -> str:
+    """An exception that ended a trial, as its error naming its side (`sides`): a tool's, when
+    the tool that raised is what ended it; else the model's (an error response, a malformed
+    call, a replay miss)."""
+    if pulse.tool_raised is not None:
+        tool, raised = pulse.tool_raised
+        seen, cause = set(), exc
+        while cause is not None and id(cause) not in seen:
+            if cause is raised:
+                return blamed("tool fault", f"{tool} raised {describe(raised)}")
+            seen.add(id(cause))
+            cause = cause.__cause__ or cause.__context__
+    return blamed("model", describe(exc))
+
+
 async def play_trial(
-    plan: Plan, case: Case, repeat: int, model: Any, timeout_s: float, users: str = "scripted"
+    plan: Plan,
+    case: Case,
+    repeat: int,
+    model: Any,
+    timeout_s: float,
+    users: str = "scripted",
+    pulse: Pulse | None = None,
 ) -> TrialView:
-    """Every turn of `case` in one fresh session and state store. A model error, a timeout or a
-    malformed call ends the trial with `error`; a plain loop, running past the model-call limit
-    or out of the model's context window ends it with `looped` (the agent's own failure)."""
+    """Every turn of `case` in one fresh session and state store. A model error, a raising
+    tool, a timeout or a malformed call ends the trial with `error`, naming its side (`sides`);
+    a plain loop, running past the model-call limit or out of the model's context window ends
+    it with `looped` (the agent's own failure). `pulse`: where the trial is, as it plays, for
+    the run's progress lines."""
     from google.adk.agents.invocation_context import LlmCallsLimitExceededError
 
     from ..core.loops import LoopDetected
 
     view = TrialView(case=case, repeat=repeat)
+    pulse = pulse or Pulse(case.eval_id, repeat)
     started = time.perf_counter()
+    limit = asyncio.timeout(timeout_s)
     try:
-        await asyncio.wait_for(_play(plan, view, model, users), timeout=timeout_s)
+        async with limit:
+            await _play(plan, view, model, users, pulse)
     except LoopDetected as exc:
         view.looped = f"turn {view.turns[-1].index}: {exc}" if view.turns else str(exc)
     except LlmCallsLimitExceededError:
         view.looped = f"the agent looped past {MAX_MODEL_CALLS} model calls"
-    except TimeoutError:
-        view.error = f"timed out after {timeout_s:.0f} s"
+    except TimeoutError as exc:
+        if limit.expired():
+            during = "the simulated user's reply" if pulse.step == "user" else "the agent's step"
+            view.error = blamed(
+                "timeout", f"trial exceeded {timeout_s:g} s, in turn {pulse.turn} during {during}"
+            )
+        else:  # a TimeoutError of the model's own (its client gave up), not the trial's limit
+            view.error = _failure(exc, pulse)
     except Exception as exc:  # model errors, replay misses, malformed calls: an error trial
         if _outgrew_context(exc):
             view.looped = f"the conversation outgrew the model's context window ({describe(exc)})"
         else:
-            view.error = describe(exc)
+            view.error = _failure(exc, pulse)
     view.seconds = time.perf_counter() - started
     return view

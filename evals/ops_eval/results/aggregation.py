@@ -170,8 +170,10 @@ def no_verdict(trials: Sequence[TrialRecord]) -> str | None:
     """Why the run as a whole has no verdict, if it has none."""
     if not trials:
         return "no trial ran"
-    if all(t.status == "error" for t in trials):
-        return "every trial errored: the model is unreachable or broken"
+    if all(t.status == "error" for t in trials):  # by the side each error names
+        from ..playing.sides import every_trial_errored
+
+        return every_trial_errored([t.error for t in trials])
     return None
 
 

@@ -193,7 +193,8 @@ def _say_plan(run: _Run) -> None:
 
 
 def _trials(run: _Run, model: Any, log_dir: Path) -> None:
-    """Every planned trial played, a progress line each; a stop (Ctrl-C, SIGTERM) keeps what
+    """Every planned trial played, a progress line each, and lines from a trial silent a while
+    (`heartbeat`: above a terminal's bar, not through it); a stop (Ctrl-C, SIGTERM) keeps what
     finished and holds further signals until the record is written."""
     import asyncio
     from contextlib import nullcontext
@@ -202,6 +203,7 @@ def _trials(run: _Run, model: Any, log_dir: Path) -> None:
     from ..base.model_logs import model_logs
     from ..base.progress import Progress
     from ..playing.spans import recording
+    from .heartbeat import INDENT
     from .judge import unjudged
     from .trials import in_plan_order, play_trials
 
@@ -216,6 +218,13 @@ def _trials(run: _Run, model: Any, log_dir: Path) -> None:
         line = f"{t.case_id} #{t.repeat} {t.status}{extra} in {t.seconds:.1f} s"
         progress.update(line, failed=t.status == "error")
 
+    def beat(line: str) -> None:
+        shown = INDENT + run.shown(line)
+        if progress.bar is not None:
+            progress.bar.write(shown, file=run.err)
+        else:
+            print(shown, file=run.err, flush=True)
+
     try:
         with (
             (run.opener or unjudged)(run.plan, run.say, run.out, log_dir),
@@ -223,7 +232,7 @@ def _trials(run: _Run, model: Any, log_dir: Path) -> None:
             recording() if minimal is None else nullcontext() as spans,
         ):
             run.spans = spans
-            asyncio.run(play_trials(run.plan, model, options, done))
+            asyncio.run(play_trials(run.plan, model, options, done, say=beat))
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (`exits.py`): keep what finished
         run.interrupted = "Ctrl-C or SIGTERM"
         run.release = hold_signals()  # until the record is written: a second one waits

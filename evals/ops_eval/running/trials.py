@@ -4,7 +4,8 @@ it finishes so that a run cut short keeps what finished. It plays two kinds of w
 `ops-eval run` (and each arm of `mutate --live`) enters the trial's span around each trial, the
 deterministic mutants (mutation testing, offline) the mutant applied around each (hook `around`).
 `play_one` is one trial played with the run's options -- the step the loop takes, and what
-MLflow's own loop over rows calls (`outputs.tracking.live`). And units of work (`play_work`):
+MLflow's own loop over rows calls (`outputs.tracking.live`); a run that asks for it gets a
+progress line from a trial silent for a while (`heartbeat`). And units of work (`play_work`):
 each a `Work` that hands the engine its scripted sessions (`playing.play.Scripted`: fixed
 prompts on an agent and a workspace it made, such as a planted seed copy, every pause answered
 as it says), played in order until one fails, then judges what was played -- the red team's
@@ -30,6 +31,7 @@ from .options import RunOptions, planned_trials
 if TYPE_CHECKING:
     from ..core.trial import TrialView
     from ..playing.play import Played, Scripted
+    from ..playing.pulse import Pulse
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -61,8 +63,8 @@ def scored_trial(plan: Plan, view: TrialView, minimal: Minimal | None = None) ->
 
     try:
         scores = score_trial(view, plan)
-    except ScorerCrashed as exc:
-        view.error, scores = str(exc), {}
+    except ScorerCrashed as exc:  # `scorer NAME: ...`, said as its side (`playing.sides`)
+        view.error, scores = f"scorer: {str(exc).removeprefix('scorer ')}", {}
     meta = view.case.meta
     status = "error" if view.error else trial_status(scores)
     kept = TrialRecord(
@@ -89,14 +91,44 @@ def _dumped(snapshot: Any) -> dict[str, Any]:
 
 
 async def play_one(
-    plan: Plan, case: Case, repeat: int, model: Any, options: RunOptions, around: Around = bare
+    plan: Plan,
+    case: Case,
+    repeat: int,
+    model: Any,
+    options: RunOptions,
+    around: Around = bare,
+    pulse: Pulse | None = None,
 ) -> TrialView:
     """One trial of `case` played on `model` with the run's trial timeout and users, inside
-    `around` (left before the trial is scored: a mutant applied there never scores)."""
+    `around` (left before the trial is scored: a mutant applied there never scores); `pulse`
+    follows where it is as it plays."""
     from ..playing.play import play_trial
 
     with around(case, repeat):
-        return await play_trial(plan, case, repeat, model, options.timeout_s, options.users)
+        return await play_trial(plan, case, repeat, model, options.timeout_s, options.users, pulse)
+
+
+async def _watched(
+    plan: Plan,
+    case: Case,
+    repeat: int,
+    model: Any,
+    options: RunOptions,
+    around: Around,
+    say: Callable[[str], None] | None,
+) -> TrialView:
+    """`play_one`, with a progress line to `say` whenever the trial is silent a while."""
+    if say is None:
+        return await play_one(plan, case, repeat, model, options, around)
+    from ..playing.pulse import Pulse
+    from .heartbeat import heartbeat
+
+    pulse = Pulse(case.eval_id, repeat)
+    beating = asyncio.create_task(heartbeat(pulse, say))
+    try:
+        return await play_one(plan, case, repeat, model, options, around, pulse)
+    finally:
+        beating.cancel()
 
 
 async def _trial(
@@ -107,8 +139,9 @@ async def _trial(
     options: RunOptions,
     judges: Executor | None,
     around: Around,
+    say: Callable[[str], None] | None = None,
 ) -> TrialRecord:
-    view = await play_one(plan, case, repeat, model, options, around)
+    view = await _watched(plan, case, repeat, model, options, around, say)
     if judges is None:
         return scored_trial(plan, view, options.minimal)
     # A judge call blocks for seconds: scored off the loop, other trials keep playing.
@@ -142,9 +175,11 @@ async def play_trials(
     options: RunOptions,
     on_done: Callable[[TrialRecord], None],
     around: Around = in_span,
+    say: Callable[[str], None] | None = None,
 ) -> None:
     """Play every planned trial, `options.concurrency` at a time, each inside `around`; each
-    finished trial goes to `on_done` as it finishes, so a run cut short still has them."""
+    finished trial goes to `on_done` as it finishes, so a run cut short still has them. `say`:
+    where a progress line of a trial silent a while goes (`heartbeat`); None, no such line."""
     # Judged trials are scored in threads of their own, not asyncio's default executor: a run
     # stopped by Ctrl-C does not wait for a judge call in flight (up to its timeout) before it
     # writes what finished.
@@ -153,7 +188,7 @@ async def play_trials(
 
     async def trial(planned: tuple[str, int]) -> TrialRecord:
         case, repeat = planned
-        return await _trial(plan, by_id[case], repeat, model, options, judges, around)
+        return await _trial(plan, by_id[case], repeat, model, options, judges, around, say)
 
     try:
         await _each(planned_trials(plan, options), trial, on_done, options.concurrency)

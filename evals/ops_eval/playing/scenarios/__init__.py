@@ -13,7 +13,8 @@ user's own code (`validation.scenario_rules`), and its goals are scored like any
 `playing.play`; outside this package only `playing.play` and `validation.scenario_rules`
 import it.
 
-May import: `base`, `core`, `models`, and `playing`'s own `session` and `turns`.
+May import: `base`, `core`, `models`, and `playing`'s own `session`, `turns`, `pulse` and
+`sides`.
 """
 
 from __future__ import annotations

@@ -11,8 +11,10 @@ Who ended the conversation is recorded (`trial.Conversation`), and whose failure
   one's failure -- the goal scorers judge what the conversation achieved;
 - the turn limit: the agent's -- the limit is what the agent has to reach the goal in;
 - the time limit: the side whose step was running when the time ran out;
-- a user that produced no usable move: the user's, and the trial is an error (it says nothing
-  about the agent).
+- a user that produced no usable move, or whose model raised: the user's, and the trial is an
+  error (it says nothing about the agent) naming the simulated user as its side (`sides`).
+
+The trial's pulse (`pulse`) follows the turn and whose step runs, for the run's progress lines.
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Literal, TypeVar
 
+from ...base.exits import describe
 from ...core.model_call import LABEL
 from ...core.trial import Approval, Conversation
+from ..pulse import Pulse
+from ..sides import TIMED_OUT, blamed
 from ..turns import MAX_APPROVAL_ROUNDS, turn_of
 from .users import Move, UserFailed
 
@@ -44,31 +49,50 @@ class TimeLimit(Exception):
 
 
 class Clock:
-    """The scenario's time limit, and whose step runs against it."""
+    """The scenario's time limit, and whose step runs against it (told to the trial's pulse).
+    Anything the user's step raises -- its model unreachable, say -- is the user's failure."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, pulse: Pulse | None = None) -> None:
         self.deadline = time.perf_counter() + seconds
         self.seconds = seconds
+        self.pulse = pulse
 
     async def step(self, side: Side, work: Awaitable[T]) -> T:
         left = self.deadline - time.perf_counter()
+        if self.pulse is not None:
+            self.pulse.step = side
+        limit = asyncio.timeout(max(left, 0))
         try:
             if left <= 0:
                 raise TimeoutError
-            return await asyncio.wait_for(work, timeout=left)
-        except TimeoutError:
+            async with limit:
+                return await work
+        except Exception as exc:
             if asyncio.iscoroutine(work):
                 work.close()
-            raise TimeLimit(side) from None
+            if isinstance(exc, TimeoutError) and (left <= 0 or limit.expired()):
+                raise TimeLimit(side) from None
+            if side == "user" and not isinstance(exc, UserFailed):
+                raise UserFailed(f"the user's model failed ({describe(exc)})") from exc
+            raise
+        finally:
+            if self.pulse is not None:
+                self.pulse.step = "agent"
 
 
 async def converse(
-    session: AgentSession, case: Case, user: User, view: TrialView, by_server: bool
+    session: AgentSession,
+    case: Case,
+    user: User,
+    view: TrialView,
+    by_server: bool,
+    pulse: Pulse | None = None,
 ) -> None:
-    """Play `case`'s scenario with `user` into `view` (turns, and how it ended)."""
+    """Play `case`'s scenario with `user` into `view` (turns, and how it ended); `pulse`: where
+    the trial is, for the run's progress lines."""
     scenario = case.scenario
     assert scenario is not None and case.start is not None
-    clock = Clock(scenario.limits.seconds)
+    clock = Clock(scenario.limits.seconds, pulse)
     conversation = view.conversation = Conversation(
         user=user.name, ended_by="error", reason="the conversation did not finish"
     )
@@ -90,11 +114,15 @@ async def converse(
         conversation.ended_by, conversation.blame = "time-limit", limit.side
         conversation.reason = f"{clock.seconds:g} s ran out during the {limit.side}'s step"
         if limit.side == "user":  # the simulated user's failure says nothing of the agent
-            view.error = f"the simulated user ran out of time: {conversation.reason}"
+            view.error = blamed(
+                "simulated user",
+                f"{TIMED_OUT} (the scenario's limit of {clock.seconds:g} s ran out during its "
+                "reply)",
+            )
     except UserFailed as failed:
         conversation.ended_by, conversation.blame = "user-failed", "user"
         conversation.reason = str(failed)
-        view.error = f"the simulated user failed: {failed}"
+        view.error = blamed("simulated user", str(failed))
 
 
 async def _turn(
@@ -110,6 +138,8 @@ async def _turn(
     is kept in `view` however it ends (a failed run is evidence)."""
     index = len(view.turns) + 1
     LABEL.set(f"{case.eval_id}, turn {index}")
+    if clock.pulse is not None:
+        clock.pulse.turn = index
     started = time.perf_counter()
     parts: list[SessionTurn] = []
     answered: list[str] = []
