@@ -86,6 +86,9 @@ def test_an_override_is_recorded_once_and_never_changes_the_recorded_verdict(run
     first = _ledger(runs)[1]
     reason = "known flake in the embedded model's tokenizer; tracked in OPS-42"
     assert main(["gate", "override", "cand0001", "--reason", reason, "--by", "ana"]) == 0
+    said = capsys.readouterr().out
+    assert "\noverridden: run cand0001, whose gate FAILED (against baseline" in said
+    assert "verdict pass" not in said  # the comparison's word is not the gate's decision
     assert main(["gate", "override", "cand0001", "--reason", reason, "--by", "bo"]) == 2
     assert "already overridden" in capsys.readouterr().err
     assert main(["gate", "cand0001"]) == 0  # effective verdict: overridden

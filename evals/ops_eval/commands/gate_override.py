@@ -1,5 +1,5 @@
 """`ops-eval gate override RUN --reason WHY --by WHO` (the subcommand `gate-override`): who
-accepted a failed gate verdict, and why, appended to the gate ledger. The recorded verdict stays;
+accepted a failed gate, and why, appended to the gate ledger. The failed decision stays;
 `ops-eval gate` then reports it overridden. Exit 2 for a run with no failed verdict to override,
 a reason or name that does not clear the bar, or a ledger that does not verify.
 """
@@ -33,10 +33,10 @@ def run(args: argparse.Namespace) -> int:
     record = load(resolve_run(args.run, current().runs_dir), "run")
     entry = record_override(default_ledger(), record.run_id, args.reason, args.by)
     print(
-        f"overridden: run {entry.candidate} (recorded verdict {entry.verdict}, against baseline "
-        f"{entry.baseline or 'none'}) by {entry.by} at {entry.at}: {entry.reason}"
+        f"overridden: run {entry.candidate}, whose gate FAILED (against baseline "
+        f"{entry.baseline or 'none'}), by {entry.by} at {entry.at}: {entry.reason}"
     )
-    print("the recorded verdict stays in the ledger; `ops-eval gate` now reports it overridden")
+    print("the failed decision stays in the ledger; `ops-eval gate` now reports it overridden")
     return EXIT_OK
 
 
