@@ -68,8 +68,10 @@ def test_report_only_scorers_are_figures_never_pass_or_fail(ran):
 
 def test_the_reports_are_written_and_named_and_the_last_line_says_what_exit_1_means(ran):
     _, lines, path = ran
+    summary = lines[lines.index("") + 1 :]
     assert f"report: {path.with_suffix('.html')} (Markdown: run.md)" in lines
     assert lines[-2] == f"run record: {path}"
+    assert lines[-4] == summary[0]  # the verdict again, above the paths
     assert lines[-1].startswith("exit 1: the run is below the gate -- measured, not broken")
     page = path.with_suffix(".html").read_text(encoding="utf-8")
     verdict = page.index("FAILED: 2 of 2 case(s) below the gate")

@@ -49,7 +49,7 @@ def run_summary(
     away), the summary, verdict first, naming them, and -- when the run is below the gate --
     a last line saying that exit 1 is a measurement, not a broken harness."""
     from ...base.exits import OpsEvalError, measured_failure
-    from . import html_report, markdown, summary_lines
+    from . import html_report, markdown, summary_lines, verdict_line
 
     mutation = mutation_of(record) if mutation_of is not None else None
     md_path, html_path = path.with_suffix(".md"), path.with_suffix(".html")
@@ -60,6 +60,7 @@ def run_summary(
         said = f"report: {html_path} (Markdown: {md_path.name})"
     except OpsEvalError as exc:  # the record stands without its reports
         report, said = None, f"warning: no report written: {exc}"
-    lines = [*summary_lines(record, report), said, f"run record: {path}"]
+    # The verdict again above the paths: after a long case table, the end is what is read.
+    lines = [*summary_lines(record, report), "", verdict_line(record), said, f"run record: {path}"]
     last = measured_failure(record.exit_code, "the run is below the gate")
     return lines + ([last] if last else [])
